@@ -1,0 +1,15 @@
+// backend_cuda/cuda_backend.h: the CUDA backend, seen from outside. One rank
+// per visible GPU in one process, device memory from cudaMalloc, collectives
+// through NCCL on a per-rank communication stream.
+//
+// This header deliberately includes no CUDA, cuBLAS or NCCL header, so that
+// cli/ can put the backend in its registry while sim/ and cli/ stay free of
+// them. Everything else in backend_cuda/ is private to the backend.
+#ifndef DDPLAB_BACKEND_CUDA_H
+#define DDPLAB_BACKEND_CUDA_H
+
+#include "backend.h" // defines: SimBackendOps
+
+extern const SimBackendOps cuda_backend_ops;
+
+#endif

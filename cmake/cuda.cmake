@@ -1,0 +1,15 @@
+# Detects the CUDA toolkit, cuBLAS and NCCL. Sets DDPLAB_HAVE_CUDA and, when
+# something is missing, DDPLAB_CUDA_HINT.
+set(DDPLAB_CUDA_HINT "install the CUDA toolkit with cuBLAS and NCCL (e.g. under /usr/local/cuda)")
+find_package(CUDAToolkit QUIET)
+if(CUDAToolkit_FOUND)
+  find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64)
+  find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
+  if(TARGET CUDA::cublas AND NCCL_LIBRARY AND NCCL_INCLUDE_DIR)
+    set(DDPLAB_HAVE_CUDA ON)
+  elseif(NOT NCCL_LIBRARY OR NOT NCCL_INCLUDE_DIR)
+    set(DDPLAB_CUDA_HINT "NCCL not found: install libnccl-dev or NCCL into the CUDA toolkit")
+  else()
+    set(DDPLAB_CUDA_HINT "cuBLAS not found in the CUDA toolkit")
+  endif()
+endif()

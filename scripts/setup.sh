@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what ddplab's build and tests need, from Debian packages.
+# As root it runs apt-get; as another user it prints the exact command to run.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake pkg-config    # compiler (with ASan/UBSan/TSan runtimes), build
+  libcjson-dev                        # profile files and trace checks
+  libopenblas-dev                     # CBLAS for CPU math
+  libncurses-dev                      # terminal view
+  libsdl2-dev libsdl2-ttf-dev         # window view
+  openmpi-bin libopenmpi-dev          # the collective peer for benchmarks
+  tmux                                # terminal UI tests
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup: missing packages: ${missing[*]}" >&2
+  echo "setup: run as root:" >&2
+  echo "  apt-get update && apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The whole test suite, from scratch: install what is needed, then
+#  1. a warnings-as-errors build (with the CUDA backend when the toolkit is
+#     present; GPU tests skip without a GPU) and every test;
+#  2. an AddressSanitizer + UndefinedBehaviorSanitizer build and every test;
+#  3. a ThreadSanitizer build and the tests of the pthread backend (label cpu).
+# Sanitized runs use DDPLAB_TEST_QUICK=1, which shrinks the big test matrices
+# (every kind of check still runs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+jobs=$(nproc)
+
+echo "== build (warnings are errors)"
+scripts/build.sh build
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+echo "== ASan + UBSan"
+scripts/build.sh build-asan -DDDPLAB_SANITIZE=address -DDDPLAB_CUDA=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
+DDPLAB_TEST_QUICK=1 DDPLAB_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE cuda
+
+echo "== TSan (pthread backend)"
+scripts/build.sh build-tsan -DDDPLAB_SANITIZE=thread -DDDPLAB_CUDA=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# TSan needs a fixed address-space layout on kernels with high mmap entropy.
+run_tsan=()
+if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; then
+  run_tsan=(setarch "$(uname -m)" -R)
+fi
+DDPLAB_TEST_QUICK=1 DDPLAB_SANITIZED=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+  "${run_tsan[@]}" ctest --test-dir build-tsan --output-on-failure -j"$jobs" -L cpu

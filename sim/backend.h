@@ -1,0 +1,96 @@
+// sim/backend.h: the backend interface, one const table of function pointers
+// per backend (in the manner of sqlite3_vfs). sim/ knows a backend only
+// through the table it is handed; the registry of compiled-in backends lives
+// in cli/, where the parts are put together.
+//
+// Callers never use the table directly: they go through the wrappers in
+// sim/comm.h, which validate, advance the simulated clocks and trace.
+#ifndef DDPLAB_SIM_BACKEND_H
+#define DDPLAB_SIM_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll.h"   // defines: SimCollArgs
+#include "sched.h"  // defines: SimSched
+#include "status.h" // defines: SimStatus
+
+#define SIM_BACKEND_VERSION 1
+
+typedef struct SimRank SimRank;
+
+typedef struct {
+    int nranks;          // ranks in the world
+    int nodes;           // nodes x ranks_per_node == nranks
+    int ranks_per_node;
+    double watchdog_s;   // a rank waiting longer than this in a collective fails it
+} SimBackendConfig;
+
+// One collective call as one rank sees it. Filled by sim/ before launch.
+typedef struct {
+    SimCollArgs args;    // algo already resolved (never AUTO)
+    SimSched sched;      // the schedule of args (valid for every kind but send/recv/barrier)
+    uint64_t seq;        // this rank's collective sequence number (p2p: per-peer sequence)
+    double arrive_sim;   // in: simulated time at which this rank reached the call
+    double start_sim;    // out: latest arrival among the participants; the
+                         // backend sets it before reporting any step
+    SimRank *rank;       // the calling rank (for sim_coll_report_step)
+    double step_cursor;  // private to sim/: simulated end of the last reported step
+    int steps_reported;  // private to sim/
+} SimCollCall;
+
+// A launched collective, owned by the caller; it must stay at the same address
+// until sim_coll_wait returns.
+typedef struct {
+    SimCollCall call;
+    void *impl;          // backend-owned (NULL when the backend ran it inline)
+    int launched;
+    int done;
+    double sim_end;      // simulated end time, known at launch
+    double wall_start;
+} SimCollHandle;
+
+typedef SimStatus (*SimRankEntry)(int rank, void *arg);
+
+typedef struct SimBackendOps {
+    const char *name;         // "cpu", "cuda"
+    int version;              // SIM_BACKEND_VERSION
+    const char *description;  // one line for --help and the registry listing
+
+    // Lifecycle. init writes a one-line reason into err on failure (e.g. "no
+    // CUDA device: cudaGetDeviceCount returned ..."). finalize is safe on NULL.
+    SimStatus (*init)(const SimBackendConfig *cfg, void **ctx, char *err, size_t errlen);
+    void (*finalize)(void *ctx);
+    // The last diagnosed failure (watchdog, protocol mismatch) in full, or "".
+    const char *(*last_error)(void *ctx);
+
+    // Runs entry(rank, arg) once per rank, concurrently, and returns when all
+    // have returned: the first non-OK status, or SIM_OK.
+    SimStatus (*run_ranks)(void *ctx, SimRankEntry entry, void *arg);
+
+    // Memory owned by one rank (host memory on cpu, device memory on cuda).
+    void *(*alloc)(void *ctx, int rank, size_t bytes);
+    void (*free)(void *ctx, int rank, void *p);
+    SimStatus (*copy_to_device)(void *ctx, int rank, void *dst, const void *src, size_t bytes);
+    SimStatus (*copy_to_host)(void *ctx, int rank, void *dst, const void *src, size_t bytes);
+
+    // Collectives: launch (may run inline), then wait. On a protocol violation
+    // or a watchdog timeout the backend stops every rank's current and future
+    // collectives with an error instead of hanging, and last_error says why.
+    SimStatus (*coll_launch)(void *ctx, int rank, SimCollHandle *h);
+    SimStatus (*coll_wait)(void *ctx, int rank, SimCollHandle *h);
+
+    // Waits for everything this rank launched (optional: NULL means no-op).
+    SimStatus (*synchronize)(void *ctx, int rank);
+} SimBackendOps;
+
+// Called by a backend after it finished step `step` of call->sched on this
+// rank, with measured wall times (seconds, from sim_wall_now). Appends the
+// step event and one event per transfer to the trace, with simulated times
+// from the cost model. Steps must be reported in order.
+void sim_coll_report_step(SimCollCall *call, int step, double wall_start, double wall_end);
+
+// Seconds since an arbitrary fixed point (CLOCK_MONOTONIC).
+double sim_wall_now(void);
+
+#endif

@@ -1,0 +1,76 @@
+// sim/cost.h: the cost model for collectives (alpha-beta per link) and the
+// hardware profiles it reads.
+//
+// A link profile is a latency alpha (seconds per message) and a bandwidth
+// beta^-1 (bytes per second, per direction, per rank). A system profile pairs
+// the link used between ranks on the same node with the one between nodes.
+// The time of one schedule step is
+//   max over ranks r of  alpha(r) + max(sum in_bytes/bw, sum out_bytes/bw)
+// where the sums run over r's transfers in that step, each at the bandwidth of
+// its own link (intra- or inter-node), and alpha(r) is the largest latency of
+// the links r uses. Ranks move in lock-step, so the slowest link gates each
+// step, as it does in a real ring. A collective costs the sum of its steps.
+// Ring all_reduce on one link type thus costs 2(R-1)(alpha + S/(R*bw)).
+#ifndef DDPLAB_SIM_COST_H
+#define DDPLAB_SIM_COST_H
+
+#include <stddef.h>
+
+#include "sched.h"  // defines: SimSched
+#include "status.h" // defines: SimStatus
+
+typedef struct {
+    char name[48];
+    double alpha_s;  // latency per message, seconds
+    double bw_Bps;   // bandwidth per direction per rank, bytes/second
+    char source[160]; // where the numbers come from
+} SimLinkProfile;
+
+typedef struct {
+    char name[64];
+    char description[128];
+    SimLinkProfile intra;  // between ranks on one node
+    SimLinkProfile inter;  // between nodes
+    int ranks_per_node;    // the node size this system usually has
+} SimSysProfile;
+
+// Built-in link and system profiles (data with sources, see cost_profiles.c).
+int sim_link_count(void);
+const SimLinkProfile *sim_link_at(int i);
+const SimLinkProfile *sim_link_find(const char *name);
+int sim_sys_count(void);
+const SimSysProfile *sim_sys_at(int i);
+const SimSysProfile *sim_sys_find(const char *name);
+
+// Resolves a --profile argument: a built-in system name, or the path of a
+// profile file written by sim_sys_save. On failure writes a one-line reason
+// into err and returns SIM_EINVAL (unknown name), SIM_EIO (cannot read) or
+// SIM_EFORMAT (corrupt file).
+SimStatus sim_sys_resolve(const char *name_or_path, SimSysProfile *out,
+                          char *err, size_t errlen);
+// Writes a profile as JSON, atomically (temporary file + rename).
+SimStatus sim_sys_save(const SimSysProfile *p, const char *path);
+SimStatus sim_sys_load(const char *path, SimSysProfile *out, char *err, size_t errlen);
+
+typedef struct {
+    SimSysProfile sys;
+    int nranks;
+    int ranks_per_node;  // topology of the run: rank r is on node r / ranks_per_node
+} SimCost;
+
+void sim_cost_init(SimCost *c, const SimSysProfile *sys, int nranks, int ranks_per_node);
+const SimLinkProfile *sim_cost_link(const SimCost *c, int src, int dst);
+// Seconds for step t of the schedule, for a buffer of elements of elem_size bytes.
+double sim_cost_step(const SimCost *c, const SimSched *s, int step, size_t elem_size);
+// Seconds for the whole collective (sum of its steps; barrier = one alpha round).
+double sim_cost_coll(const SimCost *c, const SimSched *s, size_t elem_size);
+// Seconds for a point-to-point message.
+double sim_cost_p2p(const SimCost *c, int src, int dst, size_t bytes);
+
+// Fits alpha and bw to measured ring all_reduce times: time = steps*alpha +
+// steps/R * bytes/bw with steps = 2(R-1), by least squares over n points.
+// Returns SIM_EINVAL if fewer than 2 distinct sizes or a non-positive slope.
+SimStatus sim_cost_fit_ring(const double *bytes, const double *secs, int n,
+                            int nranks, SimLinkProfile *out);
+
+#endif

@@ -1,0 +1,148 @@
+// sim/world.c: creating a world of ranks on a backend and running code on
+// every rank.
+#include "world.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIM_MAX_RANKS 65536
+
+void sim_world_config_default(SimWorldConfig *c) {
+    memset(c, 0, sizeof *c);
+    c->nranks = 4;
+    c->nodes = 1;
+    c->watchdog_s = 5.0;
+    const SimSysProfile *p = sim_sys_find("dgx-h100");
+    if (p == NULL && sim_sys_count() > 0)
+        p = sim_sys_at(0);
+    if (p != NULL)
+        c->profile = *p;
+    c->trace = 1;
+    c->trace_max_per_rank = 1000000;
+}
+
+static SimStatus world_fail(SimWorld *w, SimStatus st, const char *msg) {
+    snprintf(w->error, sizeof w->error, "%s", msg);
+    return st;
+}
+
+static SimStatus world_check_config(SimWorld *w, const SimWorldConfig *cfg) {
+    char msg[256];
+    if (cfg->nranks < 1 || cfg->nranks > SIM_MAX_RANKS) {
+        snprintf(msg, sizeof msg, "ranks: %d is out of range; allowed: 1..%d", cfg->nranks,
+                 SIM_MAX_RANKS);
+        return world_fail(w, SIM_EINVAL, msg);
+    }
+    if (cfg->nodes < 1 || cfg->nranks % cfg->nodes != 0) {
+        snprintf(msg, sizeof msg, "nodes: %d does not divide %d ranks into equal nodes",
+                 cfg->nodes, cfg->nranks);
+        return world_fail(w, SIM_EINVAL, msg);
+    }
+    if (!(cfg->watchdog_s > 0) || !isfinite(cfg->watchdog_s)) {
+        snprintf(msg, sizeof msg, "watchdog: %g seconds; allowed: a positive number",
+                 cfg->watchdog_s);
+        return world_fail(w, SIM_EINVAL, msg);
+    }
+    return SIM_OK;
+}
+
+SimStatus sim_world_init(SimWorld *w, const SimWorldConfig *cfg, const SimBackendOps *ops) {
+    memset(w, 0, sizeof *w);
+    SIM_CHECK(world_check_config(w, cfg));
+    if (ops == NULL || ops->version != SIM_BACKEND_VERSION)
+        return world_fail(w, SIM_EINVAL, "backend table missing or of another version");
+    w->cfg = *cfg;
+    w->ops = ops;
+    w->ranks_per_node = cfg->nranks / cfg->nodes;
+    w->wall_epoch = sim_wall_now();
+    sim_cost_init(&w->cost, &cfg->profile, cfg->nranks, w->ranks_per_node);
+
+    w->ranks = calloc((size_t)cfg->nranks, sizeof *w->ranks);
+    if (w->ranks == NULL)
+        return world_fail(w, SIM_ENOMEM, "out of memory for the ranks");
+    for (int r = 0; r < cfg->nranks; r++) {
+        w->ranks[r].world = w;
+        w->ranks[r].rank = r;
+    }
+    if (cfg->trace) {
+        w->trace = sim_trace_new(cfg->nranks, cfg->trace_max_per_rank);
+        if (w->trace == NULL)
+            return world_fail(w, SIM_ENOMEM, "out of memory for the trace");
+    }
+    SimBackendConfig bc = {cfg->nranks, cfg->nodes, w->ranks_per_node, cfg->watchdog_s};
+    char err[1024] = "";
+    SimStatus st = ops->init(&bc, &w->ctx, err, sizeof err);
+    if (st != SIM_OK) {
+        w->ctx = NULL;
+        snprintf(w->error, sizeof w->error, "backend %s: %s", ops->name,
+                 err[0] ? err : sim_strerror(st));
+    }
+    return st;
+}
+
+typedef struct {
+    SimWorld *w;
+    SimRankMain fn;
+    void *arg;
+} WorldRun;
+
+static SimStatus world_rank_entry(int rank, void *arg) {
+    WorldRun *run = arg;
+    SimRank *r = &run->w->ranks[rank];
+    r->error[0] = '\0';
+    return run->fn(r, run->arg);
+}
+
+// The most useful explanation of a failed run: the backend's diagnosis
+// (watchdog, protocol) first, else the first rank that recorded a reason.
+static void world_collect_error(SimWorld *w, SimStatus st) {
+    const char *diag = w->ops->last_error ? w->ops->last_error(w->ctx) : NULL;
+    if (diag && diag[0]) {
+        snprintf(w->error, sizeof w->error, "%s", diag);
+        return;
+    }
+    for (int r = 0; r < w->cfg.nranks; r++) {
+        if (w->ranks[r].error[0]) {
+            snprintf(w->error, sizeof w->error, "rank %d: %s", r, w->ranks[r].error);
+            return;
+        }
+    }
+    snprintf(w->error, sizeof w->error, "%s", sim_strerror(st));
+}
+
+SimStatus sim_world_run(SimWorld *w, SimRankMain fn, void *arg) {
+    if (w->ctx == NULL)
+        return world_fail(w, SIM_EINVAL, "world is not initialised");
+    WorldRun run = {w, fn, arg};
+    w->error[0] = '\0';
+    SimStatus st = w->ops->run_ranks(w->ctx, world_rank_entry, &run);
+    if (st != SIM_OK)
+        world_collect_error(w, st);
+    return st;
+}
+
+void sim_world_free(SimWorld *w) {
+    if (w == NULL)
+        return;
+    if (w->ops && w->ctx)
+        w->ops->finalize(w->ctx);
+    w->ctx = NULL;
+    if (w->ranks) {
+        for (int r = 0; r < w->cfg.nranks; r++)
+            free(w->ranks[r].p2p_seq);
+        free(w->ranks);
+    }
+    w->ranks = NULL;
+    sim_trace_free(w->trace);
+    w->trace = NULL;
+}
+
+const char *sim_world_error(const SimWorld *w) {
+    return w->error;
+}
+
+double sim_rank_wall(const SimRank *r) {
+    return sim_wall_now() - r->world->wall_epoch;
+}

@@ -1,0 +1,66 @@
+// sim/world.h: a world of R ranks on one backend, and the per-rank state that
+// the wrappers in sim/comm.h advance: simulated stream clocks, collective
+// sequence numbers, the trace.
+#ifndef DDPLAB_SIM_WORLD_H
+#define DDPLAB_SIM_WORLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h" // defines: SimBackendOps, SimCollCall
+#include "cost.h"    // defines: SimSysProfile, SimCost
+#include "trace.h"   // defines: SimTrace, SimStream
+
+typedef struct {
+    int nranks;              // default 4
+    int nodes;               // default 1; ranks_per_node = nranks / nodes
+    double watchdog_s;       // default 5 seconds of wall time
+    SimSysProfile profile;   // cost model; default the "dgx-h100" system
+    int trace;               // 1: record a trace (default 1)
+    size_t trace_max_per_rank; // 0 = unlimited (default 1,000,000)
+} SimWorldConfig;
+
+void sim_world_config_default(SimWorldConfig *c);
+
+typedef struct SimWorld SimWorld;
+
+struct SimRank {
+    SimWorld *world;
+    int rank;
+    double clock[SIM_STREAM_COUNT]; // simulated time each stream is busy until
+    uint64_t coll_seq;              // collectives this rank has launched
+    uint64_t *p2p_seq;              // [2*nranks]: messages sent to each peer, then
+                                    // messages received from each peer (allocated
+                                    // on first use)
+    void *user;                     // for the code running on the rank
+    char error[512];                // why this rank's last call failed, or ""
+};
+
+struct SimWorld {
+    SimWorldConfig cfg;
+    int ranks_per_node;
+    const SimBackendOps *ops;
+    void *ctx;               // the backend's
+    SimTrace *trace;         // NULL when tracing is off
+    SimCost cost;
+    SimRank *ranks;          // [nranks]
+    double wall_epoch;       // sim_wall_now() at init
+    char error[4096];        // why init or run failed
+};
+
+typedef SimStatus (*SimRankMain)(SimRank *r, void *arg);
+
+// Validates cfg, initialises the backend and the trace. On failure the reason
+// is in w->error (and sim_world_free is still safe to call).
+SimStatus sim_world_init(SimWorld *w, const SimWorldConfig *cfg, const SimBackendOps *ops);
+// Runs fn on every rank concurrently; returns the first failure. The backend's
+// diagnosis, if any, is copied into w->error.
+SimStatus sim_world_run(SimWorld *w, SimRankMain fn, void *arg);
+// Frees everything; safe on a zeroed or partly initialised world.
+void sim_world_free(SimWorld *w);
+const char *sim_world_error(const SimWorld *w);
+
+// Seconds of wall time since the world was created.
+double sim_rank_wall(const SimRank *r);
+
+#endif

@@ -1,0 +1,2 @@
+ddplab_add_test(test_sched SOURCES test_sched.c LIBS ddplab_sim LABELS sim TIMEOUT 60)
+ddplab_add_test(test_dtype SOURCES test_dtype.c LIBS ddplab_sim LABELS sim TIMEOUT 60)
