@@ -3,7 +3,7 @@
 //
 // Ranks are threads of one process. A collective is executed inline by every
 // rank: a rendezvous of all ranks (which also checks that they all called the
-// same collective), then the schedule of sim/sched.h, each rank pulling its
+// same collective), then the schedule of sim/schedule.h, each rank pulling its
 // incoming chunks straight out of its peers' buffers. Ranks synchronise only
 // through the counters below: C11 atomics with acquire/release ordering (so
 // ThreadSanitizer sees every happens-before edge), and a Linux futex on the
@@ -22,10 +22,10 @@
 #include <stdint.h>
 
 #include "backend.h" // defines: SimBackendConfig, SimCollCall, SimStatus
-#include "sched.h"   // defines: SimXfer
+#include "schedule.h"   // defines: SimXfer
 
 #define CPU_CACHE_LINE 64
-#define CPU_ERROR_MAX 8192 // bytes of diagnosis kept for last_error
+#define CPU_ERROR_MAX 4096 // bytes of diagnosis kept for last_error (as SimWorld's)
 
 // ----------------------------------------------------------------------------
 // waiting (cpu_wait.c)
@@ -57,6 +57,8 @@ uint32_t cpu_word_bump(CpuWord *w);
 void cpu_word_wake_all(CpuWord *w);
 // Processors this process may run on.
 int cpu_online_cores(void);
+// Gives the processor to another thread.
+void cpu_yield(void);
 
 // ----------------------------------------------------------------------------
 // the flight recorder (cpu_watchdog.c): what each rank is doing, written by
@@ -137,9 +139,11 @@ typedef struct CpuMsg {
     const void *buf;
     double arrive_sim;
     int taken;              // under the inbox lock: the receiver unlinked it
-    CpuWord done;           // 1 when the receiver has finished with buf
     SimStatus status;       // written by the receiver before done
     double recv_arrive_sim; // written by the receiver before done
+    // 1 when the receiver has finished with buf and with this message; the
+    // receiver then bumps the sender's p2p_acks and never touches it again.
+    _Atomic int done;
 } CpuMsg;
 
 SimStatus cpu_p2p_send_post(CpuCtx *c, int me, SimCollHandle *h);
@@ -161,6 +165,7 @@ typedef struct {
     pthread_mutex_t inbox_lock;
     CpuMsg *inbox_head, *inbox_tail;
     CpuWord inbox_posts;            // bumped at every post
+    CpuWord p2p_acks;               // bumped when a receiver finished one of my sends
 
     // Private to the rank's own thread.
     uint32_t rdv_gen, bar_gen;      // generations of ctx rdv / bar passed
@@ -216,8 +221,6 @@ void cpu_fr_done(CpuRank *r, const SimCollCall *call);
 // (cpu_direct.c). Both run the whole collective inline.
 SimStatus cpu_exec_coll(CpuCtx *c, int me, SimCollCall *call);
 SimStatus cpu_direct_all_reduce(CpuCtx *c, int me, SimCollCall *call);
-// Grows the rank's transfer array to hold n; 0 on success, -1 out of memory.
-int cpu_rank_xfers(CpuRank *r, int n);
 
 // Threads (cpu_ranks.c).
 SimStatus cpu_run_ranks(void *ctx, SimRankEntry entry, void *arg);

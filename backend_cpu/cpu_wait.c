@@ -4,14 +4,16 @@
 // (a few hundred nanoseconds from the write to the reader seeing it), and the
 // worst when ranks outnumber cores: the spinner burns the time slice of the
 // very rank it waits for. So a rank spins only for a short, bounded time and
-// only when the ranks fit on the cores; then it sleeps on the counter itself
-// with a Linux futex, woken by the writer. Sleeps are cut into slices so the
-// watchdog deadline and the abort flag are checked even if a wake-up is lost.
-#define _GNU_SOURCE // syscall(), sched_getaffinity()
+// only when the ranks fit on the cores; when they do not, it yields a few
+// times instead (the rank it waits for may be next in line for the core).
+// Then it sleeps on the counter itself with a Linux futex, woken by the
+// writer. Sleeps are cut into slices so the watchdog deadline and the abort
+// flag are checked even if a wake-up is lost.
+#define _GNU_SOURCE // syscall(), sched_getaffinity() and CPU_COUNT()
 
 #include <limits.h>
-#include <linux/futex.h>
 #include <sched.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,7 +21,8 @@
 #include "cpu_internal.h"
 
 #define CPU_SPIN_S 50e-6        // longest spin before sleeping (ranks <= cores)
-#define CPU_YIELDS 2            // yields before sleeping (ranks > cores)
+#define CPU_YIELD_S 20e-6       // longest run of yields before sleeping (ranks > cores)
+#define CPU_YIELDS_MAX 64       // and at most this many yields
 #define CPU_SLEEP_SLICE_S 0.05  // longest single futex sleep
 
 static void cpu_pause(void) {
@@ -74,15 +77,15 @@ static int word_reached(CpuWord *w, uint32_t target) {
 
 // Spins (or yields) for a short while; returns 1 as soon as w reaches target.
 static int wait_briefly(const CpuCtx *c, CpuWord *w, uint32_t target) {
+    double t0 = sim_wall_now();
     if (!c->spin) {
-        for (int i = 0; i < CPU_YIELDS; i++) {
-            sched_yield();
+        for (int i = 0; i < CPU_YIELDS_MAX && sim_wall_now() - t0 < CPU_YIELD_S; i++) {
+            cpu_yield();
             if (word_reached(w, target))
                 return 1;
         }
         return 0;
     }
-    double t0 = sim_wall_now();
     for (unsigned i = 1;; i++) {
         cpu_pause();
         if (word_reached(w, target))
@@ -133,6 +136,10 @@ void cpu_wait_reach_plain(CpuWord *w, uint32_t target) {
             futex_sleep(w, v, CPU_SLEEP_SLICE_S);
         atomic_fetch_sub_explicit(&w->sleepers, 1, memory_order_relaxed);
     }
+}
+
+void cpu_yield(void) {
+    sched_yield();
 }
 
 int cpu_online_cores(void) {

@@ -1,6 +1,5 @@
 // backend_cuda/cuda_internal.h: private to backend_cuda/. The backend's
-// context, the host-side rendezvous its rank threads meet in, and the
-// CUDA_CHECK / NCCL_CHECK / CUBLAS_CHECK macros.
+// context and the CUDA_CHECK / NCCL_CHECK / CUBLAS_CHECK macros.
 //
 // Threading model: one host thread per GPU (rank r drives device r). Each rank
 // owns two streams: `compute` (copies, and later the math kernels) and `comm`
@@ -18,6 +17,7 @@
 #define DDPLAB_BACKEND_CUDA_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,63 +25,8 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "backend.h" // defines: SimBackendOps, SimBackendConfig, SimCollHandle
-
-// ----------------------------------------------------------------------------
-// Host-side rendezvous (cuda_meet.c)
-
-#define CUDA_MEET_NONE UINT64_MAX
-
-// What one rank brings to a collective; compared across the participants.
-typedef struct {
-    uint64_t gen;      // rendezvous this arrival belongs to; CUDA_MEET_NONE: none
-    uint64_t seq;      // the rank's collective (or per-peer message) number
-    size_t count;
-    double arrive_sim; // simulated time the rank reached the call
-    int kind;          // SimCollKind; -1 while the rank waits in nothing
-    int dtype, op, root, peer;
-} CudaArrival;
-
-// Mailbox of one ordered (sender, receiver) pair for send/recv.
-typedef struct {
-    CudaArrival send, recv; // posted halves (gen != CUDA_MEET_NONE when posted)
-    uint64_t meetings;      // completed meetings, so a waiter sees its own end
-    double met_start;       // latest arrival of the last meeting
-    int met_status;         // SimStatus of the last meeting
-    char why[256];          // its protocol error, if any
-} CudaPair;
-
-typedef struct {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;      // timed on CLOCK_MONOTONIC, for the watchdog
-    int ready;              // mu and cv exist (destroy is safe on a zeroed struct)
-    int nranks;
-    double watchdog_s;      // <= 0: wait forever
-    uint64_t gen;           // all-rank rendezvous completed so far
-    int arrived;            // ranks waiting in the current one
-    CudaArrival *slots;     // [nranks]: arrivals at the current rendezvous
-    CudaArrival *waiting;   // [nranks]: what each rank waits in now (for diagnoses)
-    double met_start;       // result of the last completed rendezvous
-    int met_status;
-    CudaPair *pairs;        // [nranks * nranks], index sender*nranks + receiver
-    int aborted;            // set when a rank failed: every wait returns at once
-    char why[512];          // diagnosis of the last failed rendezvous
-} CudaMeet;
-
-SimStatus cuda_meet_init(CudaMeet *m, int nranks, double watchdog_s);
-void cuda_meet_destroy(CudaMeet *m);
-// Forgets half-finished meetings and clears the abort flag (between runs).
-void cuda_meet_reset(CudaMeet *m);
-// Releases every waiting rank with SIM_EABORTED, now and until the next reset.
-void cuda_meet_abort(CudaMeet *m);
-// Every rank meets: *start_sim = latest arrival. SIM_EPROTO when the ranks did
-// not call the same collective, SIM_ETIMEDOUT when one never came; the reason
-// is written into why.
-SimStatus cuda_meet_all(CudaMeet *m, int rank, const CudaArrival *a, double *start_sim,
-                        char *why, size_t whylen);
-// The sender and the receiver of one message meet (a->kind SEND or RECV).
-SimStatus cuda_meet_pair(CudaMeet *m, int rank, const CudaArrival *a, double *start_sim,
-                         char *why, size_t whylen);
+#include "backend.h"   // defines: SimBackendOps, SimBackendConfig, SimCollHandle
+#include "cuda_meet.h" // defines: CudaMeet
 
 // ----------------------------------------------------------------------------
 // The context
@@ -101,7 +46,7 @@ typedef struct {
     int nranks;
     CudaRank *ranks;        // [nranks]
     CudaMeet meet;
-    int broken;             // a communicator was aborted: no more collectives
+    atomic_int broken;      // a communicator was aborted: no more collectives
     pthread_mutex_t err_mu; // guards last_error
     char last_error[2048];  // first diagnosis of the current run, or ""
     int last_error_weak;    // 1 while last_error only says "aborted"

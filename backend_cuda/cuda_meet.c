@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "coll.h"          // defines: SimCollKind, sim_coll_title
-#include "cuda_internal.h" // defines: CudaMeet, CudaArrival, CudaPair
+#include "cuda_meet.h"     // defines: CudaMeet, CudaArrival, CudaPair
 #include "dtype.h"         // defines: sim_dtype_name, sim_redop_name
 
 static void arrival_clear(CudaArrival *a) {

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "coll.h"   // defines: SimCollArgs
-#include "sched.h"  // defines: SimSched
+#include "schedule.h"  // defines: SimSched
 #include "status.h" // defines: SimStatus
 
 #define SIM_BACKEND_VERSION 1

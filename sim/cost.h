@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "sched.h"  // defines: SimSched
+#include "schedule.h"  // defines: SimSched
 #include "status.h" // defines: SimStatus
 
 typedef struct {
@@ -62,7 +62,8 @@ void sim_cost_init(SimCost *c, const SimSysProfile *sys, int nranks, int ranks_p
 const SimLinkProfile *sim_cost_link(const SimCost *c, int src, int dst);
 // Seconds for step t of the schedule, for a buffer of elements of elem_size bytes.
 double sim_cost_step(const SimCost *c, const SimSched *s, int step, size_t elem_size);
-// Seconds for the whole collective (sum of its steps; barrier = one alpha round).
+// Seconds for the whole collective (sum of its steps; a barrier costs the
+// ceil(log2 R) latency rounds of a dissemination barrier).
 double sim_cost_coll(const SimCost *c, const SimSched *s, size_t elem_size);
 // Seconds for a point-to-point message.
 double sim_cost_p2p(const SimCost *c, int src, int dst, size_t bytes);

@@ -3,6 +3,7 @@
 // buffer r. Readers merge the buffers into one time-ordered array after (or
 // between) runs, when no rank is appending.
 #include "trace.h"
+#include "trace_order.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +23,6 @@ struct SimTrace {
     size_t max_per_rank; // 0 = unlimited
     TraceRank *ranks;    // [nranks]
 };
-
-// Sort key of one event in the merge: (sim_start, rank, position).
-typedef struct {
-    double t;
-    int32_t rank;
-    size_t pos;
-} MergeKey;
 
 SimTrace *sim_trace_new(int nranks, size_t max_per_rank) {
     if (nranks < 1)
@@ -122,8 +116,8 @@ static int cmp_double(double a, double b) {
     return (a > b) - (a < b);
 }
 
-static int merge_key_cmp(const void *pa, const void *pb) {
-    const MergeKey *a = pa, *b = pb;
+static int trace_key_cmp(const void *pa, const void *pb) {
+    const SimTraceKey *a = pa, *b = pb;
     int c = cmp_double(a->t, b->t);
     if (c != 0)
         return c;
@@ -132,20 +126,18 @@ static int merge_key_cmp(const void *pa, const void *pb) {
     return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-SimEvent *sim_trace_merge(const SimTrace *t, size_t *n) {
+SimTraceKey *sim_trace_order(const SimTrace *t, size_t *n) {
     size_t total = 0;
-    *n = 0;
     for (int r = 0; t != NULL && r < t->nranks; r++)
         total += t->ranks[r].n;
-    if (total == 0 || total > SIZE_MAX / sizeof(MergeKey))
+    *n = total;
+    if (total == 0)
         return NULL;
-    MergeKey *keys = malloc(total * sizeof(*keys));
-    SimEvent *out = malloc(total * sizeof(*out));
-    if (keys == NULL || out == NULL) {
-        free(keys);
-        free(out);
+    SimTraceKey *keys = NULL;
+    if (total <= SIZE_MAX / sizeof(*keys))
+        keys = malloc(total * sizeof(*keys));
+    if (keys == NULL)
         return NULL;
-    }
     size_t k = 0;
     for (int r = 0; r < t->nranks; r++) {
         for (size_t i = 0; i < t->ranks[r].n; i++) {
@@ -155,7 +147,21 @@ SimEvent *sim_trace_merge(const SimTrace *t, size_t *n) {
             k++;
         }
     }
-    qsort(keys, total, sizeof(*keys), merge_key_cmp);
+    qsort(keys, total, sizeof(*keys), trace_key_cmp);
+    return keys;
+}
+
+SimEvent *sim_trace_merge(const SimTrace *t, size_t *n) {
+    size_t total;
+    SimTraceKey *keys = sim_trace_order(t, &total);
+    SimEvent *out = NULL;
+    if (keys != NULL && total <= SIZE_MAX / sizeof(*out))
+        out = malloc(total * sizeof(*out));
+    *n = 0;
+    if (out == NULL) {
+        free(keys);
+        return NULL;
+    }
     for (size_t i = 0; i < total; i++)
         out[i] = t->ranks[keys[i].rank].ev[keys[i].pos];
     free(keys);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "sched.h"
+#include "schedule.h"
 
 #define MAXX 4096
 

@@ -1,9 +1,9 @@
-// sim/sched.c: every collective algorithm written as a schedule of pull
+// sim/schedule.c: every collective algorithm written as a schedule of pull
 // transfers (see sched.h for the model and the ordering contract).
 //
 // Legend: R = ranks, q = the rank asking, s = step within a phase,
 // v = rank relative to the root, (v - root) mod R, chunk c = balanced part c.
-#include "sched.h"
+#include "schedule.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-// sim/sched.h: a collective algorithm as a schedule of steps and transfers.
+// sim/schedule.h: a collective algorithm as a schedule of steps and transfers.
 //
 // The schedule is the single definition of each algorithm. The CPU backend
 // executes it (moving real chunks between rank buffers), the cost model prices
@@ -27,8 +27,8 @@
 // (r-1-s) mod R to rank r+1, which adds it to its own; after R-1 steps rank r
 // holds the fully reduced chunk r. At all-gather step s rank r sends chunk
 // (r-s) mod R to rank r+1, which copies it. All-reduce = both: 2(R-1) steps.
-#ifndef DDPLAB_SIM_SCHED_H
-#define DDPLAB_SIM_SCHED_H
+#ifndef DDPLAB_SIM_SCHEDULE_H
+#define DDPLAB_SIM_SCHEDULE_H
 
 #include <stddef.h>
 

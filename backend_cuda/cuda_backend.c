@@ -1,0 +1,330 @@
+// backend_cuda/cuda_backend.c: the CUDA backend's ops table and everything in
+// it but the collectives (cuda_coll.c): creating the world, running the rank
+// threads, device memory and copies.
+//
+// A world is one process with one rank per visible GPU: rank r drives device
+// r from its own host thread, owns a compute and a communication stream, a
+// cuBLAS handle and an NCCL communicator (all created here, in init, by
+// ncclCommInitAll). Multi-process and multi-node worlds are not this file's
+// business: they would need ncclCommInitRank with a bootstrap, and a rank per
+// process instead of a rank per thread.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_backend.h"  // defines: cuda_backend_ops
+#include "cuda_internal.h" // defines: CudaCtx, CudaRank, CUDA_CHECK
+
+// ----------------------------------------------------------------------------
+// Per-rank resources
+
+static SimStatus rank_open(CudaCtx *ctx, int rank) {
+    CudaRank *r = &ctx->ranks[rank];
+    CUDA_CHECK(cudaSetDevice(r->device));
+    // Non-blocking streams: ordering between them is explicit (events), never
+    // an accident of the legacy default stream.
+    CUDA_CHECK(cudaStreamCreateWithFlags(&r->compute, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&r->comm, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreateWithFlags(&r->ready, cudaEventDisableTiming));
+    CUBLAS_CHECK(cublasCreate(&r->cublas));
+    CUBLAS_CHECK(cublasSetStream(r->cublas, r->compute));
+    return SIM_OK;
+}
+
+// Best effort: called on teardown, when a failure can only be reported.
+static void rank_close(CudaCtx *ctx, int rank) {
+    CudaRank *r = &ctx->ranks[rank];
+    if (cudaSetDevice(r->device) != cudaSuccess)
+        return;
+    if (r->compute)
+        (void)cudaStreamSynchronize(r->compute);
+    if (r->comm)
+        (void)cudaStreamSynchronize(r->comm);
+    if (r->cublas)
+        (void)cublasDestroy(r->cublas);
+    if (r->ready)
+        (void)cudaEventDestroy(r->ready);
+    if (r->comm)
+        (void)cudaStreamDestroy(r->comm);
+    if (r->compute)
+        (void)cudaStreamDestroy(r->compute);
+    memset(r, 0, sizeof *r);
+}
+
+// One communicator per GPU, all made by this thread in one call.
+static SimStatus open_nccl(CudaCtx *ctx) {
+    const int rank = -1;
+    ncclComm_t *comms = calloc((size_t)ctx->nranks, sizeof *comms);
+    int *devs = calloc((size_t)ctx->nranks, sizeof *devs);
+    SimStatus st = SIM_OK;
+    if (comms == NULL || devs == NULL) {
+        st = SIM_ENOMEM;
+        goto done;
+    }
+    for (int r = 0; r < ctx->nranks; r++)
+        devs[r] = ctx->ranks[r].device;
+    NCCL_CHECK_GOTO(ncclCommInitAll(comms, ctx->nranks, devs), st, done);
+    for (int r = 0; r < ctx->nranks; r++)
+        ctx->ranks[r].nccl = comms[r];
+done:
+    free(comms);
+    free(devs);
+    return st;
+}
+
+// Communicators from one ncclCommInitAll are finalised together, in one
+// group (one thread drives them all). After an abort, the others may hold
+// operations that will never be matched, so they are aborted too instead.
+static void close_nccl(CudaCtx *ctx) {
+    int broken = atomic_load(&ctx->broken);
+    if (!broken) {
+        (void)ncclGroupStart();
+        for (int r = 0; r < ctx->nranks; r++)
+            if (ctx->ranks[r].nccl)
+                (void)ncclCommFinalize(ctx->ranks[r].nccl);
+        (void)ncclGroupEnd();
+    }
+    for (int r = 0; r < ctx->nranks; r++) {
+        CudaRank *rk = &ctx->ranks[r];
+        if (rk->nccl && !rk->nccl_aborted)
+            (void)(broken ? ncclCommAbort(rk->nccl) : ncclCommDestroy(rk->nccl));
+        rk->nccl = NULL;
+    }
+}
+
+// ----------------------------------------------------------------------------
+// Lifecycle
+
+static void cuda_finalize(void *vctx) {
+    CudaCtx *ctx = vctx;
+    if (ctx == NULL)
+        return;
+    if (ctx->ranks) {
+        close_nccl(ctx);
+        for (int r = 0; r < ctx->nranks; r++)
+            rank_close(ctx, r);
+        free(ctx->ranks);
+    }
+    cuda_meet_destroy(&ctx->meet);
+    pthread_mutex_destroy(&ctx->err_mu);
+    free(ctx);
+}
+
+// How many GPUs this process sees; a one-line reason when none is usable.
+static SimStatus count_devices(int *ndev, char *err, size_t errlen) {
+    *ndev = 0;
+    cudaError_t e = cudaGetDeviceCount(ndev);
+    if (e != cudaSuccess) {
+        snprintf(err, errlen, "no CUDA device: cudaGetDeviceCount failed: %s (%s)",
+                 cudaGetErrorString(e), e == cudaErrorNoDevice
+                                            ? "check nvidia-smi and CUDA_VISIBLE_DEVICES"
+                                            : "is the NVIDIA driver installed?");
+        return SIM_ENODEV;
+    }
+    if (*ndev == 0) {
+        snprintf(err, errlen, "no CUDA device: cudaGetDeviceCount found 0 devices (check "
+                 "nvidia-smi and CUDA_VISIBLE_DEVICES)");
+        return SIM_ENODEV;
+    }
+    return SIM_OK;
+}
+
+static SimStatus cuda_init(const SimBackendConfig *cfg, void **out, char *err,
+                           size_t errlen) {
+    *out = NULL;
+    int ndev = 0;
+    SIM_CHECK(count_devices(&ndev, err, errlen));
+    if (cfg->nranks != ndev) {
+        snprintf(err, errlen, "the cuda backend runs one rank per visible GPU: %d GPU%s "
+                 "visible, %d rank%s asked for (ask for %d, or choose GPUs with "
+                 "CUDA_VISIBLE_DEVICES)", ndev, ndev == 1 ? " is" : "s are", cfg->nranks,
+                 cfg->nranks == 1 ? "" : "s", ndev);
+        return SIM_EINVAL;
+    }
+    CudaCtx *ctx = calloc(1, sizeof *ctx);
+    if (ctx == NULL)
+        return SIM_ENOMEM;
+    pthread_mutex_init(&ctx->err_mu, NULL);
+    ctx->cfg = *cfg;
+    ctx->nranks = cfg->nranks;
+    SimStatus st = cuda_meet_init(&ctx->meet, ctx->nranks, cfg->watchdog_s);
+    ctx->ranks = st == SIM_OK ? calloc((size_t)ctx->nranks, sizeof *ctx->ranks) : NULL;
+    if (ctx->ranks == NULL)
+        st = SIM_ENOMEM;
+    for (int r = 0; st == SIM_OK && r < ctx->nranks; r++) {
+        ctx->ranks[r].device = r;
+        st = rank_open(ctx, r);
+    }
+    if (st == SIM_OK)
+        st = open_nccl(ctx);
+    if (st != SIM_OK) {
+        snprintf(err, errlen, "%s", ctx->last_error[0] ? ctx->last_error : sim_strerror(st));
+        cuda_finalize(ctx);
+        return st;
+    }
+    *out = ctx;
+    return SIM_OK;
+}
+
+static const char *cuda_last_error(void *vctx) {
+    CudaCtx *ctx = vctx;
+    return ctx ? ctx->last_error : "";
+}
+
+// ----------------------------------------------------------------------------
+// Rank threads
+
+typedef struct {
+    pthread_mutex_t mu;
+    SimStatus first; // first failure in time, or SIM_OK
+} RunResult;
+
+typedef struct {
+    CudaCtx *ctx;
+    int rank;
+    SimRankEntry entry;
+    void *arg;
+    RunResult *result;
+    pthread_t tid;
+} RankThread;
+
+static SimStatus bind_device(CudaCtx *ctx, int rank) {
+    CUDA_CHECK(cudaSetDevice(ctx->ranks[rank].device));
+    return SIM_OK;
+}
+
+static void run_failed(CudaCtx *ctx, RunResult *res, SimStatus st) {
+    pthread_mutex_lock(&res->mu);
+    if (res->first == SIM_OK)
+        res->first = st;
+    pthread_mutex_unlock(&res->mu);
+    cuda_meet_abort(&ctx->meet); // nobody waits for a rank that has stopped
+}
+
+static void *rank_thread(void *p) {
+    RankThread *t = p;
+    SimStatus st = bind_device(t->ctx, t->rank);
+    if (st == SIM_OK)
+        st = t->entry(t->rank, t->arg);
+    if (st != SIM_OK)
+        run_failed(t->ctx, t->result, st);
+    return NULL;
+}
+
+static SimStatus cuda_run_ranks(void *vctx, SimRankEntry entry, void *arg) {
+    CudaCtx *ctx = vctx;
+    if (atomic_load(&ctx->broken)) {
+        cuda_ctx_set_error(ctx, SIM_EABORTED, "the cuda backend stopped after an aborted "
+                           "collective; create a new world to run again");
+        return SIM_EABORTED;
+    }
+    cuda_ctx_clear_error(ctx);
+    cuda_meet_reset(&ctx->meet);
+    RankThread *t = calloc((size_t)ctx->nranks, sizeof *t);
+    if (t == NULL)
+        return SIM_ENOMEM;
+    RunResult res = {.first = SIM_OK};
+    pthread_mutex_init(&res.mu, NULL);
+    int started = 0;
+    for (; started < ctx->nranks; started++) {
+        t[started] = (RankThread){ctx, started, entry, arg, &res, 0};
+        if (pthread_create(&t[started].tid, NULL, rank_thread, &t[started]) != 0) {
+            cuda_ctx_set_error(ctx, SIM_ENOMEM, "cannot start a rank thread");
+            run_failed(ctx, &res, SIM_ENOMEM);
+            break;
+        }
+    }
+    for (int r = 0; r < started; r++)
+        pthread_join(t[r].tid, NULL);
+    pthread_mutex_destroy(&res.mu);
+    free(t);
+    return res.first;
+}
+
+// ----------------------------------------------------------------------------
+// Memory and copies
+
+static int rank_ok(const CudaCtx *ctx, int rank) {
+    return ctx != NULL && rank >= 0 && rank < ctx->nranks;
+}
+
+static SimStatus alloc_on(CudaCtx *ctx, int rank, size_t bytes, void **p) {
+    CUDA_CHECK(cudaSetDevice(ctx->ranks[rank].device));
+    CUDA_CHECK(cudaMalloc(p, bytes ? bytes : 1)); // distinct pointers even for 0 bytes
+    return SIM_OK;
+}
+
+static void *cuda_alloc(void *vctx, int rank, size_t bytes) {
+    void *p = NULL;
+    if (!rank_ok(vctx, rank) || alloc_on(vctx, rank, bytes, &p) != SIM_OK)
+        return NULL;
+    return p;
+}
+
+static SimStatus free_on(CudaCtx *ctx, int rank, void *p) {
+    CUDA_CHECK(cudaSetDevice(ctx->ranks[rank].device));
+    CUDA_CHECK(cudaFree(p));
+    return SIM_OK;
+}
+
+static void cuda_free(void *vctx, int rank, void *p) {
+    if (p != NULL && rank_ok(vctx, rank))
+        (void)free_on(vctx, rank, p); // a failure is reported by free_on
+}
+
+// Copies run on the rank's compute stream, which every later collective waits
+// for, and return when the bytes have arrived.
+static SimStatus copy_on(CudaCtx *ctx, int rank, void *dst, const void *src, size_t bytes,
+                         enum cudaMemcpyKind kind) {
+    if (!rank_ok(ctx, rank))
+        return SIM_EINVAL;
+    if (bytes == 0)
+        return SIM_OK;
+    CudaRank *r = &ctx->ranks[rank];
+    CUDA_CHECK(cudaSetDevice(r->device));
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, r->compute));
+    CUDA_CHECK(cudaStreamSynchronize(r->compute));
+    return SIM_OK;
+}
+
+static SimStatus cuda_copy_to_device(void *vctx, int rank, void *dst, const void *src,
+                                     size_t bytes) {
+    return copy_on(vctx, rank, dst, src, bytes, cudaMemcpyHostToDevice);
+}
+
+static SimStatus cuda_copy_to_host(void *vctx, int rank, void *dst, const void *src,
+                                   size_t bytes) {
+    return copy_on(vctx, rank, dst, src, bytes, cudaMemcpyDeviceToHost);
+}
+
+static SimStatus cuda_synchronize(void *vctx, int rank) {
+    CudaCtx *ctx = vctx;
+    if (!rank_ok(ctx, rank))
+        return SIM_EINVAL;
+    CudaRank *r = &ctx->ranks[rank];
+    CUDA_CHECK(cudaSetDevice(r->device));
+    CUDA_CHECK(cudaStreamSynchronize(r->compute));
+    CUDA_CHECK(cudaStreamSynchronize(r->comm));
+    return SIM_OK;
+}
+
+// ----------------------------------------------------------------------------
+// The table
+
+const SimBackendOps cuda_backend_ops = {
+    .name = "cuda",
+    .version = SIM_BACKEND_VERSION,
+    .description = "one rank per visible GPU: cudaMalloc memory, cuBLAS math, NCCL "
+                   "collectives on a per-rank communication stream",
+    .init = cuda_init,
+    .finalize = cuda_finalize,
+    .last_error = cuda_last_error,
+    .run_ranks = cuda_run_ranks,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .copy_to_device = cuda_copy_to_device,
+    .copy_to_host = cuda_copy_to_host,
+    .coll_launch = cuda_coll_launch,
+    .coll_wait = cuda_coll_wait,
+    .synchronize = cuda_synchronize,
+};

@@ -1,0 +1,128 @@
+// cli/bench.c: `ddplab bench`: options -> backend -> world -> sweep ->
+// report -> trace and calibration files. Each step is in its own file (see
+// bench.h); this one only decides the order and the exit code.
+#include "bench.h"
+
+#include <string.h>
+
+#include "backends.h" // defines: cli_backend_find, cli_backend_names
+#include "cli.h"      // defines: CLI_EXIT_*
+
+// Which backend runs the bench; NULL (after printing why) when the named one
+// is not in this build.
+static const SimBackendOps *pick_backend(const BenchOptions *o) {
+    const SimBackendOps *ops = cli_backend_find(o->backend);
+    if (ops == NULL) {
+        char names[256];
+        cli_backend_names(names, sizeof names);
+        fprintf(stderr, "ddplab bench: --backend: '%s' is not available: %s; available backends: %s\n",
+                o->backend, cli_backend_missing_hint(o->backend) ? cli_backend_missing_hint(o->backend)
+                                                                 : "not in this build",
+                names);
+    }
+    return ops;
+}
+
+static void world_config(SimWorldConfig *cfg, const BenchOptions *o) {
+    sim_world_config_default(cfg);
+    cfg->nranks = o->nranks;
+    cfg->nodes = o->nodes;
+    cfg->watchdog_s = o->watchdog_s;
+    cfg->profile = o->sys;
+    cfg->trace = o->trace != NULL; // tracing costs memory and time: only when asked
+    cfg->trace_max_per_rank = BENCH_TRACE_CAP;
+}
+
+static int exit_for_failure(SimStatus st) {
+    switch (st) {
+    case SIM_EPROTO:
+    case SIM_ETIMEDOUT:
+    case SIM_EABORTED:
+        return CLI_EXIT_DIST;
+    default:
+        return CLI_EXIT_INTERNAL;
+    }
+}
+
+// Writes the trace file (atomically, by sim_trace_write_chrome) and says so.
+static int write_trace(FILE *notes, const BenchOptions *o, const SimWorld *w) {
+    SimStatus st = sim_trace_write_chrome(w->trace, o->trace, 0);
+    if (st != SIM_OK) {
+        fprintf(stderr, "ddplab bench: --trace: cannot write '%s': %s\n", o->trace, sim_strerror(st));
+        return CLI_EXIT_INTERNAL;
+    }
+    size_t events = 0;
+    for (int r = 0; r < sim_trace_nranks(w->trace); r++)
+        events += sim_trace_rank_count(w->trace, r);
+    fprintf(notes, "# trace: %s (%zu events in simulated time", o->trace, events);
+    if (sim_trace_dropped(w->trace) > 0)
+        fprintf(notes, "; %zu more dropped beyond %d per rank", sim_trace_dropped(w->trace),
+                BENCH_TRACE_CAP);
+    fprintf(notes, "); open it in https://ui.perfetto.dev or chrome://tracing\n");
+    return CLI_EXIT_OK;
+}
+
+// Runs the sweep on an initialised world and reports it. Returns an exit code.
+static int run_and_report(const BenchOptions *o, BenchRun *run, SimWorld *w) {
+    FILE *notes = o->csv ? stderr : stdout; // keep stdout pure CSV with --csv
+    SimStatus st = bench_run(run, w);
+    int rc = CLI_EXIT_OK;
+    if (st != SIM_OK) {
+        fprintf(stderr, "ddplab bench: %s failed: %s\n", bench_coll_name(o->coll),
+                sim_world_error(w));
+        rc = exit_for_failure(st);
+    } else if (bench_report_rows(stdout, run) > 0) {
+        rc = CLI_EXIT_CHECK;
+        if (o->calibrate)
+            fprintf(stderr, "ddplab bench: --calibrate: not calibrating: the results were wrong\n");
+    } else if (o->calibrate) {
+        rc = bench_calibrate(notes, run);
+    }
+    if (o->trace) {
+        int trc = write_trace(notes, o, w); // a failed run's trace shows where it stopped
+        if (rc == CLI_EXIT_OK)
+            rc = trc;
+    }
+    return rc;
+}
+
+int bench_main(int argc, char **argv) {
+    BenchOptions o;
+    switch (bench_opts_parse(argc, argv, &o)) {
+    case BENCH_PARSE_HELP:
+        bench_help(stdout);
+        return CLI_EXIT_OK;
+    case BENCH_PARSE_ERROR:
+        return CLI_EXIT_USAGE;
+    default:
+        break;
+    }
+    const SimBackendOps *ops = pick_backend(&o);
+    if (ops == NULL)
+        return CLI_EXIT_INTERNAL;
+
+    BenchRun run;
+    if (bench_run_init(&run, &o) != SIM_OK) {
+        fprintf(stderr, "ddplab bench: out of memory for the results table\n");
+        return CLI_EXIT_INTERNAL;
+    }
+    SimWorldConfig cfg;
+    world_config(&cfg, &o);
+    SimWorld w;
+    int rc;
+    if (sim_world_init(&w, &cfg, ops) != SIM_OK) {
+        char names[256];
+        cli_backend_names(names, sizeof names);
+        fprintf(stderr, "ddplab bench: --backend: '%s' cannot start: %s; available backends: %s\n",
+                o.backend, sim_world_error(&w), names);
+        rc = CLI_EXIT_INTERNAL;
+    } else {
+        if (!o.csv)
+            bench_report_header(stdout, &o, ops->description);
+        fflush(stdout); // the header shows while the sweep runs
+        rc = run_and_report(&o, &run, &w);
+    }
+    sim_world_free(&w);
+    bench_run_free(&run);
+    return rc;
+}

@@ -1,0 +1,12 @@
+// cli/cli.c: what the sub-commands of `ddplab` share: the exit-code table
+// that every help text prints (the codes themselves are in cli.h).
+#include "cli.h"
+
+void cli_print_exit_codes(FILE *out) {
+    fprintf(out,
+            "  0  success\n"
+            "  1  a check failed (wrong results, or a calibration that could not be fitted)\n"
+            "  2  bad input (unknown command, option or value)\n"
+            "  3  a diagnosed distributed failure (protocol mismatch, watchdog timeout)\n"
+            "  4  internal error, out of memory, or the backend is unavailable\n");
+}

@@ -1,0 +1,26 @@
+// cli/cli.h: what every sub-command of the `ddplab` program shares: the exit
+// codes (documented in `ddplab --help`) and the entry points of the
+// sub-commands that main.c dispatches to.
+#ifndef DDPLAB_CLI_H
+#define DDPLAB_CLI_H
+
+#include <stdio.h>
+
+// Exit codes. Scripts and tests rely on them, so they never change meaning.
+enum {
+    CLI_EXIT_OK = 0,       // success
+    CLI_EXIT_CHECK = 1,    // a check failed: wrong results, or a calibration fit
+    CLI_EXIT_USAGE = 2,    // bad input: an unknown command, option or value
+    CLI_EXIT_DIST = 3,     // a diagnosed distributed failure (protocol, watchdog)
+    CLI_EXIT_INTERNAL = 4, // internal error, out of memory, backend unavailable
+};
+
+// Prints the exit-code table, indented, for the help texts.
+void cli_print_exit_codes(FILE *out);
+
+// `ddplab bench ...`: argv[0] is "bench". Returns an exit code.
+int bench_main(int argc, char **argv);
+// Prints the full help of `ddplab bench`.
+void bench_help(FILE *out);
+
+#endif

@@ -1,0 +1,156 @@
+// cli/main.c: the `ddplab` program: the overview it prints when run without
+// arguments, the global help and version, and the dispatch to sub-commands.
+//
+// Sub-commands live in a table; those that are planned but not written yet
+// are listed as "coming" so the overview says honestly what works today.
+#include <stdio.h>
+#include <string.h>
+
+#include "backends.h" // defines: cli_backends
+#include "cli.h"      // defines: CLI_EXIT_*, bench_main, bench_help
+#include "cost.h"     // defines: sim_sys_count, sim_sys_at
+
+#ifndef DDPLAB_VERSION
+#define DDPLAB_VERSION "0.0.0"
+#endif
+
+typedef struct {
+    const char *name;
+    const char *summary;               // one line
+    const char *example;
+    int (*run)(int argc, char **argv); // NULL: coming, not available yet
+    void (*help)(FILE *out);
+} CliCommand;
+
+static const CliCommand commands[] = {
+    {"bench", "time a collective on simulated ranks, next to its time on real GPUs",
+     "ddplab bench -c all_reduce -n 8 -b 1K -e 64M", bench_main, bench_help},
+    {"lesson", "guided lessons on DDP, FSDP and ZeRO",
+     "ddplab lesson collectives_ring_allreduce", NULL, NULL},
+    {"run", "train a model with dp, ddp or fsdp",
+     "ddplab run --strategy ddp -n 4", NULL, NULL},
+    {"plan", "memory and step time of a large model",
+     "ddplab plan --model 7b --strategy fsdp -n 64", NULL, NULL},
+    {"trace", "replay and export a recorded trace",
+     "ddplab trace run.json", NULL, NULL},
+};
+#define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
+
+static const CliCommand *find_command(const char *name) {
+    for (int i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+// Prints text word by word within 79 columns: the cursor is at column `col`
+// now, and continuation lines are indented by `indent`.
+static void print_wrapped(FILE *out, int col, int indent, const char *text) {
+    const char *p = text;
+    while (*p) {
+        size_t word = strcspn(p, " ");
+        if (col > indent && col + 1 + (int)word > 79) {
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', out);
+            col++;
+        }
+        fprintf(out, "%.*s", (int)word, p);
+        col += (int)word;
+        p += word;
+        p += strspn(p, " ");
+    }
+    fputc('\n', out);
+}
+
+static void print_overview(FILE *out) {
+    fprintf(out,
+            "ddplab %s: a distributed-training laboratory.\n"
+            "It runs the collectives behind data-parallel training on simulated ranks\n"
+            "(threads on this CPU) or on GPUs, checks every result, and prices each call\n"
+            "with a cost model of real hardware, so you can see what it does and what it\n"
+            "would cost.\n"
+            "\n"
+            "usage: ddplab COMMAND [options]\n"
+            "\n"
+            "commands:\n",
+            DDPLAB_VERSION);
+    for (int i = 0; i < NCOMMANDS; i++) {
+        const CliCommand *c = &commands[i];
+        fprintf(out, "  %-8s %s%s\n", c->name, c->run ? "" : "(coming, not yet available) ",
+                c->summary);
+        if (c->run)
+            fprintf(out, "  %-8s example: %s\n", "", c->example);
+    }
+    fprintf(out, "\nbackends in this build (ddplab bench -B NAME):\n");
+    for (int i = 0; cli_backends[i]; i++) {
+        fprintf(out, "  %-8s %s", cli_backends[i]->name, i == 0 ? "(default)" : "");
+        print_wrapped(out, 11 + (i == 0 ? 9 : 0), 11, cli_backends[i]->description);
+    }
+    fprintf(out, "\nhardware profiles for simulated time (ddplab bench -p NAME):\n");
+    for (int i = 0; i < sim_sys_count(); i++) {
+        fprintf(out, "  %-14s ", sim_sys_at(i)->name);
+        print_wrapped(out, 17, 17, sim_sys_at(i)->description);
+    }
+    fprintf(out,
+            "\nmore: 'ddplab help COMMAND' or 'ddplab COMMAND --help' for a command's options,\n"
+            "and README.md for the quick start and a tour.\n"
+            "\nexit codes:\n");
+    cli_print_exit_codes(out);
+}
+
+static int not_available(const CliCommand *c) {
+    fprintf(stderr, "ddplab %s: not available yet in ddplab %s; available now: bench "
+                    "(run 'ddplab' to see the commands)\n",
+            c->name, DDPLAB_VERSION);
+    return CLI_EXIT_USAGE;
+}
+
+static int unknown_command(const char *name) {
+    fprintf(stderr, "ddplab: '%s' is not a command; run 'ddplab --help' to see the commands\n",
+            name);
+    return CLI_EXIT_USAGE;
+}
+
+// `ddplab help [COMMAND]`
+static int help_command(int argc, char **argv) {
+    if (argc < 2) {
+        print_overview(stdout);
+        return CLI_EXIT_OK;
+    }
+    const CliCommand *c = find_command(argv[1]);
+    if (c == NULL)
+        return unknown_command(argv[1]);
+    if (c->help == NULL) {
+        printf("ddplab %s: %s.\nNot available yet in ddplab %s.\n", c->name, c->summary,
+               DDPLAB_VERSION);
+        return CLI_EXIT_OK;
+    }
+    c->help(stdout);
+    return CLI_EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        print_overview(stdout);
+        return CLI_EXIT_OK;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        print_overview(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        printf("ddplab %s\n", DDPLAB_VERSION);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(cmd, "help") == 0)
+        return help_command(argc - 1, argv + 1);
+    const CliCommand *c = find_command(cmd);
+    if (c == NULL)
+        return unknown_command(cmd);
+    if (c->run == NULL)
+        return not_available(c);
+    return c->run(argc - 1, argv + 1);
+}

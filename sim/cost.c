@@ -1,0 +1,395 @@
+// sim/cost.c: the alpha-beta cost model of sim/cost.h, evaluated on the
+// schedules of sim/schedule.h.
+//
+// The model, per schedule step: every rank r sums the bytes it receives and
+// the bytes it sends over each link class (intra-node, inter-node); its time
+// is alpha(r) + max(in_time, out_time), where in_time (out_time) adds
+// bytes/bw over the classes and alpha(r) is the largest latency among the
+// classes r moves bytes on. The step costs the maximum over ranks (ranks move
+// in lock-step). A transfer of zero bytes moves nothing and costs nothing, so
+// a collective of count 0 is free, as NCCL returns at once for it.
+//
+// The general evaluation asks the schedule for every rank's transfers, which
+// is O(R) calls per step. Ring and direct schedules are evaluated from their
+// documented structure instead (ring: O(1) per step on one node, with one
+// rank per node or with chunks of equal size, O(nodes) otherwise; direct:
+// O(R) arithmetic per step; a 4096-rank ring prices in milliseconds), giving
+// bit-identical results: both paths feed the same integer byte totals to the
+// same rank_time(). The tests compare the two on many shapes.
+#include "cost.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { INTRA = 0, INTER = 1 }; // link classes
+
+// Bytes one rank moves in one step, per link class.
+typedef struct {
+    uint64_t in[2], out[2];
+} RankLoad;
+
+void sim_cost_init(SimCost *c, const SimSysProfile *sys, int nranks, int ranks_per_node) {
+    memset(c, 0, sizeof(*c));
+    c->sys = *sys;
+    c->nranks = nranks;
+    c->ranks_per_node = ranks_per_node >= 1 ? ranks_per_node : (nranks >= 1 ? nranks : 1);
+}
+
+static int node_of(const SimCost *c, int rank) { return rank / c->ranks_per_node; }
+
+static int link_class(const SimCost *c, int src, int dst) {
+    return node_of(c, src) == node_of(c, dst) ? INTRA : INTER;
+}
+
+static const SimLinkProfile *class_link(const SimCost *c, int cls) {
+    return cls == INTRA ? &c->sys.intra : &c->sys.inter;
+}
+
+const SimLinkProfile *sim_cost_link(const SimCost *c, int src, int dst) {
+    return class_link(c, link_class(c, src, dst));
+}
+
+// alpha(r) + max(in_time, out_time) for one rank's load; 0 if it moves
+// nothing. Every evaluation path ends here, so they agree to the last bit.
+static double rank_time(const SimCost *c, const RankLoad *l) {
+    double alpha = 0.0, tin = 0.0, tout = 0.0;
+    int used = 0;
+    for (int k = 0; k < 2; k++) {
+        const SimLinkProfile *lk = class_link(c, k);
+        if (l->in[k] == 0 && l->out[k] == 0)
+            continue;
+        used = 1;
+        if (lk->alpha_s > alpha)
+            alpha = lk->alpha_s;
+        if (l->in[k] != 0)
+            tin += (double)l->in[k] / lk->bw_Bps;
+        if (l->out[k] != 0)
+            tout += (double)l->out[k] / lk->bw_Bps;
+    }
+    return used ? alpha + (tin > tout ? tin : tout) : 0.0;
+}
+
+// ----------------------------------------------------------------------------
+// general evaluation through the schedule's transfer lists
+
+// Adds the bytes of r's transfers at `step` (incoming or outgoing) to load.
+// Uses a stack array, and the heap only for ranks with many transfers.
+static void add_transfers(const SimCost *c, const SimSched *s, int r, int step, int incoming,
+                          size_t elem_size, RankLoad *load) {
+    enum { LOCAL = 32 };
+    SimXfer local[LOCAL];
+    SimXfer *x = local;
+    int n = incoming ? sim_sched_incoming(s, r, step, local, LOCAL)
+                     : sim_sched_outgoing(s, r, step, local, LOCAL);
+    if (n > LOCAL) {
+        x = malloc((size_t)n * sizeof(*x));
+        if (x == NULL) { // cannot list them all: price the ones we have
+            x = local;
+            n = LOCAL;
+        } else {
+            n = incoming ? sim_sched_incoming(s, r, step, x, n) : sim_sched_outgoing(s, r, step, x, n);
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        if (x[i].src == x[i].dst)
+            continue; // a local copy is not a message
+        uint64_t bytes = (uint64_t)x[i].count * elem_size;
+        int cls = link_class(c, x[i].src, x[i].dst);
+        if (incoming)
+            load->in[cls] += bytes;
+        else
+            load->out[cls] += bytes;
+    }
+    if (x != local)
+        free(x);
+}
+
+static double step_general(const SimCost *c, const SimSched *s, int step, size_t elem_size) {
+    double worst = 0.0;
+    for (int r = 0; r < s->nranks; r++) {
+        RankLoad load = {{0, 0}, {0, 0}};
+        add_transfers(c, s, r, step, 1, elem_size, &load);
+        add_transfers(c, s, r, step, 0, elem_size, &load);
+        double t = rank_time(c, &load);
+        if (t > worst)
+            worst = t;
+    }
+    return worst;
+}
+
+// ----------------------------------------------------------------------------
+// ring (schedule.h: at each step rank q sends chunk j to q+1 and receives chunk
+// j-1 from q-1, with j = q-1-s in reduce-scatter and j = q-s in all-gather)
+//
+// A rank's time then depends only on its two link classes (cin, cout) and on
+// whether chunks j-1 and j are large (a, b): 16 possible values, computed
+// once. A step costs the largest value whose (cin, cout, a, b) occurs.
+
+typedef struct {
+    int R, P;
+    uint64_t q0, m;           // chunks hold q0 or q0+1 elements; m are large
+    int cls[2][2];            // link classes (cin, cout) that occur
+    int nclasses;
+    uint64_t cnt[2][2];       // how many j have pattern (large(j-1), large(j))
+    double time[2][2][2][2];  // [cin][cout][a][b]
+    const uint8_t *pat;       // optional [R]: 2 * large(j-1) + large(j)
+} RingModel;
+
+// For all_reduce, chunk i is balanced part i of count over R, which holds
+// q0+1 elements exactly when floor((i+1)m/R) > floor(im/R), m = count mod R.
+// For reduce_scatter and all_gather every chunk is a block of count.
+static int ring_large(const RingModel *k, int i) {
+    uint64_t R = (uint64_t)k->R, u = (uint64_t)i;
+    return ((u + 1) * k->m) / R > (u * k->m) / R;
+}
+
+static int ring_pattern(const RingModel *k, int j) {
+    if (k->pat != NULL)
+        return k->pat[j];
+    return 2 * ring_large(k, j == 0 ? k->R - 1 : j - 1) + ring_large(k, j);
+}
+
+// Which (in, out) link classes occur among the ranks of a ring over nodes of
+// P consecutive ranks (the last node may be smaller).
+static void ring_classes(RingModel *k) {
+    int R = k->R, P = k->P;
+    memset(k->cls, 0, sizeof(k->cls));
+    if (R <= P) {
+        k->cls[INTRA][INTRA] = 1;
+    } else {
+        int nodes = (R + P - 1) / P, sizes[2] = {P, R - (nodes - 1) * P};
+        for (int i = 0; i < 2; i++) {
+            if (sizes[i] == 1) {
+                k->cls[INTER][INTER] = 1;
+            } else {
+                k->cls[INTER][INTRA] = k->cls[INTRA][INTER] = 1;
+                if (sizes[i] >= 3)
+                    k->cls[INTRA][INTRA] = 1;
+            }
+        }
+    }
+    k->nclasses = k->cls[0][0] + k->cls[0][1] + k->cls[1][0] + k->cls[1][1];
+}
+
+static void ring_model_init(RingModel *k, const SimCost *c, const SimSched *s, size_t es) {
+    memset(k, 0, sizeof(*k));
+    k->R = s->nranks;
+    k->P = c->ranks_per_node;
+    k->q0 = s->count;
+    if (s->kind == SIM_COLL_ALL_REDUCE) {
+        k->q0 = s->count / (uint64_t)k->R;
+        k->m = s->count % (uint64_t)k->R;
+    }
+    ring_classes(k);
+    // The large chunks are spread evenly, so two are adjacent only when more
+    // than half are large, 2m - R times; the other counts follow.
+    uint64_t R = (uint64_t)k->R, m = k->m, c11 = 2 * m > R ? 2 * m - R : 0;
+    k->cnt[0][0] = R - 2 * m + c11;
+    k->cnt[0][1] = k->cnt[1][0] = m - c11;
+    k->cnt[1][1] = c11;
+    for (int i = 0; i < 16; i++) {
+        int cin = i >> 3, cout = (i >> 2) & 1, a = (i >> 1) & 1, b = i & 1;
+        RankLoad l = {{0, 0}, {0, 0}};
+        l.in[cin] = (k->q0 + (uint64_t)a) * es;
+        l.out[cout] = (k->q0 + (uint64_t)b) * es;
+        k->time[cin][cout][a][b] = rank_time(c, &l);
+    }
+}
+
+static double ring_step_time(const RingModel *k, const SimSched *s, int step) {
+    int R = k->R, P = k->P;
+    int ph = sim_sched_phase(s, step);
+    int st = ph == 0 ? step : step - s->phase_steps[0];
+    int rs = s->kind == SIM_COLL_REDUCE_SCATTER || (s->kind == SIM_COLL_ALL_REDUCE && ph == 0);
+    int ko = ((rs ? -1 - st : -st) % R + R) % R; // rank q sends chunk q + ko
+    double worst = 0.0;
+    if (k->m == 0 || k->nclasses == 1) {
+        // All chunks are equal, or one class holds every rank and so sees
+        // every pattern: who holds what does not matter.
+        for (int i = 0; i < 16; i++) {
+            int cin = i >> 3, cout = (i >> 2) & 1, a = (i >> 1) & 1, b = i & 1;
+            if (k->cls[cin][cout] && k->cnt[a][b] > 0 && k->time[cin][cout][a][b] > worst)
+                worst = k->time[cin][cout][a][b];
+        }
+        return worst;
+    }
+    // Several classes and unequal chunks: visit the first and last rank of
+    // every node (the only ones with an inter-node link) and deduce which
+    // patterns the interior ranks (intra both ways) see from the totals.
+    uint64_t left[4] = {k->cnt[0][0], k->cnt[0][1], k->cnt[1][0], k->cnt[1][1]};
+    int seen[2][2][4];
+    memset(seen, 0, sizeof(seen));
+    for (int start = 0; start < R; start += P) {
+        int size = R - start < P ? R - start : P;
+        int j = start + ko < R ? start + ko : start + ko - R; // first rank's chunk
+        int p = ring_pattern(k, j);
+        left[p]--;
+        seen[INTER][size == 1 ? INTER : INTRA][p] = 1;
+        if (size > 1) {
+            j = j + size - 1 < R ? j + size - 1 : j + size - 1 - R; // last rank's
+            p = ring_pattern(k, j);
+            left[p]--;
+            seen[INTRA][INTER][p] = 1;
+        }
+    }
+    for (int p = 0; p < 4; p++)
+        seen[INTRA][INTRA][p] = left[p] > 0;
+    for (int i = 0; i < 16; i++) {
+        int cin = i >> 3, cout = (i >> 2) & 1, p = i & 3;
+        if (seen[cin][cout][p] && k->time[cin][cout][p >> 1][p & 1] > worst)
+            worst = k->time[cin][cout][p >> 1][p & 1];
+    }
+    return worst;
+}
+
+// The pattern of every chunk index, so that pricing a whole collective does
+// not recompute it on every step. NULL when not needed or out of memory.
+static uint8_t *ring_patterns(const RingModel *k) {
+    if (k->m == 0 || k->nclasses == 1)
+        return NULL;
+    uint8_t *pat = malloc((size_t)k->R);
+    for (int j = 0; pat != NULL && j < k->R; j++)
+        pat[j] = (uint8_t)ring_pattern(k, j);
+    return pat;
+}
+
+// ----------------------------------------------------------------------------
+// direct (every rank exchanges one chunk with every peer in one step)
+
+static double step_direct(const SimCost *c, const SimSched *s, int step, size_t es) {
+    int R = s->nranks, P = c->ranks_per_node;
+    int blocks = s->kind != SIM_COLL_ALL_REDUCE;
+    // reduce-scatter type: q receives chunk q from each peer and sends chunk
+    // j to each peer j; all-gather type: the reverse.
+    int gather = s->kind == SIM_COLL_ALL_GATHER ||
+                 (s->kind == SIM_COLL_ALL_REDUCE && sim_sched_phase(s, step) == 1);
+    uint64_t total = blocks ? (uint64_t)R * s->count : s->count;
+    double worst = 0.0;
+    for (int q = 0; q < R; q++) {
+        int a = (q / P) * P, b = R - a < P ? R - a : P; // q's node: ranks [a, a+b)
+        uint64_t cq, node;
+        if (blocks) {
+            cq = s->count;
+            node = (uint64_t)b * s->count;
+        } else {
+            cq = sim_part_size(s->count, R, q);
+            node = sim_part_begin(s->count, R, a + b) - sim_part_begin(s->count, R, a);
+        }
+        uint64_t mine[2] = {cq * (uint64_t)(b - 1) * es, cq * (uint64_t)(R - b) * es};
+        uint64_t theirs[2] = {(node - cq) * es, (total - node) * es};
+        RankLoad l;
+        for (int k = 0; k < 2; k++) {
+            l.in[k] = gather ? theirs[k] : mine[k];
+            l.out[k] = gather ? mine[k] : theirs[k];
+        }
+        double t = rank_time(c, &l);
+        if (t > worst)
+            worst = t;
+    }
+    return worst;
+}
+
+// ----------------------------------------------------------------------------
+// public entry points
+
+static int is_ring_family(const SimSched *s) {
+    return s->kind == SIM_COLL_ALL_REDUCE || s->kind == SIM_COLL_REDUCE_SCATTER ||
+           s->kind == SIM_COLL_ALL_GATHER;
+}
+
+double sim_cost_step(const SimCost *c, const SimSched *s, int step, size_t elem_size) {
+    if (step < 0 || step >= s->nsteps || s->nranks < 2)
+        return 0.0;
+    if (is_ring_family(s) && s->algo == SIM_ALGO_RING) {
+        RingModel k;
+        ring_model_init(&k, c, s, elem_size);
+        return ring_step_time(&k, s, step);
+    }
+    if (is_ring_family(s) && s->algo == SIM_ALGO_DIRECT)
+        return step_direct(c, s, step, elem_size);
+    return step_general(c, s, step, elem_size);
+}
+
+// Dissemination barrier: in round k every rank signals rank r + 2^k, so
+// ceil(log2 R) rounds, each costing the largest latency of the links used.
+static double barrier_cost(const SimCost *c, int R) {
+    double total = 0.0;
+    for (int d = 1; d < R; d *= 2) {
+        int used[2] = {0, 0};
+        for (int r = 0; r < R && !(used[0] && used[1]); r++)
+            used[link_class(c, r, (r + d) % R)] = 1;
+        double a = 0.0;
+        for (int k = 0; k < 2; k++)
+            if (used[k] && class_link(c, k)->alpha_s > a)
+                a = class_link(c, k)->alpha_s;
+        total += a;
+        if (d > R / 2)
+            break; // the next doubling would pass R (and could overflow)
+    }
+    return total;
+}
+
+double sim_cost_coll(const SimCost *c, const SimSched *s, size_t elem_size) {
+    if (s->kind == SIM_COLL_BARRIER)
+        return barrier_cost(c, s->nranks);
+    double total = 0.0;
+    if (is_ring_family(s) && s->algo == SIM_ALGO_RING && s->nranks > 1) {
+        RingModel k;
+        ring_model_init(&k, c, s, elem_size);
+        uint8_t *pat = ring_patterns(&k);
+        k.pat = pat;
+        for (int t = 0; t < s->nsteps; t++)
+            total += ring_step_time(&k, s, t);
+        free(pat);
+        return total;
+    }
+    for (int t = 0; t < s->nsteps; t++)
+        total += sim_cost_step(c, s, t, elem_size);
+    return total;
+}
+
+double sim_cost_p2p(const SimCost *c, int src, int dst, size_t bytes) {
+    if (src == dst || bytes == 0)
+        return 0.0;
+    const SimLinkProfile *l = sim_cost_link(c, src, dst);
+    return l->alpha_s + (double)bytes / l->bw_Bps;
+}
+
+// Least squares line secs = a + b * bytes, then alpha = a / steps and
+// bw = steps / (R * b), steps = 2(R-1). A negative intercept (noise on a
+// fast machine) is clamped to zero latency.
+SimStatus sim_cost_fit_ring(const double *bytes, const double *secs, int n, int nranks,
+                            SimLinkProfile *out) {
+    if (bytes == NULL || secs == NULL || out == NULL || n < 2 || nranks < 2)
+        return SIM_EINVAL;
+    double mx = 0.0, my = 0.0;
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(bytes[i]) || !isfinite(secs[i]))
+            return SIM_EINVAL;
+        mx += bytes[i];
+        my += secs[i];
+    }
+    mx /= n;
+    my /= n;
+    double sxx = 0.0, sxy = 0.0;
+    for (int i = 0; i < n; i++) {
+        sxx += (bytes[i] - mx) * (bytes[i] - mx);
+        sxy += (bytes[i] - mx) * (secs[i] - my);
+    }
+    if (!(sxx > 0.0)) // fewer than two distinct sizes
+        return SIM_EINVAL;
+    double slope = sxy / sxx, icpt = my - slope * mx;
+    if (!(slope > 0.0) || !isfinite(slope))
+        return SIM_EINVAL;
+    double steps = 2.0 * (nranks - 1);
+    memset(out, 0, sizeof(*out));
+    snprintf(out->name, sizeof(out->name), "fitted");
+    out->alpha_s = icpt > 0.0 ? icpt / steps : 0.0;
+    out->bw_Bps = steps / (nranks * slope);
+    snprintf(out->source, sizeof(out->source),
+             "least-squares fit of %d ring all_reduce timings on %d ranks", n, nranks);
+    return SIM_OK;
+}

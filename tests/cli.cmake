@@ -1,0 +1,23 @@
+# Tests of the `ddplab` program, run as a user runs it: the drivers get the
+# path of the built program and check exit codes, messages, output and files.
+ddplab_add_test(test_cli_usage
+  SOURCES test_cli_usage.c test_cli_run.c
+  ARGS $<TARGET_FILE:ddplab>
+  LABELS cli
+  TIMEOUT 120)
+ddplab_add_test(test_cli_bench
+  SOURCES test_cli_bench.c test_cli_run.c
+  LIBS ${CJSON_LIBRARY}
+  ARGS $<TARGET_FILE:ddplab>
+  LABELS cli
+  TIMEOUT 300)
+target_include_directories(test_cli_bench PRIVATE ${CJSON_INCLUDE_DIR})
+# Building a driver builds the program it runs.
+add_dependencies(test_cli_usage ddplab)
+add_dependencies(test_cli_bench ddplab)
+# The verifiable data of the bench, tested directly against sim/'s kernels.
+ddplab_add_test(test_cli_verify
+  SOURCES test_cli_verify.c
+  LIBS ddplab_cli
+  LABELS cli
+  TIMEOUT 120)
