@@ -153,6 +153,8 @@ static SimStatus run_inline(CpuCtx *c, int rank, SimCollHandle *h) {
                        : cpu_exec_coll(c, rank, call);
     if (st == SIM_OK)
         cpu_fr_done(&c->ranks[rank], call);
+    else
+        cpu_abort_drain(c); // peers may still be inside my buffers
     return st;
 }
 

@@ -131,8 +131,12 @@ SimStatus cpu_direct_all_reduce(CpuCtx *c, int me, SimCollCall *call) {
     SIM_CHECK(cpu_rendezvous(c, me, call, &mine, &parity));
 
     double w0 = sim_wall_now();
-    if (a->count > 0)
+    if (a->count > 0) {
+        if (!cpu_touch_begin(c, me))
+            return SIM_EABORTED;
         fused_pass(c, me, a, parity);
+        cpu_touch_end(c, me);
+    }
     SIM_CHECK(cpu_barrier(c, me));
     double w1 = sim_wall_now();
     cpu_fr_set(r, CPU_FR_RUNNING, -1, -1);

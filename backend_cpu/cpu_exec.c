@@ -135,10 +135,13 @@ static SimStatus run_step(CpuCtx *c, int me, const SimCollCall *call, int parity
             continue;
         const char *src = (const char *)cpu_slot(c, x->src, parity)->work + x->src_off * esz;
         char *dst = (char *)work + x->dst_off * esz;
+        if (!cpu_touch_begin(c, me))
+            return SIM_EABORTED;
         if (x->op == SIM_XFER_COPY)
             memcpy(dst, src, x->count * esz);
         else
             sim_reduce_inplace(dst, src, x->count, a->dtype, a->op);
+        cpu_touch_end(c, me);
     }
     return SIM_OK;
 }

@@ -160,6 +160,7 @@ typedef struct {
     _Alignas(CPU_CACHE_LINE) CpuSlot slot[2];
     CpuRecorder fr;
     _Atomic(CpuWord *) sleeping_on; // the word this rank sleeps on, or NULL
+    _Atomic int touching;           // 1 while reading or writing peers' buffers
 
     // Inbox of posted sends addressed to this rank, in posting order.
     pthread_mutex_t inbox_lock;
@@ -204,6 +205,15 @@ int cpu_is_aborted(CpuCtx *c);
 int cpu_error_record(CpuCtx *c, const char *msg);
 // Stops the world: raises `aborted` and wakes every sleeping rank.
 void cpu_abort_raise(CpuCtx *c);
+// Bracket every access to a peer's buffers. cpu_touch_begin fails (returns 0)
+// once the world has aborted, so that after an abort no rank starts touching
+// peers' memory; cpu_abort_drain, called by a rank leaving a failed
+// collective, waits until no rank is still inside such an access. Together
+// they guarantee that a rank hands its buffers back to its caller only when
+// nobody reads or writes them any more, even on the failure path.
+int cpu_touch_begin(CpuCtx *c, int me);
+void cpu_touch_end(CpuCtx *c, int me);
+void cpu_abort_drain(CpuCtx *c);
 // Called by a rank whose wait outlasted the watchdog: writes the flight
 // recorder diagnosis and aborts. SIM_ETIMEDOUT if this rank diagnosed it,
 // SIM_EABORTED if another failure came first.

@@ -43,6 +43,29 @@ void cpu_abort_raise(CpuCtx *c) {
     }
 }
 
+int cpu_touch_begin(CpuCtx *c, int me) {
+    // seq_cst on both sides: either this rank sees the abort, or the aborting
+    // side's drain sees this rank touching.
+    atomic_store_explicit(&c->ranks[me].touching, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&c->aborted, memory_order_seq_cst)) {
+        atomic_store_explicit(&c->ranks[me].touching, 0, memory_order_release);
+        return 0;
+    }
+    return 1;
+}
+
+void cpu_touch_end(CpuCtx *c, int me) {
+    atomic_store_explicit(&c->ranks[me].touching, 0, memory_order_release);
+}
+
+void cpu_abort_drain(CpuCtx *c) {
+    // A rank inside an access is copying or reducing one block and never
+    // waits there, so this loop ends after at most one block per rank.
+    for (int r = 0; r < c->nranks; r++)
+        while (atomic_load_explicit(&c->ranks[r].touching, memory_order_seq_cst))
+            cpu_yield();
+}
+
 // ----------------------------------------------------------------------------
 // the recorder, written by the rank itself
 
@@ -312,7 +335,7 @@ SimStatus cpu_watchdog_fire(CpuCtx *c, int me, double waited_s) {
         fr_name(&v[me], name, sizeof name);
         Text t = {buf, 0, CPU_ERROR_MAX};
         buf[0] = '\0';
-        text_add(&t, "watchdog: rank %d waited %.2f s (limit %.2f s) in %s; "
+        text_add(&t, "watchdog: rank %d waited %.3g s (limit %.3g s) in %s; "
                      "what every rank is doing:\n",
                  me, waited_s, c->watchdog_s, name);
         t.cap = CPU_ERROR_MAX - 1536; // keep room for the summary
