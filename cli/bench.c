@@ -44,9 +44,18 @@ static int exit_for_failure(SimStatus st) {
     }
 }
 
-// Writes the trace file (atomically, by sim_trace_write_chrome) and says so.
+// 1 if path ends in ".jsonl".
+static int is_jsonl(const char *path) {
+    size_t n = strlen(path);
+    return n >= 6 && strcmp(path + n - 6, ".jsonl") == 0;
+}
+
+// Writes the trace file (atomically, as Chrome trace JSON or JSON lines by
+// the file name) and says so.
 static int write_trace(FILE *notes, const BenchOptions *o, const SimWorld *w) {
-    SimStatus st = sim_trace_write_chrome(w->trace, o->trace, 0);
+    int jsonl = is_jsonl(o->trace);
+    SimStatus st = jsonl ? sim_trace_write_jsonl(w->trace, o->trace)
+                         : sim_trace_write_chrome(w->trace, o->trace, 0);
     if (st != SIM_OK) {
         fprintf(stderr, "ddplab bench: --trace: cannot write '%s': %s\n", o->trace, sim_strerror(st));
         return CLI_EXIT_INTERNAL;
@@ -54,11 +63,15 @@ static int write_trace(FILE *notes, const BenchOptions *o, const SimWorld *w) {
     size_t events = 0;
     for (int r = 0; r < sim_trace_nranks(w->trace); r++)
         events += sim_trace_rank_count(w->trace, r);
-    fprintf(notes, "# trace: %s (%zu events in simulated time", o->trace, events);
+    fprintf(notes, "# trace: %s (%zu events%s", o->trace, events,
+            jsonl ? "" : " in simulated time");
     if (sim_trace_dropped(w->trace) > 0)
         fprintf(notes, "; %zu more dropped beyond %d per rank", sim_trace_dropped(w->trace),
                 BENCH_TRACE_CAP);
-    fprintf(notes, "); open it in https://ui.perfetto.dev or chrome://tracing\n");
+    if (jsonl)
+        fprintf(notes, "; JSON lines, one event per line)\n");
+    else
+        fprintf(notes, "); open it in https://ui.perfetto.dev or chrome://tracing\n");
     return CLI_EXIT_OK;
 }
 

@@ -62,7 +62,9 @@ static const OptSpec opt_specs[OPT_COUNT] = {
      "then used), 2+ ranks and 2+ sizes"},
     {OPT_TRACE, 0, "trace", "FILE", NULL,
      "write a Chrome trace of the run (simulated\n"
-     "time) to FILE, for Perfetto/chrome://tracing"},
+     "time) to FILE, for Perfetto/chrome://tracing;\n"
+     "a FILE ending in .jsonl gets JSON lines: one\n"
+     "object per event, simulated and wall times"},
     {OPT_CSV, 0, "csv", NULL, NULL,
      "CSV instead of the table, one row per size\n"
      "and mode: collective,algo,ranks,bytes,count,\n"

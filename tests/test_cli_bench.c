@@ -236,6 +236,46 @@ static int test_trace(void) {
     return 0;
 }
 
+// The same run as JSON lines: one parseable object per line, the same number
+// of ring steps per rank.
+static int test_trace_jsonl(void) {
+    char dir[4096], path[4200];
+    CHECK(tcli_mkdtemp(dir, sizeof dir, "cli-jsonl") == 0);
+    snprintf(path, sizeof path, "%s/run.jsonl", dir);
+    TcliResult r;
+    RUN_DDPLAB(r, "bench", "-a", "ring", "-n", "3", "-b", "1K", "-e", "2K", "-w", "0", "-i",
+               "1", "--trace", path);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "JSON lines");
+    tcli_result_free(&r);
+    char *text = tcli_read_file(path);
+    CHECK(text != NULL);
+    int steps[3] = {0}, lines = 0, bad = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        cJSON *ev = cJSON_Parse(line);
+        lines++;
+        if (ev == NULL) {
+            bad++;
+            continue;
+        }
+        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(ev, "kind");
+        const cJSON *rank = cJSON_GetObjectItemCaseSensitive(ev, "rank");
+        const cJSON *wall = cJSON_GetObjectItemCaseSensitive(ev, "wall_start");
+        bad += !cJSON_IsNumber(wall);
+        if (cJSON_IsString(kind) && strcmp(kind->valuestring, "step") == 0 &&
+            cJSON_IsNumber(rank) && rank->valueint >= 0 && rank->valueint < 3)
+            steps[rank->valueint]++;
+        cJSON_Delete(ev);
+    }
+    free(text);
+    CHECK_EQ_INT(bad, 0);
+    CHECK(lines > 0);
+    for (int rank = 0; rank < 3; rank++)
+        CHECK_EQ_INT(steps[rank], 8 * 4);
+    tcli_rmtree(dir);
+    return 0;
+}
+
 // ----------------------------------------------------------------------------
 // calibration
 
@@ -299,6 +339,7 @@ int main(int argc, char **argv) {
     RUN(test_variants);
     RUN(test_table);
     RUN(test_trace);
+    RUN(test_trace_jsonl);
     RUN(test_calibrate);
     return failures ? 1 : 0;
 }
