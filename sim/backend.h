@@ -12,10 +12,11 @@
 #include <stdint.h>
 
 #include "coll.h"   // defines: SimCollArgs
+#include "kernels.h" // defines: SimMathOps
 #include "schedule.h"  // defines: SimSched
 #include "status.h" // defines: SimStatus
 
-#define SIM_BACKEND_VERSION 1
+#define SIM_BACKEND_VERSION 2
 
 typedef struct SimRank SimRank;
 
@@ -82,6 +83,9 @@ typedef struct SimBackendOps {
 
     // Waits for everything this rank launched (optional: NULL means no-op).
     SimStatus (*synchronize)(void *ctx, int rank);
+
+    // The kernels of sim/kernels.h (NULL: this backend has no math yet).
+    const SimMathOps *math;
 } SimBackendOps;
 
 // Called by a backend after it finished step `step` of call->sched on this

@@ -1,12 +1,12 @@
 # Tests of the `ddplab` program, run as a user runs it: the drivers get the
 # path of the built program and check exit codes, messages, output and files.
 ddplab_add_test(test_cli_usage
-  SOURCES test_cli_usage.c test_cli_run.c
+  SOURCES test_cli_usage.c test_cli_run.c test_files.c
   ARGS $<TARGET_FILE:ddplab>
   LABELS cli
   TIMEOUT 120)
 ddplab_add_test(test_cli_bench
-  SOURCES test_cli_bench.c test_cli_run.c
+  SOURCES test_cli_bench.c test_cli_run.c test_files.c test_env.c
   LIBS ${CJSON_LIBRARY}
   ARGS $<TARGET_FILE:ddplab>
   LABELS cli

@@ -8,7 +8,7 @@ if(DDPLAB_HAVE_CUDA)
     LABELS cuda
     TIMEOUT 30)
   ddplab_add_test(test_cuda_allreduce
-    SOURCES test_cuda_allreduce.c
+    SOURCES test_cuda_allreduce.c test_env.c
     LIBS ddplab_cuda CUDA::cudart
     LABELS cuda
     TIMEOUT 120)

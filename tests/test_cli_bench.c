@@ -12,6 +12,8 @@
 
 #include "check.h"
 #include "test_cli_run.h"
+#include "test_env.h"
+#include "test_files.h"
 
 #define TIMEOUT_S 240.0
 #define CSV_HEADER                                                             \
@@ -20,11 +22,7 @@
 
 static const char *exe;
 
-#define RUN_DDPLAB(res, ...)                                                   \
-    do {                                                                       \
-        const char *args_[] = {__VA_ARGS__, NULL};                             \
-        tcli_run(&(res), exe, args_, TIMEOUT_S);                               \
-    } while (0)
+#define RUN_DDPLAB(res, ...) TCLI_RUN(res, exe, TIMEOUT_S, __VA_ARGS__)
 
 // ----------------------------------------------------------------------------
 // CSV
@@ -112,8 +110,8 @@ static int check_csv(const char *out, const char *coll, int ranks, int want_rows
 
 static int test_every_collective(void) {
     // 8 B .. 4 KiB by 2 is 10 sizes (8 B .. 1 KiB, 8, in quick mode).
-    const char *maxb = tcli_quick() ? "1K" : "4K";
-    int nsizes = tcli_quick() ? 8 : 10;
+    const char *maxb = tenv_quick() ? "1K" : "4K";
+    int nsizes = tenv_quick() ? 8 : 10;
     static const char *const colls[] = {"all_reduce", "reduce_scatter", "all_gather",
                                         "broadcast", "reduce", "gather", "scatter",
                                         "sendrecv", "barrier"};
@@ -205,20 +203,32 @@ static int count_steps(const cJSON *events, int pid) {
     return n;
 }
 
-static int test_trace(void) {
-    char dir[4096], path[4200];
-    CHECK(tcli_mkdtemp(dir, sizeof dir, "cli-trace") == 0);
-    snprintf(path, sizeof path, "%s/run.json", dir);
+// The run both trace tests make: a ring all_reduce on 3 ranks, 2 sizes x 2
+// modes x (1 timed + 1 checked call) = 8 calls per rank, each 2(R-1) = 4
+// steps. The trace goes to dir/name, stdout must mention `says`, and the
+// directory must hold the trace and no temporary file. The trace's text
+// (heap) comes back in *text.
+#define TRACED_STEPS (8 * 4)
+
+static int run_traced(const char *dir, const char *name, const char *says, char **text) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     TcliResult r;
-    // Ring all_reduce on 3 ranks, 2 sizes x 2 modes x (1 timed + 1 checked
-    // call): 8 calls per rank, each 2(R-1) = 4 steps.
     RUN_DDPLAB(r, "bench", "-a", "ring", "-n", "3", "-b", "1K", "-e", "2K", "-w", "0", "-i",
                "1", "--trace", path);
     CHECK_EQ_INT(r.rc, 0);
-    CHECK_STR_CONTAINS(r.out, "# trace: ");
+    CHECK_STR_CONTAINS(r.out, says);
     tcli_result_free(&r);
-    char *text = tcli_read_file(path);
-    CHECK(text != NULL);
+    CHECK_EQ_INT(tfile_dir_entries(dir), 1);
+    *text = tfile_read(path, NULL);
+    CHECK(*text != NULL);
+    return 0;
+}
+
+static int test_trace(void) {
+    char dir[4096], *text;
+    CHECK(tfile_mkdtemp(dir, sizeof dir, "cli-trace") == 0);
+    CHECK_EQ_INT(run_traced(dir, "run.json", "# trace: ", &text), 0);
     cJSON *doc = cJSON_Parse(text);
     free(text);
     CHECK(doc != NULL);
@@ -230,26 +240,17 @@ static int test_trace(void) {
     cJSON_Delete(doc);
     CHECK(ok);
     for (int rank = 0; rank < 3; rank++)
-        CHECK_EQ_INT(steps[rank], 8 * 4);
-    CHECK_EQ_INT(tcli_dir_entries(dir), 1); // the trace and no temporary files
-    tcli_rmtree(dir);
+        CHECK_EQ_INT(steps[rank], TRACED_STEPS);
+    tfile_rmtree(dir);
     return 0;
 }
 
 // The same run as JSON lines: one parseable object per line, the same number
 // of ring steps per rank.
 static int test_trace_jsonl(void) {
-    char dir[4096], path[4200];
-    CHECK(tcli_mkdtemp(dir, sizeof dir, "cli-jsonl") == 0);
-    snprintf(path, sizeof path, "%s/run.jsonl", dir);
-    TcliResult r;
-    RUN_DDPLAB(r, "bench", "-a", "ring", "-n", "3", "-b", "1K", "-e", "2K", "-w", "0", "-i",
-               "1", "--trace", path);
-    CHECK_EQ_INT(r.rc, 0);
-    CHECK_STR_CONTAINS(r.out, "JSON lines");
-    tcli_result_free(&r);
-    char *text = tcli_read_file(path);
-    CHECK(text != NULL);
+    char dir[4096], *text;
+    CHECK(tfile_mkdtemp(dir, sizeof dir, "cli-jsonl") == 0);
+    CHECK_EQ_INT(run_traced(dir, "run.jsonl", "JSON lines", &text), 0);
     int steps[3] = {0}, lines = 0, bad = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         cJSON *ev = cJSON_Parse(line);
@@ -271,8 +272,8 @@ static int test_trace_jsonl(void) {
     CHECK_EQ_INT(bad, 0);
     CHECK(lines > 0);
     for (int rank = 0; rank < 3; rank++)
-        CHECK_EQ_INT(steps[rank], 8 * 4);
-    tcli_rmtree(dir);
+        CHECK_EQ_INT(steps[rank], TRACED_STEPS);
+    tfile_rmtree(dir);
     return 0;
 }
 
@@ -281,7 +282,7 @@ static int test_trace_jsonl(void) {
 
 static int test_calibrate(void) {
     char dir[4096], prof[4200], corrupt[4200];
-    CHECK(tcli_mkdtemp(dir, sizeof dir, "cli-calib") == 0);
+    CHECK(tfile_mkdtemp(dir, sizeof dir, "cli-calib") == 0);
     snprintf(prof, sizeof prof, "%s/mine.json", dir);
     snprintf(corrupt, sizeof corrupt, "%s/corrupt.json", dir);
     // On a loaded machine the timings of one sweep can fail to grow with
@@ -290,12 +291,12 @@ static int test_calibrate(void) {
     TcliResult r;
     int fitted = 0;
     for (int attempt = 0; attempt < 3 && !fitted; attempt++) {
-        RUN_DDPLAB(r, "bench", "-n", "2", "-b", "64K", "-e", tcli_quick() ? "4M" : "16M", "-f",
+        RUN_DDPLAB(r, "bench", "-n", "2", "-b", "64K", "-e", tenv_quick() ? "4M" : "16M", "-f",
                    "4", "-w", "1", "-i", "5", "--inplace", "0", "--calibrate", prof);
         CHECK(r.rc == 0 || r.rc == 1);
         if (r.rc == 1) {
             CHECK_STR_CONTAINS(r.err, "ddplab bench: --calibrate: the measured times do not grow");
-            CHECK(!tcli_exists(prof));
+            CHECK(!tfile_exists(prof));
             tcli_result_free(&r);
             continue;
         }
@@ -305,7 +306,7 @@ static int test_calibrate(void) {
         tcli_result_free(&r);
     }
     CHECK(fitted);
-    CHECK(tcli_exists(prof));
+    CHECK(tfile_exists(prof));
 
     // The saved profile is a usable --profile, and its name shows.
     RUN_DDPLAB(r, "bench", "-n", "2", "-b", "8", "-e", "64", "-w", "0", "-i", "1", "-p", prof);
@@ -314,26 +315,23 @@ static int test_calibrate(void) {
     tcli_result_free(&r);
 
     // A damaged copy of it is bad input.
-    char *text = tcli_read_file(prof);
+    char *text = tfile_read(prof, NULL);
     CHECK(text != NULL);
-    text[strlen(text) / 2] = '\0';
-    CHECK(tcli_write_file(corrupt, text) == 0);
+    CHECK(tfile_write(corrupt, text, strlen(text) / 2) == 0);
     free(text);
     RUN_DDPLAB(r, "bench", "-n", "2", "-p", corrupt);
     CHECK_EQ_INT(r.rc, 2);
     CHECK_EQ_INT(tcli_lines(r.err), 1);
     CHECK_STR_CONTAINS(r.err, "ddplab bench: --profile: '");
     tcli_result_free(&r);
-    tcli_rmtree(dir);
+    tfile_rmtree(dir);
     return 0;
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s PATH/TO/ddplab\n", argv[0]);
+    exe = tcli_exe_arg(argc, argv);
+    if (exe == NULL)
         return 2;
-    }
-    exe = argv[1];
     int failures = 0;
     RUN(test_every_collective);
     RUN(test_variants);

@@ -3,50 +3,18 @@
 // chatty child can never block on a full pipe while the test waits for it.
 #include "test_cli_run.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-static char *slurp_fd(int fd) {
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    if (buf == NULL)
-        return NULL;
-    lseek(fd, 0, SEEK_SET);
-    for (;;) {
-        if (len + 1 >= cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (nb == NULL)
-                break;
-            buf = nb, cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - len - 1);
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-    }
-    buf[len] = '\0';
-    return buf;
-}
-
-static int temp_fd(void) {
-    const char *dir = getenv("TMPDIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/ddplab-cli-XXXXXX", dir && dir[0] ? dir : "/tmp");
-    int fd = mkstemp(path);
-    if (fd >= 0)
-        unlink(path); // the descriptor keeps it alive; nothing is left behind
-    return fd;
-}
+#include "test_files.h"
 
 static double now_s(void) {
     struct timespec ts;
@@ -86,7 +54,7 @@ int tcli_run(TcliResult *res, const char *exe, const char *const *args, double t
     argv[n] = NULL;
     memset(res, 0, sizeof *res);
     res->rc = -1;
-    int fo = temp_fd(), fe = temp_fd();
+    int fo = tfile_temp_fd("cli"), fe = tfile_temp_fd("cli");
     if (fo < 0 || fe < 0) {
         perror("tcli_run: temporary file");
         goto done;
@@ -109,8 +77,8 @@ int tcli_run(TcliResult *res, const char *exe, const char *const *args, double t
     }
     res->rc = wait_with_timeout(pid, timeout_s);
 done:
-    res->out = fo >= 0 ? slurp_fd(fo) : NULL;
-    res->err = fe >= 0 ? slurp_fd(fe) : NULL;
+    res->out = fo >= 0 ? tfile_read_fd(fo, NULL) : NULL;
+    res->err = fe >= 0 ? tfile_read_fd(fe, NULL) : NULL;
     if (fo >= 0)
         close(fo);
     if (fe >= 0)
@@ -135,61 +103,10 @@ int tcli_lines(const char *s) {
     return n;
 }
 
-char *tcli_read_file(const char *path) {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
+const char *tcli_exe_arg(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s PATH/TO/ddplab\n", argc > 0 ? argv[0] : "test");
         return NULL;
-    char *s = slurp_fd(fd);
-    close(fd);
-    return s;
-}
-
-int tcli_write_file(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        return -1;
-    fputs(text, f);
-    return fclose(f) == 0 ? 0 : -1;
-}
-
-int tcli_exists(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-int tcli_dir_entries(const char *dir) {
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return -1;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
-int tcli_mkdtemp(char *buf, size_t len, const char *tag) {
-    const char *dir = getenv("TMPDIR");
-    snprintf(buf, len, "%s/ddplab-%s-XXXXXX", dir && dir[0] ? dir : "/tmp", tag);
-    return mkdtemp(buf) ? 0 : -1;
-}
-
-void tcli_rmtree(const char *dir) {
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return;
-    char path[4096];
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
     }
-    closedir(d);
-    rmdir(dir);
-}
-
-int tcli_quick(void) {
-    const char *q = getenv("DDPLAB_TEST_QUICK");
-    return q && strcmp(q, "1") == 0;
+    return argv[1];
 }

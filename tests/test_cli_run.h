@@ -1,6 +1,7 @@
 // tests/test_cli_run.h: helpers for the tests that run the built `ddplab`
 // program as a user would: run it with arguments, capture its exit code,
-// stdout and stderr, and look at the files it leaves.
+// stdout and stderr, and count the lines of what it says. Files it leaves
+// are read with test_files.h.
 #ifndef DDPLAB_TESTS_CLI_RUN_H
 #define DDPLAB_TESTS_CLI_RUN_H
 
@@ -18,19 +19,19 @@ typedef struct {
 int tcli_run(TcliResult *res, const char *exe, const char *const *args, double timeout_s);
 void tcli_result_free(TcliResult *res);
 
+// Runs exe with the listed arguments (NULL-terminated for it):
+// TCLI_RUN(res, exe, timeout_s, "bench", "-n", "2").
+#define TCLI_RUN(res, exe, timeout_s, ...)                                     \
+    do {                                                                       \
+        const char *tcli_args_[] = {__VA_ARGS__, NULL};                        \
+        tcli_run(&(res), (exe), tcli_args_, (timeout_s));                      \
+    } while (0)
+
+// The program a driver runs, from `driver PATH/TO/ddplab`; NULL after
+// printing the usage when it is missing.
+const char *tcli_exe_arg(int argc, char **argv);
+
 // Lines in s (a final line without '\n' counts).
 int tcli_lines(const char *s);
-// Reads a whole file into a heap string; NULL if it cannot be read.
-char *tcli_read_file(const char *path);
-int tcli_write_file(const char *path, const char *text);
-int tcli_exists(const char *path);
-// Entries in a directory other than . and ..; -1 if it cannot be read.
-int tcli_dir_entries(const char *dir);
-// Creates a fresh directory under $TMPDIR (or /tmp) into buf.
-int tcli_mkdtemp(char *buf, size_t len, const char *tag);
-// Removes the files of a flat directory, then the directory.
-void tcli_rmtree(const char *dir);
-// 1 when DDPLAB_TEST_QUICK=1 asks for smaller cases.
-int tcli_quick(void);
 
 #endif

@@ -10,17 +10,14 @@
 
 #include "check.h"
 #include "test_cli_run.h"
+#include "test_files.h"
 
 #define TIMEOUT_S 60.0
 
 static const char *exe;
 
-// Runs exe with the NULL-terminated argument list.
-#define RUN_DDPLAB(res, ...)                                                   \
-    do {                                                                       \
-        const char *args_[] = {__VA_ARGS__, NULL};                             \
-        tcli_run(&(res), exe, args_, TIMEOUT_S);                               \
-    } while (0)
+// Runs exe with the listed arguments.
+#define RUN_DDPLAB(res, ...) TCLI_RUN(res, exe, TIMEOUT_S, __VA_ARGS__)
 
 static int test_overview(void) {
     TcliResult r;
@@ -120,10 +117,10 @@ static int check_bad_case(const BadCase *c, const char *outdir, const char *trac
     tcli_run(&r, exe, args, TIMEOUT_S);
     if (r.rc != 2 || tcli_lines(r.err) != 1 || strstr(r.err, c->names) == NULL ||
         strncmp(r.err, "ddplab bench: ", 14) != 0 || r.out[0] != '\0' ||
-        tcli_dir_entries(outdir) != 0) {
+        tfile_dir_entries(outdir) != 0) {
         fprintf(stderr, "bad case '%s %s %s ...': rc %d, %d files left, stderr:\n%s--- stdout:\n%s\n",
                 c->args[0], c->args[1] ? c->args[1] : "", c->args[1] && c->args[2] ? c->args[2] : "",
-                r.rc, tcli_dir_entries(outdir), r.err, r.out);
+                r.rc, tfile_dir_entries(outdir), r.err, r.out);
         tcli_result_free(&r);
         return 1;
     }
@@ -134,15 +131,17 @@ static int check_bad_case(const BadCase *c, const char *outdir, const char *trac
 static int test_bad_inputs(void) {
     char outdir[4096], indir[4096], trace[4200], calib[4200], corrupt[4200], badjson[4200],
         missing[4200];
-    CHECK(tcli_mkdtemp(outdir, sizeof outdir, "cli-out") == 0);
-    CHECK(tcli_mkdtemp(indir, sizeof indir, "cli-in") == 0);
+    CHECK(tfile_mkdtemp(outdir, sizeof outdir, "cli-out") == 0);
+    CHECK(tfile_mkdtemp(indir, sizeof indir, "cli-in") == 0);
     snprintf(trace, sizeof trace, "%s/trace.json", outdir);
     snprintf(calib, sizeof calib, "%s/calib.json", outdir);
     snprintf(corrupt, sizeof corrupt, "%s/corrupt.json", indir);
     snprintf(badjson, sizeof badjson, "%s/fields.json", indir);
     snprintf(missing, sizeof missing, "%s/missing.json", indir);
-    CHECK(tcli_write_file(corrupt, "{ \"name\": \"x\", this is not json") == 0);
-    CHECK(tcli_write_file(badjson, "{\"name\": 5, \"intra\": \"fast\"}\n") == 0);
+    const char *not_json = "{ \"name\": \"x\", this is not json";
+    const char *bad_fields = "{\"name\": 5, \"intra\": \"fast\"}\n";
+    CHECK(tfile_write(corrupt, not_json, strlen(not_json)) == 0);
+    CHECK(tfile_write(badjson, bad_fields, strlen(bad_fields)) == 0);
 
     const BadCase cases[] = {
         {{"-c", "all_reduction"}, "--collective: 'all_reduction' is not a collective"},
@@ -199,8 +198,8 @@ static int test_bad_inputs(void) {
     int failed = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         failed += check_bad_case(&cases[i], outdir, trace);
-    tcli_rmtree(outdir);
-    tcli_rmtree(indir);
+    tfile_rmtree(outdir);
+    tfile_rmtree(indir);
     CHECK_EQ_INT(failed, 0);
     return 0;
 }
@@ -225,11 +224,9 @@ static int test_backend_cuda(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s PATH/TO/ddplab\n", argv[0]);
+    exe = tcli_exe_arg(argc, argv);
+    if (exe == NULL)
         return 2;
-    }
-    exe = argv[1];
     int failures = 0;
     RUN(test_overview);
     RUN(test_help_and_version);

@@ -6,10 +6,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "backend.h"
 #include "check.h"
 #include "cost.h"
+#include "test_env.h"
 
 // Round numbers that make hand computation easy: intra 1 us and 1e9 B/s,
 // inter 10 us and 1e8 B/s.
@@ -25,11 +26,6 @@ static SimSysProfile test_sys(void) {
     p.inter.bw_Bps = 1e8;
     p.ranks_per_node = 4;
     return p;
-}
-
-static int quick(void) {
-    const char *q = getenv("DDPLAB_TEST_QUICK");
-    return q != NULL && q[0] == '1';
 }
 
 static double coll_cost(SimCollKind k, SimAlgo a, int R, int rpn, size_t count, size_t es) {
@@ -204,7 +200,7 @@ static int test_fast_paths_match_reference(void) {
     p.intra.bw_Bps = 3e11;
     p.inter.alpha_s = 5e-6;
     p.inter.bw_Bps = 2.4e10;
-    int maxR = quick() ? 10 : 18;
+    int maxR = tenv_quick() ? 10 : 18;
     SimCollKind kinds[] = {SIM_COLL_ALL_REDUCE, SIM_COLL_REDUCE_SCATTER, SIM_COLL_ALL_GATHER,
                            SIM_COLL_BROADCAST, SIM_COLL_REDUCE};
     SimAlgo algos[] = {SIM_ALGO_RING, SIM_ALGO_DIRECT, SIM_ALGO_TREE, SIM_ALGO_NAIVE};
@@ -249,12 +245,6 @@ static int test_fast_paths_match_reference(void) {
     return 0;
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 // A 4096-rank ring must be priced quickly: it is O(1) or O(nodes) per step.
 static int test_ring_speed(void) {
     const SimSysProfile *h100 = sim_sys_find("dgx-h100");
@@ -270,9 +260,9 @@ static int test_ring_speed(void) {
         SimSched s;
         sim_cost_init(&c, h100, R, cases[i].rpn);
         CHECK_EQ_INT(sim_sched_init(&s, SIM_COLL_ALL_REDUCE, SIM_ALGO_RING, R, cases[i].count, 0), 0);
-        double t0 = now_s();
+        double t0 = sim_wall_now();
         double cost = sim_cost_coll(&c, &s, 4);
-        double dt = now_s() - t0;
+        double dt = sim_wall_now() - t0;
         printf("  ring all_reduce R=%d rpn=%d count=%zu: %.6g s simulated, priced in %.2f ms\n", R,
                cases[i].rpn, cases[i].count, cost, dt * 1e3);
         CHECK(cost > 0.0);
@@ -283,9 +273,9 @@ static int test_ring_speed(void) {
     SimSched s;
     sim_cost_init(&c, h100, R, 8);
     CHECK_EQ_INT(sim_sched_init(&s, SIM_COLL_ALL_REDUCE, SIM_ALGO_DIRECT, R, 1 << 20, 0), 0);
-    double t0 = now_s();
+    double t0 = sim_wall_now();
     CHECK(sim_cost_coll(&c, &s, 4) > 0.0);
-    CHECK(now_s() - t0 < 2.0);
+    CHECK(sim_wall_now() - t0 < 2.0);
     return 0;
 }
 

@@ -3,7 +3,6 @@
 // corrupt file is rejected with a message naming the problem; --profile
 // resolution finds built-ins and files and lists the built-ins when it fails;
 // a failed save leaves nothing behind.
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,58 +12,12 @@
 
 #include "check.h"
 #include "cost.h"
+#include "test_files.h"
 
 static char tmpdir[256];
 
 static void path_in_tmp(char *out, size_t n, const char *name) {
     snprintf(out, n, "%s/%s", tmpdir, name);
-}
-
-static int write_text(const char *path, const char *text, size_t len) {
-    FILE *f = fopen(path, "wb");
-    if (f == NULL)
-        return -1;
-    size_t w = fwrite(text, 1, len, f);
-    return fclose(f) == 0 && w == len ? 0 : -1;
-}
-
-static char *read_text(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return buf;
-}
-
-// Number of entries in dir other than . and ..
-static int dir_entries(const char *dir) {
-    DIR *d = opendir(dir);
-    int n = 0;
-    if (d == NULL)
-        return -1;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
-// Removes dir and the files a failed test may have left in it.
-static void remove_tree(const char *dir) {
-    DIR *d = opendir(dir);
-    char p[600];
-    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-        if (unlink(p) != 0)
-            rmdir(p);
-    }
-    if (d != NULL)
-        closedir(d);
-    rmdir(dir);
 }
 
 static int link_ok(const SimLinkProfile *l) {
@@ -130,7 +83,10 @@ static int test_round_trip(void) {
         CHECK(same_link(&p->intra, &q.intra) && same_link(&p->inter, &q.inter));
     }
     // The file is the documented JSON.
-    cJSON *root = cJSON_Parse(read_text(path));
+    char *text = tfile_read(path, NULL);
+    CHECK(text != NULL);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
     CHECK(root != NULL);
     CHECK(strcmp(cJSON_GetObjectItem(root, "format")->valuestring, "ddplab-profile") == 0);
     CHECK(cJSON_GetObjectItem(root, "version")->valuedouble == 1);
@@ -151,7 +107,7 @@ static int test_round_trip(void) {
     CHECK(strcmp(p.name, q.name) == 0 && strcmp(p.description, q.description) == 0);
     CHECK(same_link(&p.intra, &q.intra) && same_link(&p.inter, &q.inter));
     // Only the file itself is in the directory: no temporary left over.
-    CHECK_EQ_INT(dir_entries(tmpdir), 1);
+    CHECK_EQ_INT(tfile_dir_entries(tmpdir), 1);
     unlink(path);
     return 0;
 }
@@ -171,7 +127,7 @@ static int expect_format_error(const char *text, size_t len, const char *needle)
     char path[512], err[512];
     path_in_tmp(path, sizeof(path), "bad.json");
     CHECK(text != NULL);
-    CHECK_EQ_INT(write_text(path, text, len), 0);
+    CHECK_EQ_INT(tfile_write(path, text, len), 0);
     SimSysProfile q;
     memset(&q, 0, sizeof(q));
     SimStatus st = sim_sys_load(path, &q, err, sizeof(err));
@@ -201,7 +157,10 @@ static int test_corrupt_files(void) {
     path_in_tmp(path, sizeof(path), "good.json");
     CHECK_EQ_INT(sim_sys_save(sim_sys_find("dgx-a100"), path), SIM_OK);
     char good[1 << 16];
-    strcpy(good, read_text(path));
+    char *saved = tfile_read(path, NULL);
+    CHECK(saved != NULL && strlen(saved) < sizeof(good));
+    strcpy(good, saved);
+    free(saved);
     unlink(path);
     size_t len = strlen(good);
 
@@ -288,7 +247,7 @@ static int test_failed_save_leaves_nothing(void) {
     path_in_tmp(sub, sizeof(sub), "adir");
     CHECK_EQ_INT(mkdir(sub, 0755), 0);
     CHECK_EQ_INT(sim_sys_save(p, sub), SIM_EIO);
-    CHECK_EQ_INT(dir_entries(tmpdir), 1); // only adir itself
+    CHECK_EQ_INT(tfile_dir_entries(tmpdir), 1); // only adir itself
     rmdir(sub);
     // An invalid profile is refused before any file is created.
     SimSysProfile bad = *p;
@@ -299,13 +258,12 @@ static int test_failed_save_leaves_nothing(void) {
     bad = *p;
     bad.intra.alpha_s = NAN;
     CHECK_EQ_INT(sim_sys_save(&bad, path), SIM_EINVAL);
-    CHECK_EQ_INT(dir_entries(tmpdir), 0);
+    CHECK_EQ_INT(tfile_dir_entries(tmpdir), 0);
     return 0;
 }
 
 int main(void) {
-    snprintf(tmpdir, sizeof(tmpdir), "/tmp/ddplab-test-profiles-XXXXXX");
-    if (mkdtemp(tmpdir) == NULL) {
+    if (tfile_mkdtemp(tmpdir, sizeof(tmpdir), "test-profiles") != 0) {
         perror("mkdtemp");
         return 1;
     }
@@ -315,6 +273,6 @@ int main(void) {
     RUN(test_corrupt_files);
     RUN(test_unreadable_and_resolve);
     RUN(test_failed_save_leaves_nothing);
-    remove_tree(tmpdir);
+    tfile_rmtree(tmpdir);
     return failures != 0;
 }

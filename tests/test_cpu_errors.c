@@ -13,6 +13,7 @@
 #include "check.h"
 #include "comm.h"
 #include "cpu_backend.h"
+#include "test_world.h"
 
 #define MAXR 64
 
@@ -89,13 +90,8 @@ static SimStatus faulty_rank(SimRank *r, void *arg) {
 // world's error in err.
 static SimStatus run_fault(Run *run, int R, double watchdog_s, char *err, size_t n,
                            double *elapsed) {
-    SimWorldConfig cfg;
-    sim_world_config_default(&cfg);
-    cfg.nranks = R;
-    cfg.watchdog_s = watchdog_s;
-    cfg.trace = 0;
     SimWorld w;
-    SimStatus st = sim_world_init(&w, &cfg, &cpu_backend_ops);
+    SimStatus st = tworld_init_cpu(&w, R, 0, watchdog_s);
     double t0 = sim_wall_now();
     if (st == SIM_OK)
         st = sim_world_run(&w, faulty_rank, run);

@@ -25,7 +25,8 @@
 
 #include "check.h"
 #include "comm.h"
-#include "cpu_backend.h"
+#include "test_env.h"
+#include "test_world.h"
 
 #define BIG_COUNT (((size_t)1 << 20) + 3)
 
@@ -156,10 +157,9 @@ static int per_block(SimCollKind k) {
 }
 
 static int want_big(int R, SimDtype dt, SimRedOp op, int reduction, int inplace) {
-    const char *q = getenv("DDPLAB_TEST_QUICK"), *f = getenv("DDPLAB_TEST_FULL");
-    if (f && f[0] == '1')
+    if (tenv_full())
         return 1;
-    if (q && q[0] == '1')
+    if (tenv_quick())
         return R <= 4 && dt == SIM_FP32 && (!reduction || op == SIM_SUM) && !inplace;
     return dt == SIM_FP32;
 }
@@ -351,13 +351,8 @@ static int run_world_size(int R) {
     p.detail = calloc((size_t)R, sizeof *p.detail);
     CHECK(p.expect[0] && p.expect[1] && p.wrong && p.checked && p.detail);
 
-    SimWorldConfig cfg;
-    sim_world_config_default(&cfg);
-    cfg.nranks = R;
-    cfg.trace = 0;
-    cfg.watchdog_s = 60; // sanitizers and 16 ranks on 2 cores are slow
-    SimWorld w;
-    SimStatus st = sim_world_init(&w, &cfg, &cpu_backend_ops);
+    SimWorld w; // a long watchdog: sanitizers and 16 ranks on 2 cores are slow
+    SimStatus st = tworld_init_cpu(&w, R, 0, 60);
     double t0 = sim_wall_now();
     if (st == SIM_OK)
         st = sim_world_run(&w, rank_main, &p);

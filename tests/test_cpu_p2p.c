@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "comm.h"
-#include "cpu_backend.h"
+#include "test_world.h"
 
 #define N 1000
 
@@ -87,27 +87,12 @@ static SimStatus ordered(SimRank *r, void *arg) {
     return sim_barrier(r);
 }
 
-static SimStatus run(int R, SimRankMain fn, void *arg) {
-    SimWorldConfig cfg;
-    sim_world_config_default(&cfg);
-    cfg.nranks = R;
-    cfg.watchdog_s = 30;
-    SimWorld w;
-    SimStatus st = sim_world_init(&w, &cfg, &cpu_backend_ops);
-    if (st == SIM_OK)
-        st = sim_world_run(&w, fn, arg);
-    if (st != SIM_OK)
-        fprintf(stderr, "%s\n", sim_world_error(&w));
-    sim_world_free(&w);
-    return st;
-}
-
 static int test_ring_exchange(void) {
     int sizes[] = {2, 3, 5, 8};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         Out o;
         memset(&o, 0, sizeof o);
-        CHECK_EQ_INT(run(sizes[k], ring_exchange, &o), SIM_OK);
+        CHECK_EQ_INT(tworld_run_cpu(sizes[k], 1, ring_exchange, &o), SIM_OK);
         for (int r = 0; r < sizes[k]; r++)
             CHECK_EQ_INT(o.wrong[r], 0);
     }
@@ -117,7 +102,7 @@ static int test_ring_exchange(void) {
 static int test_ordered_messages(void) {
     Out o;
     memset(&o, 0, sizeof o);
-    CHECK_EQ_INT(run(3, ordered, &o), SIM_OK);
+    CHECK_EQ_INT(tworld_run_cpu(3, 1, ordered, &o), SIM_OK);
     for (int r = 0; r < 3; r++)
         CHECK_EQ_INT(o.wrong[r], 0);
     return 0;

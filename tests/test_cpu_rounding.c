@@ -18,7 +18,7 @@
 
 #include "check.h"
 #include "comm.h"
-#include "cpu_backend.h"
+#include "test_world.h"
 
 #define COUNT 4099 // not a multiple of any R below
 
@@ -134,18 +134,7 @@ static int run_size(int R) {
     p.out = malloc(n * sizeof *p.out);
     CHECK(p.in && p.out);
     make_inputs(&p);
-    SimWorldConfig cfg;
-    sim_world_config_default(&cfg);
-    cfg.nranks = R;
-    cfg.trace = 0;
-    cfg.watchdog_s = 30;
-    SimWorld w;
-    SimStatus st = sim_world_init(&w, &cfg, &cpu_backend_ops);
-    if (st == SIM_OK)
-        st = sim_world_run(&w, rank_main, &p);
-    if (st != SIM_OK)
-        fprintf(stderr, "%s\n", sim_world_error(&w));
-    sim_world_free(&w);
+    SimStatus st = tworld_run_cpu(R, 0, rank_main, &p);
     CHECK_EQ_INT(st, SIM_OK);
     double worst = 0;
     int bad = 0;

@@ -12,7 +12,8 @@
 
 #include "check.h"
 #include "comm.h"
-#include "cpu_backend.h"
+#include "test_env.h"
+#include "test_world.h"
 
 typedef struct {
     SimAlgo algo;
@@ -49,35 +50,12 @@ static SimStatus timed_rank(SimRank *r, void *arg) {
     return st;
 }
 
-static int sanitized(void) {
-    const char *s = getenv("DDPLAB_SANITIZED");
-    return s && s[0] == '1';
-}
-
-static SimStatus run(int R, SimRankMain fn, void *arg, char *err, size_t n) {
-    SimWorldConfig cfg;
-    sim_world_config_default(&cfg);
-    cfg.nranks = R;
-    cfg.trace = 0;
-    cfg.watchdog_s = 30;
-    SimWorld w;
-    SimStatus st = sim_world_init(&w, &cfg, &cpu_backend_ops);
-    if (st == SIM_OK)
-        st = sim_world_run(&w, fn, arg);
-    snprintf(err, n, "%s", sim_world_error(&w));
-    sim_world_free(&w);
-    return st;
-}
-
 static int timed(SimAlgo algo, double limit) {
     static Timed t;
     memset(&t, 0, sizeof t);
     t.algo = algo;
     t.count = (1u << 20) / sizeof(float);
-    char err[4096];
-    SimStatus st = run(64, timed_rank, &t, err, sizeof err);
-    if (st != SIM_OK)
-        fprintf(stderr, "%s\n", err);
+    SimStatus st = tworld_run_cpu(64, 0, timed_rank, &t);
     CHECK_EQ_INT(st, SIM_OK);
     for (int r = 0; r < 64; r++)
         CHECK_EQ_INT(t.wrong[r], 0);
@@ -88,11 +66,11 @@ static int timed(SimAlgo algo, double limit) {
 }
 
 static int test_64_ranks_ring(void) {
-    return timed(SIM_ALGO_RING, sanitized() ? 20.0 : 1.0);
+    return timed(SIM_ALGO_RING, tenv_sanitized() ? 20.0 : 1.0);
 }
 
 static int test_64_ranks_direct(void) {
-    return timed(SIM_ALGO_DIRECT, sanitized() ? 20.0 : 1.0);
+    return timed(SIM_ALGO_DIRECT, tenv_sanitized() ? 20.0 : 1.0);
 }
 
 // ----------------------------------------------------------------------------
@@ -165,11 +143,8 @@ static SimStatus many_rank(SimRank *r, void *arg) {
 static int test_256_ranks(void) {
     static Many m;
     memset(&m, 0, sizeof m);
-    char err[4096];
     double t0 = sim_wall_now();
-    SimStatus st = run(256, many_rank, &m, err, sizeof err);
-    if (st != SIM_OK)
-        fprintf(stderr, "%s\n", err);
+    SimStatus st = tworld_run_cpu(256, 0, many_rank, &m);
     CHECK_EQ_INT(st, SIM_OK);
     for (int r = 0; r < 256; r++)
         CHECK_EQ_INT(m.wrong[r], 0);
@@ -215,10 +190,7 @@ static int test_direct_large(void) {
     static Large l;
     memset(&l, 0, sizeof l);
     l.count = ((size_t)1 << 22) + 5;
-    char err[4096];
-    SimStatus st = run(4, large_rank, &l, err, sizeof err);
-    if (st != SIM_OK)
-        fprintf(stderr, "%s\n", err);
+    SimStatus st = tworld_run_cpu(4, 0, large_rank, &l);
     CHECK_EQ_INT(st, SIM_OK);
     for (int r = 0; r < 4; r++)
         CHECK_EQ_INT(l.wrong[r], 0);

@@ -10,7 +10,7 @@
 
 #include "check.h"
 #include "comm.h"
-#include "cpu_backend.h"
+#include "test_world.h"
 
 #define COUNT 1000
 
@@ -27,11 +27,7 @@ static SimStatus ring_rank(SimRank *r, void *arg) {
 }
 
 static SimStatus run(int R, SimAlgo algo, SimWorld *w) {
-    SimWorldConfig cfg;
-    sim_world_config_default(&cfg);
-    cfg.nranks = R;
-    cfg.trace = 1;
-    SimStatus st = sim_world_init(w, &cfg, &cpu_backend_ops);
+    SimStatus st = tworld_init_cpu(w, R, 1, 30);
     if (st == SIM_OK)
         st = sim_world_run(w, ring_rank, &algo);
     return st;

@@ -22,6 +22,7 @@
 #include "comm.h"         // defines: sim_all_reduce, sim_rank_compute
 #include "cuda_backend.h" // defines: cuda_backend_ops
 #include "cuda_kernels.h" // defines: cuda_kernel_fill_pattern, cuda_pattern_value
+#include "test_env.h"     // defines: tenv_quick
 
 #define SEED 12345u
 
@@ -160,8 +161,7 @@ static int test_wrong_rank_count_refused(int ndev) {
 }
 
 static int bench(SimWorld *w, long *wrong, double *secs) {
-    const char *quick = getenv("DDPLAB_TEST_QUICK");
-    size_t count = quick && quick[0] == '1' ? (size_t)4 << 20 : (size_t)16 << 20;
+    size_t count = tenv_quick() ? (size_t)4 << 20 : (size_t)16 << 20;
     Job j = {count, SIM_SUM, 0, 20, wrong, secs};
     if (run(w, &j) != 0)
         return 1;

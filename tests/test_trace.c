@@ -6,28 +6,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "test_env.h"
+#include "test_events.h"
 #include "trace.h"
-
-static int quick(void) {
-    const char *q = getenv("DDPLAB_TEST_QUICK");
-    return q != NULL && q[0] == '1';
-}
-
-
-static SimEvent blank_event(int rank, double t0, double t1) {
-    SimEvent e;
-    memset(&e, 0, sizeof(e));
-    e.rank = rank;
-    e.sim_start = t0;
-    e.sim_end = t1;
-    e.wall_start = t0 * 1000;
-    e.wall_end = t1 * 1000;
-    e.step = e.nsteps = e.chunk = e.src = e.dst = -1;
-    e.kind = SIM_EV_COMPUTE;
-    e.name = "op";
-    return e;
-}
-
 
 static int test_append_merge(void) {
     SimTrace *t = sim_trace_new(3, 0);
@@ -40,7 +21,7 @@ static int test_append_merge(void) {
     } in[] = {{0, 2.0}, {0, 1.0}, {1, 1.0}, {0, 1.0}, {1, 0.5}, {2, 1.0}, {2, NAN}};
     int n = (int)(sizeof(in) / sizeof(in[0]));
     for (int i = 0; i < n; i++) {
-        SimEvent e = blank_event(in[i].rank, in[i].t, in[i].t + 1);
+        SimEvent e = tevent_blank(in[i].rank, in[i].t, in[i].t + 1);
         e.seq = (uint64_t)i;
         CHECK_EQ_INT(sim_trace_append(t, &e), SIM_OK);
     }
@@ -57,7 +38,7 @@ static int test_append_merge(void) {
         CHECK_EQ_INT(all[i].seq, want[i]);
     free(all);
 
-    SimEvent bad = blank_event(3, 0, 1);
+    SimEvent bad = tevent_blank(3, 0, 1);
     CHECK_EQ_INT(sim_trace_append(t, &bad), SIM_EINVAL);
     bad.rank = -1;
     CHECK_EQ_INT(sim_trace_append(t, &bad), SIM_EINVAL);
@@ -76,10 +57,10 @@ static int test_append_merge(void) {
 static int test_cap_and_clear(void) {
     SimTrace *t = sim_trace_new(2, 5);
     for (int i = 0; i < 8; i++) {
-        SimEvent e = blank_event(0, i, i + 1);
+        SimEvent e = tevent_blank(0, i, i + 1);
         CHECK_EQ_INT(sim_trace_append(t, &e), SIM_OK);
     }
-    SimEvent e = blank_event(1, 0, 1);
+    SimEvent e = tevent_blank(1, 0, 1);
     CHECK_EQ_INT(sim_trace_append(t, &e), SIM_OK);
     CHECK_EQ_INT(sim_trace_rank_count(t, 0), 5);
     CHECK_EQ_INT(sim_trace_rank_events(t, 0)[4].sim_start, 4); // the first five kept
@@ -93,7 +74,7 @@ static int test_cap_and_clear(void) {
     // Unlimited: grows past its first allocation.
     t = sim_trace_new(1, 0);
     for (int i = 0; i < 5000; i++) {
-        SimEvent g = blank_event(0, i, i + 1);
+        SimEvent g = tevent_blank(0, i, i + 1);
         g.seq = (uint64_t)i;
         CHECK_EQ_INT(sim_trace_append(t, &g), SIM_OK);
     }
@@ -114,7 +95,7 @@ typedef struct {
 static void *append_thread(void *p) {
     AppendArg *a = p;
     for (int i = 0; i < a->n; i++) {
-        SimEvent e = blank_event(a->rank, i * 1e-6, (i + 1) * 1e-6);
+        SimEvent e = tevent_blank(a->rank, i * 1e-6, (i + 1) * 1e-6);
         e.seq = (uint64_t)i;
         if (sim_trace_append(a->t, &e) != SIM_OK)
             return p;
@@ -124,7 +105,7 @@ static void *append_thread(void *p) {
 
 static int test_concurrent_append(void) {
     enum { R = 8 };
-    int per = quick() ? 2000 : 20000;
+    int per = tenv_quick() ? 2000 : 20000;
     SimTrace *t = sim_trace_new(R, (size_t)per - 100);
     pthread_t th[R];
     AppendArg args[R];

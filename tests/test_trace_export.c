@@ -3,88 +3,22 @@
 // steps per rank for a ring all_reduce built from the real schedule) with
 // every field, escape strings correctly, never contain nan/inf, and are
 // written atomically (a failed write leaves nothing behind).
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
+#include "backend.h"
 #include "check.h"
 #include "schedule.h"
+#include "test_env.h"
+#include "test_events.h"
+#include "test_files.h"
 #include "trace.h"
 
 static char tmpdir[256];
-
-static int quick(void) {
-    const char *q = getenv("DDPLAB_TEST_QUICK");
-    return q != NULL && q[0] == '1';
-}
-
-
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (buf == NULL || got != (size_t)n) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = '\0';
-    if (len)
-        *len = (size_t)n;
-    return buf;
-}
-
-static int dir_entries(const char *dir) {
-    DIR *d = opendir(dir);
-    int n = 0;
-    if (d == NULL)
-        return -1;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
-// Removes dir and the files a failed test may have left in it.
-static void remove_tree(const char *dir) {
-    DIR *d = opendir(dir);
-    char p[600];
-    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-        if (unlink(p) != 0)
-            rmdir(p);
-    }
-    if (d != NULL)
-        closedir(d);
-    rmdir(dir);
-}
-
-static SimEvent blank_event(int rank, double t0, double t1) {
-    SimEvent e;
-    memset(&e, 0, sizeof(e));
-    e.rank = rank;
-    e.sim_start = t0;
-    e.sim_end = t1;
-    e.wall_start = t0 * 1000;
-    e.wall_end = t1 * 1000;
-    e.step = e.nsteps = e.chunk = e.src = e.dst = -1;
-    e.kind = SIM_EV_COMPUTE;
-    e.name = "op";
-    return e;
-}
-
 
 // A ring all_reduce on R ranks as the executor would trace it: per rank one
 // collective event, one event per step and one per incoming transfer, with
@@ -97,7 +31,7 @@ static size_t build_ring_trace(SimTrace *t, int R, size_t count, double d) {
     if (sim_sched_init(&s, SIM_COLL_ALL_REDUCE, SIM_ALGO_RING, R, count, 0) != 0)
         return 0;
     for (int r = 0; r < R; r++) {
-        SimEvent c = blank_event(r, 0.0, s.nsteps * d);
+        SimEvent c = tevent_blank(r, 0.0, s.nsteps * d);
         c.kind = SIM_EV_COLL;
         c.stream = SIM_STREAM_COMM;
         c.name = "AllReduce";
@@ -137,12 +71,12 @@ static size_t build_ring_trace(SimTrace *t, int R, size_t count, double d) {
             }
         }
         sim_trace_append(t, &c), n++;
-        SimEvent k = blank_event(r, s.nsteps * d, s.nsteps * d + 1e-3);
+        SimEvent k = tevent_blank(r, s.nsteps * d, s.nsteps * d + 1e-3);
         k.name = "matmul";
         k.dtype = SIM_BF16;
         sim_trace_append(t, &k), n++;
     }
-    SimEvent mk = blank_event(0, 1.5e-6, 4e-6);
+    SimEvent mk = tevent_blank(0, 1.5e-6, 4e-6);
     mk.kind = SIM_EV_MARKER;
     mk.stream = SIM_STREAM_HOST;
     mk.name = tricky;
@@ -168,7 +102,7 @@ static int test_chrome(void) {
     snprintf(path, sizeof(path), "%s/trace.json", tmpdir);
     CHECK_EQ_INT(sim_trace_write_chrome(t, path, 0), SIM_OK);
     size_t len;
-    char *text = read_all(path, &len);
+    char *text = tfile_read(path, &len);
     CHECK(text != NULL);
     CHECK(strstr(text, "nan") == NULL && strstr(text, "inf") == NULL);
     cJSON *root = cJSON_Parse(text);
@@ -250,7 +184,7 @@ static int test_chrome(void) {
 
     // Wall clock: ts comes from wall_start (1000x the simulated time here).
     CHECK_EQ_INT(sim_trace_write_chrome(t, path, 1), SIM_OK);
-    text = read_all(path, NULL);
+    text = tfile_read(path, NULL);
     root = cJSON_Parse(text);
     CHECK(root != NULL);
     int found = 0;
@@ -277,7 +211,7 @@ static int test_jsonl(void) {
     char path[512];
     snprintf(path, sizeof(path), "%s/trace.jsonl", tmpdir);
     CHECK_EQ_INT(sim_trace_write_jsonl(t, path), SIM_OK);
-    char *text = read_all(path, NULL);
+    char *text = tfile_read(path, NULL);
     CHECK(text != NULL);
     size_t nset;
     SimEvent *merged = sim_trace_merge(t, &nset);
@@ -327,17 +261,17 @@ static int test_jsonl(void) {
 // Times that are not numbers must not produce "nan" or "inf" in the files.
 static int test_nonfinite(void) {
     SimTrace *t = sim_trace_new(1, 0);
-    SimEvent e = blank_event(0, NAN, INFINITY);
+    SimEvent e = tevent_blank(0, NAN, INFINITY);
     e.wall_start = -INFINITY;
     sim_trace_append(t, &e);
-    e = blank_event(0, 1.0, 0.5); // ends before it starts
+    e = tevent_blank(0, 1.0, 0.5); // ends before it starts
     sim_trace_append(t, &e);
     char path[512];
     snprintf(path, sizeof(path), "%s/odd.json", tmpdir);
     for (int fmt = 0; fmt < 3; fmt++) {
         CHECK_EQ_INT(fmt < 2 ? sim_trace_write_chrome(t, path, fmt) : sim_trace_write_jsonl(t, path),
                      SIM_OK);
-        char *text = read_all(path, NULL);
+        char *text = tfile_read(path, NULL);
         CHECK(text != NULL);
         CHECK(strstr(text, "nan") == NULL && strstr(text, "inf") == NULL);
         CHECK(strstr(text, "NaN") == NULL && strstr(text, "Infinity") == NULL);
@@ -363,7 +297,7 @@ static int test_empty_and_failures(void) {
     char path[512];
     snprintf(path, sizeof(path), "%s/empty.json", tmpdir);
     CHECK_EQ_INT(sim_trace_write_chrome(t, path, 0), SIM_OK);
-    char *text = read_all(path, NULL);
+    char *text = tfile_read(path, NULL);
     cJSON *root = cJSON_Parse(text);
     CHECK(root != NULL && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "traceEvents")));
     cJSON_Delete(root);
@@ -371,12 +305,12 @@ static int test_empty_and_failures(void) {
     unlink(path);
     snprintf(path, sizeof(path), "%s/empty.jsonl", tmpdir);
     CHECK_EQ_INT(sim_trace_write_jsonl(t, path), SIM_OK);
-    text = read_all(path, NULL);
+    text = tfile_read(path, NULL);
     CHECK(text != NULL && text[0] == '\0');
     free(text);
     unlink(path);
 
-    SimEvent e = blank_event(1, 0, 1);
+    SimEvent e = tevent_blank(1, 0, 1);
     sim_trace_append(t, &e);
     // No such directory.
     CHECK_EQ_INT(sim_trace_write_chrome(t, "/nonexistent-ddplab-dir/t.json", 0), SIM_EIO);
@@ -388,41 +322,34 @@ static int test_empty_and_failures(void) {
     CHECK_EQ_INT(mkdir(sub, 0755), 0);
     CHECK_EQ_INT(sim_trace_write_chrome(t, sub, 0), SIM_EIO);
     CHECK_EQ_INT(sim_trace_write_jsonl(t, sub), SIM_EIO);
-    CHECK_EQ_INT(dir_entries(tmpdir), 1);
-    CHECK_EQ_INT(dir_entries(sub), 0);
+    CHECK_EQ_INT(tfile_dir_entries(tmpdir), 1);
+    CHECK_EQ_INT(tfile_dir_entries(sub), 0);
     rmdir(sub);
     // A write over an existing file replaces it whole.
     snprintf(path, sizeof(path), "%s/t.jsonl", tmpdir);
-    FILE *f = fopen(path, "w");
-    fputs("old content that is longer than the new one, surely, yes, very much longer\n"
-          "and a second line\n", f);
-    fclose(f);
+    const char *old = "old content that is longer than the new one, surely, yes, very much longer\n"
+                      "and a second line\n";
+    CHECK_EQ_INT(tfile_write(path, old, strlen(old)), 0);
     CHECK_EQ_INT(sim_trace_write_jsonl(t, path), SIM_OK);
-    text = read_all(path, NULL);
+    text = tfile_read(path, NULL);
     CHECK(text != NULL && strstr(text, "old content") == NULL && text[0] == '{');
     CHECK(strchr(text, '\n') == text + strlen(text) - 1); // exactly one line
     free(text);
     unlink(path);
-    CHECK_EQ_INT(dir_entries(tmpdir), 0);
+    CHECK_EQ_INT(tfile_dir_entries(tmpdir), 0);
     CHECK_EQ_INT(sim_trace_write_chrome(NULL, path, 0), SIM_EINVAL);
     sim_trace_free(t);
     return 0;
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 // Export speed on a larger trace (reported, loosely bounded).
 static int test_large(void) {
     int R = 16;
-    int per = quick() ? 1000 : 10000;
+    int per = tenv_quick() ? 1000 : 10000;
     SimTrace *t = sim_trace_new(R, 0);
     for (int r = 0; r < R; r++) {
         for (int i = 0; i < per; i++) {
-            SimEvent e = blank_event(r, i * 1e-6, (i + 1) * 1e-6);
+            SimEvent e = tevent_blank(r, i * 1e-6, (i + 1) * 1e-6);
             e.kind = SIM_EV_XFER;
             e.stream = SIM_STREAM_COMM;
             e.name = "AllReduce";
@@ -433,10 +360,10 @@ static int test_large(void) {
     }
     char path[512];
     snprintf(path, sizeof(path), "%s/big.json", tmpdir);
-    double t0 = now_s();
+    double t0 = sim_wall_now();
     CHECK_EQ_INT(sim_trace_write_chrome(t, path, 0), SIM_OK);
-    double t1 = now_s();
-    char *text = read_all(path, NULL);
+    double t1 = sim_wall_now();
+    char *text = tfile_read(path, NULL);
     cJSON *root = cJSON_Parse(text);
     CHECK(root != NULL);
     CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "traceEvents")),
@@ -445,9 +372,9 @@ static int test_large(void) {
     free(text);
     unlink(path);
     snprintf(path, sizeof(path), "%s/big.jsonl", tmpdir);
-    double t2 = now_s();
+    double t2 = sim_wall_now();
     CHECK_EQ_INT(sim_trace_write_jsonl(t, path), SIM_OK);
-    double t3 = now_s();
+    double t3 = sim_wall_now();
     unlink(path);
     printf("  %d events: chrome %.0f ms, jsonl %.0f ms\n", R * per, (t1 - t0) * 1e3,
            (t3 - t2) * 1e3);
@@ -457,8 +384,7 @@ static int test_large(void) {
 }
 
 int main(void) {
-    snprintf(tmpdir, sizeof(tmpdir), "/tmp/ddplab-test-trace-XXXXXX");
-    if (mkdtemp(tmpdir) == NULL) {
+    if (tfile_mkdtemp(tmpdir, sizeof(tmpdir), "test-trace") != 0) {
         perror("mkdtemp");
         return 1;
     }
@@ -468,6 +394,6 @@ int main(void) {
     RUN(test_nonfinite);
     RUN(test_empty_and_failures);
     RUN(test_large);
-    remove_tree(tmpdir);
+    tfile_rmtree(tmpdir);
     return failures != 0;
 }
