@@ -2,7 +2,8 @@
 // its memory. Ranks are threads (cpu_ranks.c), memory is plain host memory,
 // and collectives run inline on the calling rank: the schedule executor
 // (cpu_exec.c), the fused direct all_reduce (cpu_direct.c) or point-to-point
-// (cpu_p2p.c). The rest of the design is described in cpu_internal.h.
+// (cpu_p2p.c). The math kernels are in cpu_math*.c (see cpu_math.h). The
+// rest of the design is described in cpu_internal.h.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "cpu_backend.h"
 #include "cpu_internal.h"
+#include "cpu_math.h"
 
 #define CPU_MAX_RANKS 65536
 
@@ -51,6 +53,7 @@ static void cpu_finalize(void *ctx) {
         free(k->scratch);
         free(k->xfers);
         free(k->srcs);
+        free(k->math_scratch);
         pthread_mutex_destroy(&k->inbox_lock);
     }
     free(c->ranks);
@@ -61,6 +64,7 @@ static void cpu_finalize(void *ctx) {
 static SimStatus cpu_init(const SimBackendConfig *cfg, void **ctx, char *err, size_t errlen) {
     *ctx = NULL;
     SIM_CHECK(cpu_check_config(cfg, err, errlen));
+    cpu_math_init_blas();
     CpuCtx *c = aligned_alloc(CPU_CACHE_LINE, sizeof *c);
     if (c == NULL) {
         snprintf(err, errlen, "out of memory for the backend state");
@@ -200,4 +204,5 @@ const SimBackendOps cpu_backend_ops = {
     .coll_launch = cpu_coll_launch,
     .coll_wait = cpu_coll_wait,
     .synchronize = NULL,
+    .math = &cpu_math_ops,
 };

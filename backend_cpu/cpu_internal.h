@@ -175,6 +175,8 @@ typedef struct {
     SimXfer *xfers;                 // transfers of one step
     int xfer_cap;
     const void **srcs;              // [nranks] source blocks (direct)
+    void *math_scratch;             // the math kernels' scratch (cpu_math_scratch)
+    size_t math_scratch_bytes;
     SimStatus run_status;           // what the rank function returned
 } CpuRank;
 
@@ -234,5 +236,8 @@ SimStatus cpu_direct_all_reduce(CpuCtx *c, int me, SimCollCall *call);
 
 // Threads (cpu_ranks.c).
 SimStatus cpu_run_ranks(void *ctx, SimRankEntry entry, void *arg);
+
+// The math kernels (cpu_math*.c, declared in cpu_math.h).
+extern const SimMathOps cpu_math_ops;
 
 #endif

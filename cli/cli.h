@@ -23,4 +23,9 @@ int bench_main(int argc, char **argv);
 // Prints the full help of `ddplab bench`.
 void bench_help(FILE *out);
 
+// `ddplab run ...`: argv[0] is "run". Returns an exit code.
+int run_main(int argc, char **argv);
+// Prints the full help of `ddplab run`.
+void run_help(FILE *out);
+
 #endif

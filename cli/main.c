@@ -27,8 +27,8 @@ static const CliCommand commands[] = {
      "ddplab bench -c all_reduce -n 8 -b 1K -e 64M", bench_main, bench_help},
     {"lesson", "guided lessons on DDP, FSDP and ZeRO",
      "ddplab lesson collectives_ring_allreduce", NULL, NULL},
-    {"run", "train a model with dp, ddp or fsdp",
-     "ddplab run --strategy ddp -n 4", NULL, NULL},
+    {"run", "train a model (--strategy single; dp, ddp and fsdp are coming)",
+     "ddplab run --data arith --steps 300 --optimizer adamw --lr 3e-3", run_main, run_help},
     {"plan", "memory and step time of a large model",
      "ddplab plan --model 7b --strategy fsdp -n 64", NULL, NULL},
     {"trace", "replay and export a recorded trace",
@@ -101,9 +101,14 @@ static void print_overview(FILE *out) {
 }
 
 static int not_available(const CliCommand *c) {
-    fprintf(stderr, "ddplab %s: not available yet in ddplab %s; available now: bench "
+    char now[128] = "";
+    for (int i = 0, n = 0; i < NCOMMANDS; i++)
+        if (commands[i].run)
+            n += snprintf(now + n, sizeof now - (size_t)n, "%s%s", n ? ", " : "",
+                          commands[i].name);
+    fprintf(stderr, "ddplab %s: not available yet in ddplab %s; available now: %s "
                     "(run 'ddplab' to see the commands)\n",
-            c->name, DDPLAB_VERSION);
+            c->name, DDPLAB_VERSION, now);
     return CLI_EXIT_USAGE;
 }
 

@@ -52,10 +52,31 @@ SimStatus sim_sys_resolve(const char *name_or_path, SimSysProfile *out,
 SimStatus sim_sys_save(const SimSysProfile *p, const char *path);
 SimStatus sim_sys_load(const char *path, SimSysProfile *out, char *err, size_t errlen);
 
+// One accelerator, for the compute side of the cost model
+// (sim/cost_compute.c): an op of F FLOPs touching B bytes of memory takes
+//   max(F / peak, B / mem_bw) / efficiency + launch_s
+// (a roofline). peak is peak_lowp_flops for fp16/bf16 matrix products and
+// peak_fp32_flops for everything else.
+typedef struct {
+    char name[48];
+    double peak_fp32_flops;  // FLOP/s, fp32 without tensor cores
+    double peak_lowp_flops;  // FLOP/s, dense fp16/bf16 on tensor cores
+    double mem_bw_Bps;       // memory bandwidth, bytes/second
+    double mem_bytes;        // memory capacity, bytes
+    double efficiency;       // fraction of the roofline a kernel reaches (0..1]
+    double launch_s;         // fixed cost per op (kernel launch), seconds
+    char source[160];        // where the numbers come from
+} SimDeviceProfile;
+
+// The built-in default device (H100 SXM).
+const SimDeviceProfile *sim_device_default(void);
+
 typedef struct {
     SimSysProfile sys;
     int nranks;
     int ranks_per_node;  // topology of the run: rank r is on node r / ranks_per_node
+    SimDeviceProfile device; // compute device; all zero (as sim_cost_init leaves
+                             // it) means sim_device_default()
 } SimCost;
 
 void sim_cost_init(SimCost *c, const SimSysProfile *sys, int nranks, int ranks_per_node);
@@ -67,6 +88,9 @@ double sim_cost_step(const SimCost *c, const SimSched *s, int step, size_t elem_
 double sim_cost_coll(const SimCost *c, const SimSched *s, size_t elem_size);
 // Seconds for a point-to-point message.
 double sim_cost_p2p(const SimCost *c, int src, int dst, size_t bytes);
+// Seconds for one compute op of `flops` FLOPs moving `bytes` bytes of
+// memory on c's device; lowp = 1 for fp16/bf16 matrix products.
+double sim_cost_compute(const SimCost *c, double flops, double bytes, int lowp);
 
 // Fits alpha and bw to measured ring all_reduce times: time = steps*alpha +
 // steps/R * bytes/bw with steps = 2(R-1), by least squares over n points.

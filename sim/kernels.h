@@ -31,8 +31,12 @@ typedef enum { SIM_ACT_RELU = 0, SIM_ACT_GELU, SIM_ACT_GELU_TANH, SIM_ACT_COUNT 
 // torch.optim.SGD for one step: momentum buffer created from the gradient on
 // the first step (PyTorch clones the gradient then), then
 // buf = momentum*buf + (1-dampening)*g; nesterov uses g + momentum*buf.
+// Hyperparameters are doubles because PyTorch derives its coefficients
+// (1 - dampening, lr / bias correction, ...) in double from Python floats
+// and rounds them to fp32 only at the end; doing the same makes every
+// update torch.optim's own, bit for bit.
 typedef struct {
-    float lr, momentum, dampening, weight_decay;
+    double lr, momentum, dampening, weight_decay;
     int nesterov;
     int first_step; // 1 on the first step: buf = g (after weight decay)
 } SimSgdHyper;
@@ -41,7 +45,7 @@ typedef struct {
 // Adam: g += wd*p; AdamW: p *= 1 - lr*wd. Then m, v updates and
 // p -= lr/bias1 * m / (sqrt(v)/sqrt(bias2) + eps), bias_k = 1 - beta_k^step.
 typedef struct {
-    float lr, beta1, beta2, eps, weight_decay;
+    double lr, beta1, beta2, eps, weight_decay; // doubles: see SimSgdHyper
     int decoupled; // 1: AdamW
     int64_t step;  // 1 on the first step
 } SimAdamHyper;

@@ -53,6 +53,11 @@ typedef struct {
     int64_t shape[SIM_MAX_DIMS];
     size_t offset;
     size_t numel;
+    // The dtype PyTorch gives the buffer: SIM_FP32, or SIM_INT64 for
+    // BatchNorm's num_batches_tracked, which is held here as an fp32 count
+    // (exact up to 2^24 = 16,777,216 training steps) so that every buffer can
+    // be broadcast as one flat fp32 range; checkpoints write it as int64.
+    SimDtype torch_dtype;
 } SimBufferInfo;
 
 // Called during backward each time a parameter's gradient is complete, in the
@@ -77,9 +82,65 @@ typedef struct {
     SimModelImpl *impl;
 } SimModel;
 
-// Parses "mlp:784,256,256,10[,act=gelu][,bn][,unused]" or
+// Parses "mlp:784,256,256,10[,act=relu|gelu][,bn][,unused][,mse]" or
 // "gpt:layers=4,embd=128,heads=4,ctx=64,vocab=65". On failure writes a
-// one-line reason naming the field into err and returns SIM_EINVAL.
+// one-line reason naming the field and the allowed values into err and
+// returns SIM_EINVAL. The modules these name: sim/README-models.md.
 SimStatus sim_model_parse(const char *text, SimModelSpec *out, char *err, size_t errlen);
+// Writes the spec back in the syntax sim_model_parse reads (canonical form:
+// options in a fixed order, defaults left out). Returns buf.
+const char *sim_model_spec_str(const SimModelSpec *spec, char *buf, size_t len);
+// One line naming the equivalent PyTorch module, e.g. "nn.Sequential(Linear(784,
+// 256), ReLU(), Linear(256, 10))"; see sim/README-models.md. Returns buf.
+const char *sim_model_describe(const SimModelSpec *spec, char *buf, size_t len);
+
+// Builds the parameter and buffer tables, and allocates (through the rank's
+// backend, sim_tensor_alloc) the flat parameters, gradients, buffers and the
+// activations for batches of up to max_batch samples (GPT: sequences of up to
+// ctx tokens). phantom = 1: shapes and sizes only, no storage; forward and
+// backward then run every op for its accounting but touch no memory.
+// Parameters are zero until sim_model_init; gradients are zero.
+// On failure *out is NULL and the reason is in r->error.
+SimStatus sim_model_create(SimRank *r, const SimModelSpec *spec, int max_batch, int phantom,
+                           SimModel **out);
+void sim_model_destroy(SimRank *r, SimModel *m); // safe on NULL
+// PyTorch's default initialisation distributions, drawn from ddplab's own
+// generator seeded with `seed` (so values differ from PyTorch's): Linear
+// weight and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in)), Embedding N(0, 1),
+// LayerNorm and BatchNorm weight 1 and bias 0; buffers to their initial
+// values (running_mean 0, running_var 1, num_batches_tracked 0, the causal
+// mask lower-triangular ones). No-op on the values of a phantom model.
+SimStatus sim_model_init(SimRank *r, SimModel *m, uint64_t seed);
+// train() / eval(): only BatchNorm behaves differently.
+void sim_model_set_training(SimModel *m, int training);
+// Sets every gradient to zero (PyTorch's zero_grad(set_to_none=False)).
+SimStatus sim_model_zero_grad(SimRank *r, SimModel *m);
+// Uploads the batch and runs the forward pass and the loss. *loss is the mean
+// loss over the batch (GPT: over its n*seq tokens; MSE: over n*K values); 0 in
+// phantom mode. `step` decides the unused branch (used on even steps only).
+// amp is SIM_FP32 (off), SIM_FP16 or SIM_BF16: the matrix products' inputs
+// are rounded to it. A batch that does not fit the model (sizes, labels or
+// tokens out of range) is SIM_EINVAL with the reason in r->error.
+SimStatus sim_model_forward(SimRank *r, SimModel *m, const SimBatch *batch, int step,
+                            SimDtype amp, float *loss);
+// Backward through the last forward. The loss gradient is dloss_scale / N per
+// sample (N as for the loss), so GradScaler's scale and 1/accumulation are one
+// factor. Parameter gradients ACCUMULATE (call zero_grad between steps unless
+// accumulating). hook (may be NULL) is called with each parameter's index as
+// soon as its gradient is complete, in the order PyTorch's autograd
+// completes them for the equivalent module; parameters the forward did not
+// use get no call and no gradient. With BatchNorm, backward after an
+// eval-mode forward is SIM_EINVAL (the running statistics are not trained
+// through); so is backward with no successful forward before it.
+SimStatus sim_model_backward(SimRank *r, SimModel *m, float dloss_scale, SimGradHook hook,
+                             void *arg);
+// The last forward's output: logits [n, classes] / [n, T, vocab] or
+// predictions [n, K], valid until the next forward. NULL before any forward.
+const SimTensor *sim_model_output(const SimModel *m);
+// 1 if the last forward used parameter i (so backward gives it a gradient).
+int sim_model_param_used(const SimModel *m, int i);
+// Index of the parameter or buffer with this name, or -1.
+int sim_model_find_param(const SimModel *m, const char *name);
+int sim_model_find_buffer(const SimModel *m, const char *name);
 
 #endif

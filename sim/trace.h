@@ -25,6 +25,8 @@ typedef enum {
     SIM_EV_COMPUTE,    // a compute op
     SIM_EV_MARKER,     // a lesson or user marker
     SIM_EV_FAULT,      // a diagnosed failure (watchdog, protocol)
+    SIM_EV_MEMORY,     // an allocation ("alloc") or release ("free") of `bytes`;
+                       // `count` holds the rank's live bytes after it
     SIM_EV_KIND_COUNT
 } SimEventKind;
 
@@ -32,7 +34,7 @@ typedef struct {
     double sim_start, sim_end;   // simulated seconds since the run started
     double wall_start, wall_end; // measured seconds since the world started
     uint64_t bytes;              // bytes moved (xfer, step) or buffer bytes (coll)
-    uint64_t count;              // elements
+    uint64_t count;              // elements; FLOPs for compute events
     uint64_t seq;                // collective sequence number on this rank
     const char *name;            // static string, e.g. "AllReduce"
     const char *label;           // static string, e.g. "reduce-scatter" (may be NULL)

@@ -32,6 +32,8 @@ struct SimRank {
     uint64_t *p2p_seq;              // [2*nranks]: messages sent to each peer, then
                                     // messages received from each peer (allocated
                                     // on first use)
+    uint64_t mem_bytes;             // live bytes allocated through sim_tensor_alloc
+    uint64_t mem_peak;              // the most mem_bytes has been
     void *user;                     // for the code running on the rank
     char error[512];                // why this rank's last call failed, or ""
 };

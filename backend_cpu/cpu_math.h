@@ -1,0 +1,98 @@
+// backend_cpu/cpu_math.h: the CPU backend's math kernels (sim/kernels.h),
+// private to backend_cpu/. Each cpu_math_*.c file holds one family; cpu_math.c
+// puts them into the one table `cpu_math_ops` that the backend exports.
+//
+// Everything is plain C loops over row-major fp32 buffers, written like
+// llm.c's train_gpt2.c, except the matrix products, which go to CBLAS
+// (OpenBLAS, one thread per rank). Reductions that feed statistics (means,
+// variances, softmax sums, bias gradients) accumulate in double, so results
+// sit within a few ulps of PyTorch's whatever the reduction order.
+//
+// Legend: N rows, C channels in, OC channels out, B batch, T time, NH heads,
+// hs = C/NH head size, V vocabulary or classes.
+#ifndef DDPLAB_CPU_MATH_H
+#define DDPLAB_CPU_MATH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels.h" // defines: SimMathOps, SimAct, SimSgdHyper, SimAdamHyper
+
+// Scratch memory owned by one rank, grown on demand and freed with the
+// backend; valid until the rank's next call. NULL when out of memory.
+void *cpu_math_scratch(void *ctx, int rank, size_t bytes);
+
+// Makes the BLAS library use one thread (each rank is already a thread).
+void cpu_math_init_blas(void);
+
+// cpu_math_linear.c
+SimStatus cpu_math_gemm(void *ctx, int rank, int trans_a, int trans_b, int m, int n, int k,
+                        float alpha, const float *a, const float *b, float beta, float *c,
+                        SimDtype amp);
+SimStatus cpu_math_linear_forward(void *ctx, int rank, float *out, const float *inp,
+                                  const float *weight, const float *bias, int N, int C, int OC,
+                                  SimDtype amp);
+SimStatus cpu_math_linear_backward(void *ctx, int rank, float *dinp, float *dweight,
+                                   float *dbias, const float *dout, const float *inp,
+                                   const float *weight, int N, int C, int OC, SimDtype amp);
+
+// cpu_math_act.c
+SimStatus cpu_math_act_forward(void *ctx, int rank, SimAct act, float *out, const float *inp,
+                               size_t n);
+SimStatus cpu_math_act_backward(void *ctx, int rank, SimAct act, float *dinp, const float *inp,
+                                const float *dout, size_t n);
+
+// cpu_math_norm.c
+SimStatus cpu_math_layernorm_forward(void *ctx, int rank, float *out, float *mean, float *rstd,
+                                     const float *inp, const float *weight, const float *bias,
+                                     int N, int C, float eps);
+SimStatus cpu_math_layernorm_backward(void *ctx, int rank, float *dinp, float *dweight,
+                                      float *dbias, const float *dout, const float *inp,
+                                      const float *weight, const float *mean, const float *rstd,
+                                      int N, int C);
+SimStatus cpu_math_batchnorm_forward(void *ctx, int rank, float *out, float *mean, float *invstd,
+                                     float *running_mean, float *running_var, const float *inp,
+                                     const float *weight, const float *bias, int N, int C,
+                                     float momentum, float eps, int training);
+SimStatus cpu_math_batchnorm_backward(void *ctx, int rank, float *dinp, float *dweight,
+                                      float *dbias, const float *dout, const float *inp,
+                                      const float *weight, const float *mean,
+                                      const float *invstd, int N, int C);
+
+// cpu_math_embed.c
+SimStatus cpu_math_embedding_forward(void *ctx, int rank, float *out, const int32_t *idx,
+                                     const float *wte, const float *wpe, int B, int T, int C);
+SimStatus cpu_math_embedding_backward(void *ctx, int rank, float *dwte, float *dwpe,
+                                      const float *dout, const int32_t *idx, int B, int T,
+                                      int C);
+
+// cpu_math_attention.c
+SimStatus cpu_math_attention_forward(void *ctx, int rank, float *out, float *preatt, float *att,
+                                     const float *qkv, int B, int T, int C, int NH);
+SimStatus cpu_math_attention_backward(void *ctx, int rank, float *dqkv, float *dpreatt,
+                                      float *datt, const float *dout, const float *qkv,
+                                      const float *att, int B, int T, int C, int NH);
+
+// cpu_math_loss.c
+SimStatus cpu_math_xent_forward(void *ctx, int rank, float *losses, float *probs,
+                                const float *logits, const int32_t *targets, int N, int V);
+SimStatus cpu_math_xent_backward(void *ctx, int rank, float *dlogits, const float *probs,
+                                 const int32_t *targets, const float *dlosses, int N, int V);
+
+// cpu_math_misc.c
+SimStatus cpu_math_add(void *ctx, int rank, float *out, const float *a, const float *b, size_t n);
+SimStatus cpu_math_axpy(void *ctx, int rank, float *y, float alpha, const float *x, size_t n);
+SimStatus cpu_math_scale(void *ctx, int rank, float *x, float alpha, size_t n);
+SimStatus cpu_math_fill(void *ctx, int rank, float *x, float value, size_t n);
+SimStatus cpu_math_sumsq(void *ctx, int rank, double *out, const float *x, size_t n);
+SimStatus cpu_math_nonfinite(void *ctx, int rank, int *out, const float *x, size_t n);
+SimStatus cpu_math_cast(void *ctx, int rank, void *dst, SimDtype dst_dt, const void *src,
+                        SimDtype src_dt, size_t n);
+
+// cpu_math_optim.c
+SimStatus cpu_math_sgd_step(void *ctx, int rank, float *p, const float *g, float *momentum_buf,
+                            size_t n, const SimSgdHyper *h);
+SimStatus cpu_math_adam_step(void *ctx, int rank, float *p, const float *g, float *m, float *v,
+                             size_t n, const SimAdamHyper *h);
+
+#endif

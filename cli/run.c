@@ -1,0 +1,184 @@
+// cli/run.c: `ddplab run`: options -> data -> world of ranks -> the
+// engine's training loop (sim/train.h) on every rank -> metrics, trace and
+// summary. Each part is in its own file (see run.h); this one decides the
+// order and the exit code.
+//
+// Nothing is written before the inputs are known to be good: the metrics
+// file is a temporary until the run succeeds, checkpoints are written only
+// after the set-up (which reads --init and --resume) has passed, and the
+// trace is written at the end.
+#include "run.h"
+
+#include <string.h>
+
+#include "backends.h" // defines: cli_backend_find
+#include "cli.h"      // defines: CLI_EXIT_*
+#include "outfile.h"  // defines: SimOutFile
+
+#define RUN_TRACE_CAP 1000000 // trace events kept per rank
+
+typedef struct {
+    SimTrainer *trainers;     // [nranks]
+    RunReport *rep;
+} RunCtx;
+
+static void on_ready(void *arg, int rank, const SimTrainer *t) {
+    if (rank == 0)
+        run_report_config(arg, t);
+}
+
+static void on_step(void *arg, int rank, const SimStepStats *s) {
+    if (rank == 0)
+        run_report_step(arg, s);
+}
+
+// Runs the engine's loop, reports, and frees the rank's state on its own thread.
+static SimStatus rank_main(SimRank *r, void *arg) {
+    RunCtx *ctx = arg;
+    SimStatus st = sim_train_run(r, ctx->trainers);
+    if (st == SIM_OK && r->rank == 0)
+        run_report_summary(ctx->rep, &ctx->trainers[0]);
+    sim_train_free(&ctx->trainers[r->rank], r);
+    return st;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int write_trace(const RunOptions *o, const SimWorld *w) {
+    int jsonl = ends_with(o->trace, ".jsonl");
+    SimStatus st = jsonl ? sim_trace_write_jsonl(w->trace, o->trace)
+                         : sim_trace_write_chrome(w->trace, o->trace, 0);
+    if (st != SIM_OK) {
+        run_error("--trace: cannot write '%s': %s", o->trace, sim_strerror(st));
+        return CLI_EXIT_INTERNAL;
+    }
+    size_t events = 0;
+    for (int r = 0; r < sim_trace_nranks(w->trace); r++)
+        events += sim_trace_rank_count(w->trace, r);
+    printf("trace: %s (%zu events", o->trace, events);
+    if (sim_trace_dropped(w->trace) > 0)
+        printf("; %zu more dropped beyond %d per rank", sim_trace_dropped(w->trace),
+               RUN_TRACE_CAP);
+    printf(jsonl ? "; JSON lines)\n" : "; open it in https://ui.perfetto.dev)\n");
+    return CLI_EXIT_OK;
+}
+
+// The engine's configuration from the options; CLI_EXIT_OK or a usage error.
+static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig *c) {
+    sim_train_config_default(c);
+    c->model = o->model;
+    c->data = ds;
+    c->batch = o->batch;
+    c->accum = o->accum;
+    c->shuffle = o->shuffle;
+    c->drop_last = o->drop_last;
+    c->seed = o->seed;
+    c->opt = o->opt;
+    c->want_grad_norm = o->metrics != NULL;
+    c->init_path = o->init;
+    c->resume_path = o->resume;
+    c->save_path = o->save;
+    c->save_every = o->save_every;
+    if (o->steps > 0)
+        c->steps = o->steps;
+    else if (o->epochs > 0)
+        c->steps = sim_train_steps_for_epochs(c, o->nranks, o->epochs);
+    if (c->steps < 1) {
+        run_error("--epochs: '%lld' epochs of %lld batches make no optimizer step of --accum %d "
+                  "batches; allowed: more epochs or a smaller --accum", (long long)o->epochs,
+                  (long long)sim_train_batches_per_epoch(c, o->nranks), o->accum);
+        return CLI_EXIT_USAGE;
+    }
+    c->stop_after = o->stop_after;
+    SimLrSchedule sched;
+    char err[512];
+    if (sim_lr_schedule_make(&sched, &c->opt.lr, c->opt.optim.lr, o->nranks, c->accum, c->steps,
+                             err, sizeof err) != SIM_OK) {
+        run_error("%s", err);
+        return CLI_EXIT_USAGE;
+    }
+    return CLI_EXIT_OK;
+}
+
+static int exit_for(SimStatus st, const SimTrainer *t) {
+    if (t->bad_input)
+        return CLI_EXIT_USAGE;
+    if (st == SIM_EPROTO || st == SIM_ETIMEDOUT || st == SIM_EABORTED)
+        return CLI_EXIT_DIST;
+    return CLI_EXIT_INTERNAL;
+}
+
+// The world, the run, the files. Returns the exit code.
+static int train(const RunOptions *o, SimTrainConfig *c) {
+    SimWorldConfig wc;
+    sim_world_config_default(&wc);
+    wc.nranks = o->nranks;
+    wc.nodes = 1;
+    wc.profile = o->sys;
+    wc.trace = o->trace != NULL; // the trace costs memory and time: only when asked
+    wc.trace_max_per_rank = RUN_TRACE_CAP;
+    SimWorld w;
+    if (sim_world_init(&w, &wc, cli_backend_find(o->backend)) != SIM_OK) {
+        run_error("cannot start the ranks: %s", sim_world_error(&w));
+        sim_world_free(&w);
+        return CLI_EXIT_INTERNAL;
+    }
+    SimOutFile mo = {0};
+    if (o->metrics && sim_outfile_open(&mo, o->metrics) != SIM_OK) {
+        run_error("--metrics: cannot create '%s'", o->metrics);
+        sim_world_free(&w);
+        return CLI_EXIT_INTERNAL;
+    }
+    RunReport rep;
+    run_report_init(&rep, o, c->data, c, o->metrics ? mo.f : NULL);
+    c->on_ready = on_ready;
+    c->on_ready_arg = &rep;
+    c->on_step = on_step;
+    c->on_step_arg = &rep;
+    SimTrainer trainers[1]; // --strategy single
+    memset(trainers, 0, sizeof trainers);
+    trainers[0].cfg = c;
+    RunCtx ctx = {trainers, &rep};
+    SimStatus st = sim_world_run(&w, rank_main, &ctx);
+    int rc = CLI_EXIT_OK;
+    if (st != SIM_OK) {
+        if (rep.bar && rep.nsteps > 0)
+            fputc('\n', stderr); // end the bar's line before the message
+        run_error("%s", trainers[0].error[0] ? trainers[0].error : sim_world_error(&w));
+        rc = exit_for(st, &trainers[0]);
+        if (o->metrics)
+            sim_outfile_abort(&mo);
+    } else if (o->metrics && sim_outfile_commit(&mo) != SIM_OK) {
+        run_error("--metrics: cannot write '%s' (disk full?)", o->metrics);
+        rc = CLI_EXIT_INTERNAL;
+    }
+    if (rc == CLI_EXIT_OK && o->trace)
+        rc = write_trace(o, &w);
+    sim_world_free(&w);
+    return rc;
+}
+
+int run_main(int argc, char **argv) {
+    RunOptions o;
+    switch (run_opts_parse(argc, argv, &o)) {
+    case RUN_PARSE_HELP:
+        run_help(stdout);
+        return CLI_EXIT_OK;
+    case RUN_PARSE_ERROR:
+        return CLI_EXIT_USAGE;
+    default:
+        break;
+    }
+    SimDataset ds;
+    int rc = run_data_load(&o, &ds);
+    SimTrainConfig cfg;
+    if (rc == CLI_EXIT_OK)
+        rc = make_config(&o, &ds, &cfg);
+    if (rc == CLI_EXIT_OK)
+        rc = train(&o, &cfg);
+    sim_dataset_free(&ds);
+    return rc;
+}

@@ -1,0 +1,91 @@
+// cli/run.h: `ddplab run`, training on simulated ranks, split by duty:
+//   run_opts.c     the option table and the help text
+//   run_parse.c    parsing and checking the command line
+//   run_data.c     the dataset the options name, and the model fitted to it
+//   run_report.c   the configuration table, progress, metrics file, summary
+//   run.c          run_main: puts the pieces together
+//
+// Today one strategy exists, `single`: one rank trains alone, as a plain
+// PyTorch script would. The training loop itself is the engine's
+// (sim/train.h), so the strategies to come reuse it.
+#ifndef DDPLAB_CLI_RUN_H
+#define DDPLAB_CLI_RUN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cost.h"        // defines: SimSysProfile
+#include "dataset.h"     // defines: SimDataset
+#include "model.h"       // defines: SimModelSpec
+#include "optim_flags.h" // defines: SimOptimFlags
+#include "train.h"       // defines: SimTrainConfig, SimStepStats
+
+// Everything the command line says, checked.
+typedef struct {
+    const char *strategy;     // "single"
+    int nranks;               // 1 with single
+    const char *backend;
+    const char *profile;      // built-in name or file, as given
+    SimSysProfile sys;
+    const char *model_text;   // NULL: fitted to the data
+    SimModelSpec model;       // parsed model_text (valid when model_text)
+    const char *data;         // synthetic spec or .npy file
+    const char *labels;       // .npy file (with --data X.npy)
+    const char *text;         // text file (token data)
+    int batch;
+    int64_t steps;            // 0: from epochs (or the default)
+    int64_t epochs;           // 0: not given
+    int64_t stop_after;       // 0: not given
+    int accum;
+    int shuffle, drop_last;
+    uint64_t seed;
+    SimOptimFlags opt;        // validated
+    const char *metrics;      // output files, or NULL
+    const char *save;
+    int64_t save_every;
+    const char *resume;       // input files, or NULL
+    const char *init;
+    const char *trace;
+    int64_t log_every;        // 0: about ten lines per run
+    int progress;             // -1 auto (a bar when stderr is a terminal), 0 lines, 1 bar
+} RunOptions;
+
+typedef enum { RUN_PARSE_OK, RUN_PARSE_HELP, RUN_PARSE_ERROR } RunParse;
+
+// Parses argv[1..argc) (argv[0] is "run"). On a bad value prints exactly one
+// line to stderr and returns RUN_PARSE_ERROR; on --help returns
+// RUN_PARSE_HELP. Strings in o point into argv.
+RunParse run_opts_parse(int argc, char **argv, RunOptions *o);
+// Prints "ddplab run: <fmt>" as one line on stderr.
+void run_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// The dataset the options name, and the model when --model was not given.
+// Prints one line and returns CLI_EXIT_USAGE on bad input.
+int run_data_load(RunOptions *o, SimDataset *ds);
+
+// Output.
+typedef struct {
+    const RunOptions *o;
+    const SimDataset *ds;
+    const SimTrainConfig *cfg;
+    FILE *metrics;            // the temporary metrics file, or NULL
+    int bar;                  // 1: progress bar on stderr
+    int64_t log_every;
+    int64_t end;              // the last step this process takes
+    double last_draw;         // wall time of the last bar update
+    double wall_start;
+    SimStepStats last;        // the last step's numbers
+    int64_t nsteps;           // steps taken by this process
+    int64_t samples;          // samples they trained on
+} RunReport;
+
+void run_report_init(RunReport *rep, const RunOptions *o, const SimDataset *ds,
+                     const SimTrainConfig *cfg, FILE *metrics);
+// The `| key | value |` table of the configuration, on stdout.
+void run_report_config(RunReport *rep, const SimTrainer *t);
+// One step: the metrics line, the bar or a periodic line.
+void run_report_step(RunReport *rep, const SimStepStats *s);
+// The final summary, on stdout.
+void run_report_summary(RunReport *rep, const SimTrainer *t);
+
+#endif

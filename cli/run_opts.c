@@ -1,0 +1,182 @@
+// cli/run_opts.c: the options of `ddplab run` as one table (name, short
+// form, value, default, help) that drives both the parser (run_parse.c) and
+// the help text below, followed by the optimizer family's options from the
+// engine's own table, so help and parser cannot disagree.
+#include "run_opts.h"
+
+#include <string.h>
+
+#include "cli.h"         // defines: cli_print_exit_codes
+#include "optim_flags.h" // defines: sim_optim_flags_table
+
+static const RunOptSpec run_specs[RO_COUNT] = {
+    {RO_STRATEGY, 0, "strategy", "NAME", "single",
+     "single: one rank trains alone, as a plain\n"
+     "PyTorch script does (dp, ddp and fsdp are\n"
+     "not available yet)"},
+    {RO_RANKS, 'n', "ranks", "R", "1", "simulated ranks (single: 1)"},
+    {RO_BACKEND, 'B', "backend", "NAME", "cpu", "where the ranks run: cpu (threads here)"},
+    {RO_PROFILE, 'p', "profile", "NAME|FILE", "dgx-h100",
+     "hardware for the simulated time: a built-in\n"
+     "profile (run 'ddplab' for the list) or a file\n"
+     "written by 'ddplab bench --calibrate'"},
+    {RO_MODEL, 0, "model", "SPEC", "fitted to the data",
+     "mlp:784,256,10[,act=gelu][,bn][,unused][,mse]\n"
+     "or gpt:layers=4,embd=128,heads=4,ctx=64,vocab=V.\n"
+     "Without it: mlp:D,64,64,C for features (D in,\n"
+     "C classes; ,mse with K targets), and\n"
+     "gpt:layers=2,embd=64,heads=4,ctx=32,vocab=V for\n"
+     "tokens"},
+    {RO_DATA, 0, "data", "SET|X.npy", "blobs",
+     "blobs, teacher or arith, with options as in\n"
+     "blobs:n=1024,features=8,classes=3,noise=1,\n"
+     "teacher:n=512,targets=2,hidden=16 or\n"
+     "arith:lines=2000,digits=3; or features in a\n"
+     ".npy file (float32 [N, D]) with --labels"},
+    {RO_LABELS, 0, "labels", "Y.npy", NULL,
+     "labels for --data X.npy: int64 [N] (classes)\n"
+     "or float32 [N] / [N, K] (regression targets)"},
+    {RO_TEXT, 0, "text", "FILE", NULL,
+     "train a gpt on the bytes of a text file\n"
+     "(instead of --data)"},
+    {RO_BATCH, 'b', "batch", "B", "32", "samples per batch on each rank"},
+    {RO_STEPS, 0, "steps", "N", "100",
+     "optimizer steps of the run (a resumed run\n"
+     "continues up to N)"},
+    {RO_EPOCHS, 0, "epochs", "E", NULL, "train E epochs instead of --steps"},
+    {RO_STOP_AFTER, 0, "stop-after", "N", NULL,
+     "stop after step N as if the job were\n"
+     "interrupted (the schedule still spans --steps;\n"
+     "--save writes step N's checkpoint)"},
+    {RO_ACCUM, 0, "accum", "N", "1",
+     "batches accumulated into each optimizer step\n"
+     "(the loss is divided by N)"},
+    {RO_SHUFFLE, 0, "shuffle", "0|1", "1",
+     "shuffle each epoch (order seeded by\n"
+     "--seed + epoch)"},
+    {RO_DROP_LAST, 0, "drop-last", "0|1", "0", "1: drop each epoch's short last batch"},
+    {RO_SEED, 0, "seed", "N", "0", "initial weights and the shuffle order"},
+    {RO_METRICS, 0, "metrics", "FILE.jsonl", NULL,
+     "one JSON line per step: step, epoch, loss, lr,\n"
+     "loss_scale, grad_norm, samples_per_s, skipped,\n"
+     "wall_s, sim_s"},
+    {RO_SAVE, 0, "save", "FILE", NULL,
+     "write a checkpoint (safetensors) at the end"},
+    {RO_SAVE_EVERY, 0, "save-every", "N", "0",
+     "with --save, also every N steps (0: only at\n"
+     "the end)"},
+    {RO_RESUME, 0, "resume", "FILE", NULL,
+     "continue a run from its checkpoint exactly\n"
+     "(same options; --steps may grow)"},
+    {RO_INIT, 0, "init", "FILE", NULL,
+     "initial weights from a checkpoint or any\n"
+     "safetensors file with the model's tensors"},
+    {RO_TRACE, 0, "trace", "FILE", NULL,
+     "write the compute events as a Chrome trace\n"
+     "(FILE.jsonl: JSON lines)"},
+    {RO_LOG_EVERY, 0, "log-every", "N", "0",
+     "a progress line every N steps (0: about ten\n"
+     "lines in a run)"},
+    {RO_PROGRESS, 0, "progress", "auto|bar|lines", "auto",
+     "auto: a bar when stderr is a terminal,\n"
+     "periodic lines otherwise"},
+    {RO_HELP, 'h', "help", NULL, NULL, "print this help"},
+};
+
+const RunOptSpec *run_opt_spec(RunOptId id) {
+    return &run_specs[id];
+}
+
+const RunOptSpec *run_opt_find_long(const char *name, size_t len) {
+    for (int i = 0; i < RO_COUNT; i++)
+        if (strlen(run_specs[i].longname) == len && strncmp(run_specs[i].longname, name, len) == 0)
+            return &run_specs[i];
+    return NULL;
+}
+
+const RunOptSpec *run_opt_find_short(char c) {
+    for (int i = 0; i < RO_COUNT; i++)
+        if (run_specs[i].shortname && run_specs[i].shortname == c)
+            return &run_specs[i];
+    return NULL;
+}
+
+// "  -n, --ranks R" padded to column 30, then the help lines.
+static void print_option(FILE *out, char shortname, const char *longname, const char *arg,
+                         const char *help, const char *deflt) {
+    char head[64];
+    int n = snprintf(head, sizeof head, "  %c%c%s--%s%s%s", shortname ? '-' : ' ',
+                     shortname ? shortname : ' ', shortname ? ", " : "  ", longname,
+                     arg ? " " : "", arg ? arg : "");
+    if (n >= 30)
+        fprintf(out, "%s\n%30s", head, "");
+    else
+        fprintf(out, "%s%*s", head, 30 - n, "");
+    // Lines longer than the 49 columns left are broken at a space.
+    int col = 30;
+    for (const char *p = help; *p; p++) {
+        if (*p == ' ' && col + 1 + (int)strcspn(p + 1, " \n") > 79) {
+            fprintf(out, "\n%30s", "");
+            col = 30;
+            continue;
+        }
+        fputc(*p, out);
+        col++;
+        if (*p == '\n') {
+            fprintf(out, "%30s", "");
+            col = 30;
+        }
+    }
+    if (deflt) {
+        const char *last = strrchr(help, '\n');
+        size_t lastlen = strlen(last ? last + 1 : help);
+        if (30 + lastlen + 3 + strlen(deflt) > 79)
+            fprintf(out, "\n%30s", "");
+        else
+            fputc(' ', out);
+        fprintf(out, "[%s]", deflt);
+    }
+    fputc('\n', out);
+}
+
+void run_help(FILE *out) {
+    fprintf(out,
+            "usage: ddplab run [options]\n"
+            "\n"
+            "Trains a model on simulated ranks with PyTorch's semantics: the same\n"
+            "initialisation distributions, losses, optimizers, schedules, gradient\n"
+            "clipping, autocast and GradScaler, and DistributedSampler. It prints the\n"
+            "configuration, progress on stderr, and a summary with the wall time and\n"
+            "the time the same steps would take on the simulated hardware.\n"
+            "\n"
+            "options (default in brackets):\n");
+    for (int i = 0; i < RO_COUNT; i++) {
+        const RunOptSpec *s = &run_specs[i];
+        print_option(out, s->shortname, s->longname, s->arg, s->help, s->deflt);
+    }
+    fprintf(out, "\noptimizer, schedule, clipping and mixed precision:\n");
+    int n = 0;
+    const SimOptimFlagInfo *f = sim_optim_flags_table(&n);
+    for (int i = 0; i < n; i++)
+        print_option(out, 0, f[i].name, f[i].metavar, f[i].help, NULL);
+    fprintf(out,
+            "\n"
+            "examples:\n"
+            "  ddplab run --data blobs --steps 200\n"
+            "  ddplab run --model mlp:16,128,4 --optimizer adamw --lr 3e-3 \\\n"
+            "      --lr-schedule cosine --warmup 20 --clip-grad-norm 1 --metrics m.jsonl\n"
+            "  ddplab run --data arith --steps 400 --optimizer adamw --lr 3e-3 \\\n"
+            "      --save gpt.st --save-every 100\n"
+            "  ddplab run --data arith --steps 800 --optimizer adamw --lr 3e-3 \\\n"
+            "      --resume gpt.st --save gpt.st\n"
+            "  ddplab run --data X.npy --labels y.npy --model mlp:784,256,10 --epochs 3\n"
+            "\n"
+            "Checkpoints are safetensors files: the model's tensors under their PyTorch\n"
+            "names (load_state_dict(strict=True) takes them), the optimizer state under\n"
+            "optimizer/..., and the step, epoch, sampler, scaler and RNG state in the\n"
+            "metadata, with a SHA-256 checksum. A resumed run repeats an uninterrupted\n"
+            "run's losses bit for bit.\n"
+            "\n"
+            "exit codes:\n");
+    cli_print_exit_codes(out);
+}

@@ -1,0 +1,32 @@
+// cli/run_opts.h: the option table of `ddplab run`, shared by the parser
+// (run_parse.c) and the help text (run_opts.c). The optimizer family's
+// options (--optimizer, --lr, ..., --amp) come from the engine's table
+// (sim/optim_flags.h) and are listed after these. Private to the run.
+#ifndef DDPLAB_CLI_RUN_OPTS_H
+#define DDPLAB_CLI_RUN_OPTS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum {
+    RO_STRATEGY, RO_RANKS, RO_BACKEND, RO_PROFILE, RO_MODEL, RO_DATA, RO_LABELS, RO_TEXT,
+    RO_BATCH, RO_STEPS, RO_EPOCHS, RO_STOP_AFTER, RO_ACCUM, RO_SHUFFLE, RO_DROP_LAST, RO_SEED, RO_METRICS,
+    RO_SAVE, RO_SAVE_EVERY, RO_RESUME, RO_INIT, RO_TRACE, RO_LOG_EVERY, RO_PROGRESS, RO_HELP,
+    RO_COUNT
+} RunOptId;
+
+typedef struct {
+    RunOptId id;
+    char shortname;       // 0: long form only
+    const char *longname;
+    const char *arg;      // metavariable; NULL for a flag without a value
+    const char *deflt;    // default shown in --help (NULL: none)
+    const char *help;     // lines separated by '\n'
+} RunOptSpec;
+
+const RunOptSpec *run_opt_spec(RunOptId id);
+// The option called --name (first len characters of name), or NULL.
+const RunOptSpec *run_opt_find_long(const char *name, size_t len);
+const RunOptSpec *run_opt_find_short(char c);
+
+#endif

@@ -1,0 +1,348 @@
+// cli/run_parse.c: parsing the command line of `ddplab run`: each value
+// alone, then the values together (strategy and ranks, steps and epochs,
+// input and output files, the optimizer family's cross-checks, the hardware
+// profile).
+//
+// Every rejected value produces exactly one line on stderr of the form
+//   ddplab run: --option: 'value' is ...; allowed: ...
+// and nothing else happens: no world is created and no file is written.
+#include "run.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backends.h" // defines: cli_backend_find, cli_backend_names
+#include "run_opts.h" // defines: RunOptSpec, run_opt_spec
+
+void run_error(const char *fmt, ...) {
+    char msg[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (char *p = msg; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    fprintf(stderr, "ddplab run: %s\n", msg);
+}
+
+// A value for a message: printable characters only, at most 60.
+static const char *shown(const char *val, char *buf, size_t len) {
+    size_t n = 0;
+    for (; val && val[n] && n + 4 < len && n < 60; n++)
+        buf[n] = isprint((unsigned char)val[n]) ? val[n] : '?';
+    if (val && val[n])
+        memcpy(buf + n, "...", 3), n += 3;
+    buf[n] = '\0';
+    return buf;
+}
+
+static RunParse opt_fail(const RunOptSpec *s, const char *val, const char *what,
+                         const char *allowed) {
+    char vbuf[72];
+    run_error("--%s: '%s' %s; allowed: %s", s->longname, shown(val, vbuf, sizeof vbuf), what,
+              allowed);
+    return RUN_PARSE_ERROR;
+}
+
+// A whole number in lo..hi; the message names the range.
+static RunParse parse_count(const RunOptSpec *s, const char *v, long long lo, long long hi,
+                            int64_t *out) {
+    char allowed[96];
+    snprintf(allowed, sizeof allowed, "a whole number from %lld to %lld", lo, hi);
+    if (!v || !(isdigit((unsigned char)v[0]) || v[0] == '-' || v[0] == '+'))
+        return opt_fail(s, v, "is not a whole number", allowed);
+    errno = 0;
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    if (end == v || *end != '\0')
+        return opt_fail(s, v, "is not a whole number", allowed);
+    if (errno == ERANGE || x < lo || x > hi)
+        return opt_fail(s, v, x < 0 ? "is negative" : "is out of range", allowed);
+    *out = x;
+    return RUN_PARSE_OK;
+}
+
+static RunParse parse_int(const RunOptSpec *s, const char *v, int lo, int hi, int *out) {
+    int64_t x = 0;
+    if (parse_count(s, v, lo, hi, &x) != RUN_PARSE_OK)
+        return RUN_PARSE_ERROR;
+    *out = (int)x;
+    return RUN_PARSE_OK;
+}
+
+static RunParse parse_bool(const RunOptSpec *s, const char *v, int *out) {
+    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+        return opt_fail(s, v, "is not 0 or 1", "0, 1");
+    *out = v[0] == '1';
+    return RUN_PARSE_OK;
+}
+
+static RunParse parse_strategy(const RunOptSpec *s, const char *v, RunOptions *o) {
+    if (strcmp(v, "single") == 0) {
+        o->strategy = v;
+        return RUN_PARSE_OK;
+    }
+    if (strcmp(v, "dp") == 0 || strcmp(v, "ddp") == 0 || strcmp(v, "fsdp") == 0)
+        return opt_fail(s, v, "is not yet available in this version", "single");
+    return opt_fail(s, v, "is not a strategy", "single (dp, ddp and fsdp are coming)");
+}
+
+static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) {
+    char err[512], names[256];
+    switch (s->id) {
+    case RO_STRATEGY: return parse_strategy(s, v, o);
+    case RO_RANKS: return parse_int(s, v, 1, 4096, &o->nranks);
+    case RO_BACKEND:
+        if (!cli_backend_find(v) && !cli_backend_missing_hint(v)) {
+            cli_backend_names(names, sizeof names);
+            return opt_fail(s, v, "is not a backend", names);
+        }
+        o->backend = v;
+        return RUN_PARSE_OK;
+    case RO_PROFILE: o->profile = v; return RUN_PARSE_OK;
+    case RO_MODEL:
+        if (sim_model_parse(v, &o->model, err, sizeof err) != SIM_OK) {
+            run_error("--model: %s", err);
+            return RUN_PARSE_ERROR;
+        }
+        o->model_text = v;
+        return RUN_PARSE_OK;
+    case RO_DATA: o->data = v; return RUN_PARSE_OK;
+    case RO_LABELS: o->labels = v; return RUN_PARSE_OK;
+    case RO_TEXT: o->text = v; return RUN_PARSE_OK;
+    case RO_BATCH: return parse_int(s, v, 1, 1 << 20, &o->batch);
+    case RO_STEPS: return parse_count(s, v, 1, 1000000000000LL, &o->steps);
+    case RO_EPOCHS: return parse_count(s, v, 1, 1000000000LL, &o->epochs);
+    case RO_STOP_AFTER: return parse_count(s, v, 1, 1000000000000LL, &o->stop_after);
+    case RO_ACCUM: return parse_int(s, v, 1, 65536, &o->accum);
+    case RO_SHUFFLE: return parse_bool(s, v, &o->shuffle);
+    case RO_DROP_LAST: return parse_bool(s, v, &o->drop_last);
+    case RO_SEED: {
+        int64_t seed = 0;
+        if (parse_count(s, v, 0, INT64_MAX, &seed) != RUN_PARSE_OK)
+            return RUN_PARSE_ERROR;
+        o->seed = (uint64_t)seed;
+        return RUN_PARSE_OK;
+    }
+    case RO_METRICS: o->metrics = v; return RUN_PARSE_OK;
+    case RO_SAVE: o->save = v; return RUN_PARSE_OK;
+    case RO_SAVE_EVERY: return parse_count(s, v, 0, 1000000000000LL, &o->save_every);
+    case RO_RESUME: o->resume = v; return RUN_PARSE_OK;
+    case RO_INIT: o->init = v; return RUN_PARSE_OK;
+    case RO_TRACE: o->trace = v; return RUN_PARSE_OK;
+    case RO_LOG_EVERY: return parse_count(s, v, 0, 1000000000000LL, &o->log_every);
+    case RO_PROGRESS:
+        if (strcmp(v, "auto") == 0)
+            o->progress = -1;
+        else if (strcmp(v, "bar") == 0)
+            o->progress = 1;
+        else if (strcmp(v, "lines") == 0)
+            o->progress = 0;
+        else
+            return opt_fail(s, v, "is not a progress style", "auto, bar, lines");
+        return RUN_PARSE_OK;
+    default: return RUN_PARSE_OK;
+    }
+}
+
+// ----------------------------------------------------------------------------
+// files
+
+static RunParse check_output(RunOptId id, const char *path) {
+    const RunOptSpec *s = run_opt_spec(id);
+    char dir[4096];
+    struct stat st;
+    if (path[0] == '\0')
+        return opt_fail(s, path, "is empty", "a file name");
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return opt_fail(s, path, "is a directory", "a file name");
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path) + (slash == path), path);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return opt_fail(s, path, "is in no existing directory", "a file in an existing directory");
+    if (access(dir, W_OK) != 0)
+        return opt_fail(s, path, "is in a directory you cannot write",
+                        "a file in a writable directory");
+    return RUN_PARSE_OK;
+}
+
+static RunParse check_input(RunOptId id, const char *path) {
+    const RunOptSpec *s = run_opt_spec(id);
+    struct stat st;
+    if (path[0] == '\0')
+        return opt_fail(s, path, "is empty", "a readable file");
+    if (stat(path, &st) != 0) {
+        char what[160];
+        snprintf(what, sizeof what, "cannot be read: %s", strerror(errno));
+        return opt_fail(s, path, what, "a readable file");
+    }
+    if (S_ISDIR(st.st_mode))
+        return opt_fail(s, path, "is a directory", "a readable file");
+    if (access(path, R_OK) != 0)
+        return opt_fail(s, path, "cannot be read: permission denied", "a readable file");
+    return RUN_PARSE_OK;
+}
+
+static int same(const char *a, const char *b) {
+    return a && b && strcmp(a, b) == 0;
+}
+
+static RunParse check_files(const RunOptions *o) {
+    const char *in[] = {o->resume, o->init, o->labels, o->text};
+    const RunOptId in_id[] = {RO_RESUME, RO_INIT, RO_LABELS, RO_TEXT};
+    for (int i = 0; i < 4; i++)
+        if (in[i] && check_input(in_id[i], in[i]) != RUN_PARSE_OK)
+            return RUN_PARSE_ERROR;
+    const char *out[] = {o->metrics, o->save, o->trace};
+    const RunOptId out_id[] = {RO_METRICS, RO_SAVE, RO_TRACE};
+    for (int i = 0; i < 3; i++) {
+        if (out[i] == NULL)
+            continue;
+        if (check_output(out_id[i], out[i]) != RUN_PARSE_OK)
+            return RUN_PARSE_ERROR;
+        for (int j = 0; j < i; j++)
+            if (same(out[i], out[j]))
+                return opt_fail(run_opt_spec(out_id[i]), out[i], "is also another output's file",
+                                "a file of its own");
+        const char *inputs[] = {o->init, o->labels, o->text, o->data};
+        for (int j = 0; j < 4; j++)
+            if (same(out[i], inputs[j]))
+                return opt_fail(run_opt_spec(out_id[i]), out[i], "is also an input file",
+                                "a file of its own");
+    }
+    if (o->resume && same(o->resume, o->metrics))
+        return opt_fail(run_opt_spec(RO_METRICS), o->metrics, "is also the --resume file",
+                        "a file of its own");
+    return RUN_PARSE_OK;
+}
+
+// ----------------------------------------------------------------------------
+// the command line
+
+static void set_defaults(RunOptions *o) {
+    memset(o, 0, sizeof *o);
+    o->strategy = "single";
+    o->nranks = 1;
+    o->backend = cli_backend_default()->name;
+    o->profile = "dgx-h100";
+    o->batch = 32;
+    o->accum = 1;
+    o->shuffle = 1;
+    o->progress = -1;
+    sim_optim_flags_default(&o->opt);
+}
+
+// The option at argv[*i]: ours (spec set) or the optimizer family's (flag
+// set); its value (attached after '=', or the next argument).
+static RunParse parse_one(int argc, char **argv, int *i, RunOptions *o) {
+    const char *a = argv[*i], *val = NULL;
+    char vbuf[72], name[64] = "";
+    const RunOptSpec *s = NULL;
+    const SimOptimFlagInfo *flag = NULL;
+    if (a[0] == '-' && a[1] == '-' && a[2]) {
+        const char *eq = strchr(a + 2, '=');
+        size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+        snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), a + 2);
+        s = run_opt_find_long(a + 2, len);
+        flag = s ? NULL : sim_optim_flags_find(name);
+        if ((s || flag) && eq)
+            val = eq + 1;
+    } else if (a[0] == '-' && a[1] && a[1] != '-') {
+        s = run_opt_find_short(a[1]);
+        if (s && a[2])
+            val = a + 2;
+    }
+    if (s == NULL && flag == NULL) {
+        run_error("'%s' is not an option; allowed: see 'ddplab run --help'",
+                  shown(a, vbuf, sizeof vbuf));
+        return RUN_PARSE_ERROR;
+    }
+    const char *lname = s ? s->longname : flag->name, *metavar = s ? s->arg : flag->metavar;
+    if (metavar == NULL && val != NULL) {
+        run_error("--%s: takes no value (got '%s'); allowed: --%s alone", lname,
+                  shown(val, vbuf, sizeof vbuf), lname);
+        return RUN_PARSE_ERROR;
+    }
+    if (metavar != NULL && val == NULL) {
+        if (*i + 1 >= argc) {
+            run_error("--%s: missing value; allowed: %s (see 'ddplab run --help')", lname,
+                      metavar);
+            return RUN_PARSE_ERROR;
+        }
+        val = argv[++*i];
+    }
+    if (s)
+        return apply_option(s, val ? val : "", o);
+    char err[512];
+    if (sim_optim_flags_set(&o->opt, flag->name, val, err, sizeof err) != SIM_OK) {
+        run_error("%s", err);
+        return RUN_PARSE_ERROR;
+    }
+    return RUN_PARSE_OK;
+}
+
+static RunParse check_together(RunOptions *o) {
+    if (o->nranks != 1) {
+        run_error("--ranks: '%d' is more than --strategy single runs; allowed: 1", o->nranks);
+        return RUN_PARSE_ERROR;
+    }
+    if (o->steps && o->epochs) {
+        run_error("--epochs: cannot be combined with --steps; allowed: --steps N or --epochs E");
+        return RUN_PARSE_ERROR;
+    }
+    if (o->text && o->data)
+        return opt_fail(run_opt_spec(RO_TEXT), o->text, "cannot be combined with --data",
+                        "--data or --text");
+    if (o->labels && (o->text || !o->data))
+        return opt_fail(run_opt_spec(RO_LABELS), o->labels, "needs --data X.npy",
+                        "--labels with --data FILE.npy");
+    if (o->save_every > 0 && !o->save) {
+        char v[32];
+        snprintf(v, sizeof v, "%lld", (long long)o->save_every);
+        return opt_fail(run_opt_spec(RO_SAVE_EVERY), v, "needs --save FILE",
+                        "--save-every with --save");
+    }
+    if (o->resume && o->init)
+        return opt_fail(run_opt_spec(RO_INIT), o->init, "cannot be combined with --resume "
+                        "(the checkpoint holds the weights)", "--init or --resume");
+    if (check_files(o) != RUN_PARSE_OK)
+        return RUN_PARSE_ERROR;
+    char err[512];
+    if (sim_optim_flags_validate(&o->opt, err, sizeof err) != SIM_OK) {
+        run_error("%s", err);
+        return RUN_PARSE_ERROR;
+    }
+    const SimBackendOps *ops = cli_backend_find(o->backend);
+    if (ops == NULL || ops->math == NULL) {
+        run_error("--backend: '%s' is not available for training: %s; allowed: a backend with "
+                  "math kernels (cpu)", o->backend,
+                  ops ? "it has no math kernels yet" : cli_backend_missing_hint(o->backend));
+        return RUN_PARSE_ERROR;
+    }
+    if (sim_sys_resolve(o->profile, &o->sys, err, sizeof err) != SIM_OK) {
+        run_error("--profile: %s; allowed: a built-in profile (see 'ddplab') or a file written "
+                  "by 'ddplab bench --calibrate'", err);
+        return RUN_PARSE_ERROR;
+    }
+    return RUN_PARSE_OK;
+}
+
+RunParse run_opts_parse(int argc, char **argv, RunOptions *o) {
+    set_defaults(o);
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return RUN_PARSE_HELP;
+    for (int i = 1; i < argc; i++)
+        if (parse_one(argc, argv, &i, o) != RUN_PARSE_OK)
+            return RUN_PARSE_ERROR;
+    return check_together(o);
+}

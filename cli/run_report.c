@@ -1,0 +1,284 @@
+// cli/run_report.c: what `ddplab run` tells its user: the configuration as a
+// `| key | value |` table (as llm.c prints its own) on stdout, progress on
+// stderr (a bar on a terminal, a line every few steps otherwise), one JSON
+// line per step in the --metrics file, and the summary at the end.
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "outfile.h" // defines: SimJsonOut
+#include "run.h"
+
+void run_report_init(RunReport *rep, const RunOptions *o, const SimDataset *ds,
+                     const SimTrainConfig *cfg, FILE *metrics) {
+    memset(rep, 0, sizeof *rep);
+    rep->o = o;
+    rep->ds = ds;
+    rep->cfg = cfg;
+    rep->metrics = metrics;
+    rep->bar = o->progress < 0 ? isatty(2) : o->progress;
+    rep->log_every = o->log_every > 0 ? o->log_every : (cfg->steps + 9) / 10;
+    if (rep->log_every < 1)
+        rep->log_every = 1;
+    rep->end = cfg->stop_after > 0 && cfg->stop_after < cfg->steps ? cfg->stop_after : cfg->steps;
+    rep->wall_start = sim_wall_now();
+    rep->last_draw = -1;
+}
+
+// ----------------------------------------------------------------------------
+// the configuration table
+
+#define MAX_ROWS 32
+
+typedef struct {
+    char value[MAX_ROWS][200];
+    char keys[MAX_ROWS][32];
+    int n;
+} Table;
+
+static void row(Table *t, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void row(Table *t, const char *key, const char *fmt, ...) {
+    if (t->n == MAX_ROWS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->value[t->n], sizeof t->value[t->n], fmt, ap);
+    va_end(ap);
+    snprintf(t->keys[t->n], sizeof t->keys[t->n], "%s", key);
+    t->n++;
+}
+
+static void rule(int w) {
+    printf("+-----------------------+-%.*s-+\n", w,
+           "----------------------------------------------------------------------------------"
+           "----------------------------------------------------------------------------------"
+           "----------------------------------------");
+}
+
+// Values longer than the column continue on rows of their own, broken
+// at spaces.
+#define VALUE_W 50
+
+static void print_table(const Table *t) {
+    rule(VALUE_W);
+    printf("| %-21s | %-*s |\n", "Parameter", VALUE_W, "Value");
+    rule(VALUE_W);
+    for (int i = 0; i < t->n; i++) {
+        const char *v = t->value[i], *key = t->keys[i];
+        do {
+            int n = (int)strlen(v);
+            if (n > VALUE_W) {
+                n = VALUE_W;
+                while (n > 0 && v[n] != ' ')
+                    n--;
+                if (n == 0)
+                    n = VALUE_W;
+            }
+            printf("| %-21s | %-*.*s |\n", key, VALUE_W, n, v);
+            key = "";
+            v += n;
+            while (*v == ' ')
+                v++;
+        } while (*v);
+    }
+    rule(VALUE_W);
+}
+
+// 1234567 -> "1,234,567"
+static const char *grouped(size_t v, char *buf, size_t len) {
+    char digits[32];
+    int n = snprintf(digits, sizeof digits, "%zu", v), k = 0;
+    for (int i = 0; i < n && (size_t)k + 2 < len; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[k++] = ',';
+        buf[k++] = digits[i];
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
+static void optimizer_rows(Table *tb, const SimTrainConfig *c, int nranks) {
+    const SimOptimOptions *op = &c->opt.optim;
+    if (op->kind == SIM_OPTIM_SGD)
+        row(tb, "optimizer", "sgd: lr %g, momentum %g, dampening %g, weight_decay %g%s", op->lr,
+            op->momentum, op->dampening, op->weight_decay, op->nesterov ? ", nesterov" : "");
+    else
+        row(tb, "optimizer", "%s: lr %g, betas (%g, %g), eps %g, weight_decay %g%s",
+            sim_optim_kind_name(op->kind), op->lr, op->beta1, op->beta2, op->eps,
+            op->weight_decay, op->kind == SIM_OPTIM_ADAMW ? " (decoupled)" : "");
+    const SimLrOptions *lr = &c->opt.lr;
+    if (lr->kind == SIM_LR_CONSTANT)
+        row(tb, "lr schedule", "constant%s%lld warmup steps", lr->warmup ? " after " : ", ",
+            (long long)lr->warmup);
+    else
+        row(tb, "lr schedule", "%s decay to %g over %lld steps, after %lld warmup steps",
+            sim_lr_kind_name(lr->kind), lr->min_lr, (long long)c->steps, (long long)lr->warmup);
+    char sentence[256];
+    sim_lr_scale_sentence(lr, op->lr, nranks, c->accum, sentence, sizeof sentence);
+    if (sentence[0])
+        row(tb, "lr scaling", "%s", sentence);
+    else
+        row(tb, "lr scaling", "none: lr %g as given (--lr-scale linear: x ranks x accum)", op->lr);
+    if (c->opt.clip_grad_norm > 0)
+        row(tb, "gradient clipping", "total 2-norm at most %g (clip_grad_norm_)",
+            c->opt.clip_grad_norm);
+    else
+        row(tb, "gradient clipping", "off");
+    const SimAmpOptions *amp = &c->opt.amp;
+    if (amp->amp == SIM_FP16)
+        row(tb, "mixed precision", "fp16 matmul inputs; GradScaler from %g, x%g every %d steps",
+            amp->init_scale, amp->growth_factor, amp->growth_interval);
+    else if (amp->amp == SIM_BF16)
+        row(tb, "mixed precision", "bf16 matmul inputs (no loss scaler needed)");
+    else
+        row(tb, "mixed precision", "off (fp32)");
+}
+
+static void start_rows(Table *tb, const RunReport *rep, const SimTrainer *t) {
+    const RunOptions *o = rep->o;
+    const SimTrainConfig *c = rep->cfg;
+    if (t->resumed)
+        row(tb, "weights", "resumed from %s at step %lld (epoch %lld)", o->resume,
+            (long long)t->step, (long long)t->epoch);
+    else if (o->init)
+        row(tb, "weights", "from %s (weights only)", o->init);
+    else
+        row(tb, "weights", "PyTorch's default initialisation, seed %llu",
+            (unsigned long long)c->seed);
+    if (o->save && o->save_every > 0)
+        row(tb, "checkpoint", "%s every %lld steps and at the end", o->save,
+            (long long)o->save_every);
+    else if (o->save)
+        row(tb, "checkpoint", "%s at the end", o->save);
+    if (o->metrics)
+        row(tb, "metrics", "%s (one JSON line per step)", o->metrics);
+    if (o->trace)
+        row(tb, "trace", "%s", o->trace);
+}
+
+void run_report_config(RunReport *rep, const SimTrainer *t) {
+    const RunOptions *o = rep->o;
+    const SimTrainConfig *c = rep->cfg;
+    Table tb; // about 7 KiB
+    char buf[256], n1[32];
+    tb.n = 0;
+    row(&tb, "strategy", "%s (%d rank%s, backend %s)", o->strategy, o->nranks,
+        o->nranks == 1 ? "" : "s", o->backend);
+    row(&tb, "model", "%s", sim_model_spec_str(&c->model, buf, sizeof buf));
+    row(&tb, "module", "%s", sim_model_describe(&c->model, buf, sizeof buf));
+    row(&tb, "parameters", "%s in %d tensors", grouped(t->model->param_count, n1, sizeof n1),
+        t->model->nparams);
+    row(&tb, "data", "%s", sim_dataset_describe(rep->ds, buf, sizeof buf));
+    row(&tb, "batch", "%d per rank x %d accumulation step%s x %d rank%s", c->batch, c->accum,
+        c->accum == 1 ? "" : "s", o->nranks, o->nranks == 1 ? "" : "s");
+    int64_t per_epoch = sim_train_batches_per_epoch(c, o->nranks);
+    row(&tb, "steps", "%lld (%lld batches per epoch; %.2f epochs)", (long long)c->steps,
+        (long long)per_epoch, (double)c->steps * c->accum / (double)per_epoch);
+    row(&tb, "sampler", "shuffle %s (seed %llu + epoch), drop_last %s", c->shuffle ? "on" : "off",
+        (unsigned long long)c->seed, c->drop_last ? "on" : "off");
+    optimizer_rows(&tb, c, o->nranks);
+    start_rows(&tb, rep, t);
+    row(&tb, "simulated hardware", "%s", o->sys.name);
+    print_table(&tb);
+    fflush(stdout);
+}
+
+// ----------------------------------------------------------------------------
+// every step
+
+static void metrics_line(FILE *f, const SimStepStats *s) {
+    SimJsonOut j;
+    sim_json_begin(&j, f);
+    sim_json_raw(&j, "{\"step\":");
+    sim_json_i64(&j, s->step);
+    sim_json_raw(&j, ",\"epoch\":");
+    sim_json_i64(&j, s->epoch);
+    sim_json_raw(&j, ",\"loss\":");
+    sim_json_num(&j, s->loss);
+    sim_json_raw(&j, ",\"lr\":");
+    sim_json_num(&j, s->lr);
+    sim_json_raw(&j, ",\"loss_scale\":");
+    sim_json_num(&j, s->loss_scale);
+    sim_json_raw(&j, ",\"grad_norm\":");
+    sim_json_num(&j, s->grad_norm);
+    sim_json_raw(&j, ",\"samples_per_s\":");
+    sim_json_num(&j, s->wall_s > 0 ? s->samples / s->wall_s : 0);
+    sim_json_raw(&j, ",\"skipped\":");
+    sim_json_i64(&j, s->skipped);
+    sim_json_raw(&j, ",\"wall_s\":");
+    sim_json_num(&j, s->wall_s);
+    sim_json_raw(&j, ",\"sim_s\":");
+    sim_json_num(&j, s->sim_s);
+    sim_json_raw(&j, "}\n");
+    sim_json_flush(&j);
+}
+
+static double rate(const RunReport *rep) {
+    double wall = sim_wall_now() - rep->wall_start;
+    return wall > 0 && rep->nsteps > 0 ? rep->samples / wall : 0;
+}
+
+static void draw_bar(RunReport *rep, const SimStepStats *s, int last) {
+    double now = sim_wall_now();
+    if (!last && now - rep->last_draw < 0.1)
+        return;
+    rep->last_draw = now;
+    int width = 30, filled = (int)(width * s->step / rep->cfg->steps);
+    char bar[64];
+    for (int i = 0; i < width; i++)
+        bar[i] = i < filled ? '=' : (i == filled ? '>' : ' ');
+    bar[width] = '\0';
+    fprintf(stderr, "\r[%s] %lld/%lld loss %.4f lr %.3g %.0f samples/s%s", bar,
+            (long long)s->step, (long long)rep->cfg->steps, s->loss, s->lr, rate(rep),
+            last ? "\n" : "  ");
+    fflush(stderr);
+}
+
+void run_report_step(RunReport *rep, const SimStepStats *s) {
+    rep->last = *s;
+    rep->nsteps++;
+    rep->samples += s->samples;
+    if (rep->metrics)
+        metrics_line(rep->metrics, s);
+    int last = s->step == rep->end;
+    if (rep->bar) {
+        draw_bar(rep, s, last);
+    } else if (last || s->step % rep->log_every == 0 || rep->nsteps == 1) {
+        fprintf(stderr, "step %lld/%lld | epoch %lld | loss %.6f | lr %.4g | %.0f samples/s%s\n",
+                (long long)s->step, (long long)rep->cfg->steps, (long long)s->epoch, s->loss,
+                s->lr, rate(rep), s->skipped ? " | skipped (inf/NaN gradients)" : "");
+    }
+}
+
+// ----------------------------------------------------------------------------
+// the end
+
+void run_report_summary(RunReport *rep, const SimTrainer *t) {
+    const SimTrainConfig *c = rep->cfg;
+    double wall = sim_wall_now() - rep->wall_start;
+    double train_wall = t->wall_s > 0 ? t->wall_s : wall;
+    int64_t per_epoch = sim_train_batches_per_epoch(c, rep->o->nranks);
+    printf("done: %lld steps", (long long)rep->nsteps);
+    if (t->start_step > 0)
+        printf(" (%lld..%lld, resumed)", (long long)t->start_step + 1, (long long)t->step);
+    if (t->step < c->steps)
+        printf(", stopped after step %lld of %lld (--stop-after)", (long long)t->step,
+               (long long)c->steps);
+    printf(", %.2f epochs in all; final loss %.6f\n",
+           (double)t->step * c->accum / (double)per_epoch, rep->last.loss);
+    printf("  wall time %.3f s (%.3f s in steps), %.1f samples/s, %.1f steps/s\n", wall,
+           train_wall, train_wall > 0 ? t->samples / train_wall : 0,
+           train_wall > 0 ? rep->nsteps / train_wall : 0);
+    printf("  simulated time %.6f s on %s (compute stream, the whole run)\n", rep->last.sim_s,
+           rep->o->sys.name);
+    if (t->scaler.enabled)
+        printf("  loss scale %g at the end; %lld step%s skipped for inf/NaN gradients\n",
+               (double)t->scaler.scale, (long long)t->scaler.skipped,
+               t->scaler.skipped == 1 ? "" : "s");
+    if (isnan(rep->last.loss))
+        printf("  the loss is NaN: lower --lr, or add --clip-grad-norm\n");
+    fflush(stdout);
+}

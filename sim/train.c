@@ -1,0 +1,214 @@
+// sim/train.c: the trainer's set-up and tear-down, the checks of data
+// against the model, and the whole run on one rank (see train.h). One
+// optimizer step is in train_step.c, checkpoints of the state in
+// train_ckpt.c.
+#include "train.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train_internal.h" // defines: sim_train_fail, sim_train_restore
+
+SimStatus sim_train_fail(SimTrainer *t, int bad_input, SimStatus st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->error, sizeof t->error, fmt, ap);
+    va_end(ap);
+    t->bad_input = bad_input;
+    return st;
+}
+
+void sim_train_config_default(SimTrainConfig *c) {
+    memset(c, 0, sizeof *c);
+    c->model.kind = SIM_MODEL_MLP;
+    c->batch = 32;
+    c->accum = 1;
+    c->steps = 100;
+    c->shuffle = 1;
+    sim_optim_flags_default(&c->opt);
+}
+
+// ----------------------------------------------------------------------------
+// data against model
+
+static SimStatus check_mlp(const SimModelSpec *s, const SimDataset *ds, char *err, size_t len) {
+    int in = s->widths[0], out = s->widths[s->nwidths - 1];
+    if (ds->kind == SIM_DATA_TOKENS) {
+        snprintf(err, len, "%s is token data (text) but an mlp takes features; train a gpt "
+                 "model on it", ds->name);
+        return SIM_EINVAL;
+    }
+    if (ds->features != in) {
+        snprintf(err, len, "%s has %d features per sample but the model's first width is %d "
+                 "(they must be equal)", ds->name, ds->features, in);
+        return SIM_EINVAL;
+    }
+    if (s->mse && ds->kind != SIM_DATA_TARGETS) {
+        snprintf(err, len, "%s has class labels but the model's loss is mse (drop ',mse' for "
+                 "cross-entropy)", ds->name);
+        return SIM_EINVAL;
+    }
+    if (!s->mse && ds->kind != SIM_DATA_CLASSES) {
+        snprintf(err, len, "%s has float targets (regression) but the model's loss is "
+                 "cross-entropy (add ',mse' to the model)", ds->name);
+        return SIM_EINVAL;
+    }
+    if (s->mse && ds->target_dim != out) {
+        snprintf(err, len, "%s has %d targets per sample but the model's last width is %d "
+                 "(they must be equal)", ds->name, ds->target_dim, out);
+        return SIM_EINVAL;
+    }
+    if (!s->mse && ds->classes > out) {
+        snprintf(err, len, "%s has %d classes (labels 0..%d) but the model's last width is "
+                 "only %d", ds->name, ds->classes, ds->classes - 1, out);
+        return SIM_EINVAL;
+    }
+    return SIM_OK;
+}
+
+SimStatus sim_train_check_data(const SimModelSpec *s, const SimDataset *ds, char *err,
+                               size_t len) {
+    if (ds->n < 1) {
+        snprintf(err, len, "%s is empty: no samples", ds->name);
+        return SIM_EINVAL;
+    }
+    if (s->kind == SIM_MODEL_MLP)
+        return check_mlp(s, ds, err, len);
+    if (ds->kind != SIM_DATA_TOKENS) {
+        snprintf(err, len, "%s holds features, but a gpt model trains on tokens (--text FILE "
+                 "or --data arith)", ds->name);
+        return SIM_EINVAL;
+    }
+    if (ds->vocab > s->vocab) {
+        snprintf(err, len, "%s has %d distinct tokens but the model's vocab is %d (it must be "
+                 "at least %d)", ds->name, ds->vocab, s->vocab, ds->vocab);
+        return SIM_EINVAL;
+    }
+    if (ds->ctx > s->ctx) {
+        snprintf(err, len, "%s has windows of %d tokens but the model's ctx is %d", ds->name,
+                 ds->ctx, s->ctx);
+        return SIM_EINVAL;
+    }
+    return SIM_OK;
+}
+
+int64_t sim_train_batches_per_epoch(const SimTrainConfig *c, int nranks) {
+    int64_t per_rank = sim_sampler_num_samples(c->data ? c->data->n : 0, nranks, 0);
+    return sim_sampler_batches_of(per_rank, c->batch, c->drop_last);
+}
+
+int64_t sim_train_steps_for_epochs(const SimTrainConfig *c, int nranks, int64_t epochs) {
+    return epochs * sim_train_batches_per_epoch(c, nranks) / (c->accum > 0 ? c->accum : 1);
+}
+
+// ----------------------------------------------------------------------------
+// set-up
+
+static SimStatus setup_data(SimTrainer *t, SimRank *r) {
+    const SimTrainConfig *c = t->cfg;
+    SimSamplerConfig sc;
+    char err[512];
+    sim_sampler_defaults(&sc, c->data->n);
+    sc.num_replicas = r->world->cfg.nranks;
+    sc.rank = r->rank;
+    sc.shuffle = c->shuffle;
+    sc.seed = (int64_t)c->seed;
+    sc.batch_size = c->batch;
+    sc.drop_last_batch = c->drop_last;
+    if (sim_sampler_init(&t->sampler, &sc, err, sizeof err) != SIM_OK)
+        return sim_train_fail(t, 1, SIM_EINVAL, "sampler: %s", err);
+    if (t->sampler.num_batches < 1)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--batch: %d leaves no batch in an epoch of %lld "
+                              "samples with --drop-last", c->batch,
+                              (long long)t->sampler.num_samples);
+    if (sim_loader_init(&t->loader, c->data, c->batch) != SIM_OK)
+        return sim_train_fail(t, 0, SIM_ENOMEM, "out of memory for the batch buffers");
+    return SIM_OK;
+}
+
+// Weights: the seeded initialisation, then --init's file if given.
+static SimStatus setup_weights(SimTrainer *t, SimRank *r) {
+    const SimTrainConfig *c = t->cfg;
+    SimStatus st = sim_model_init(r, t->model, c->seed);
+    if (st != SIM_OK)
+        return sim_train_fail(t, 0, st, "model init: %s", r->error);
+    if (c->init_path == NULL)
+        return SIM_OK;
+    SimCkpt ck;
+    char err[900];
+    st = sim_ckpt_open(&ck, c->init_path, t->model, 0, err, sizeof err);
+    if (st != SIM_OK)
+        return sim_train_fail(t, st != SIM_ENOMEM, st, "--init: %s", err);
+    st = sim_ckpt_apply_model(r, &ck, t->model);
+    sim_ckpt_close(&ck);
+    if (st != SIM_OK)
+        return sim_train_fail(t, 0, st, "--init: cannot load the weights: %s", r->error);
+    return SIM_OK;
+}
+
+SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
+    memset(t, 0, sizeof *t);
+    t->cfg = c;
+    char err[512];
+    SimStatus st = sim_model_create(r, &c->model, c->batch, 0, &t->model);
+    if (st != SIM_OK)
+        return sim_train_fail(t, st == SIM_EINVAL, st, "--model: %s", r->error);
+    sim_model_set_training(t->model, 1);
+    t->has_grad = calloc((size_t)t->model->nparams + 1, 1);
+    if (t->has_grad == NULL)
+        return sim_train_fail(t, 0, SIM_ENOMEM, "out of memory");
+    SIM_CHECK(setup_weights(t, r));
+    st = sim_optim_init(&t->optim, r, &c->opt.optim, &t->model->param, &t->model->grad,
+                        t->model->params, t->model->nparams);
+    if (st != SIM_OK)
+        return sim_train_fail(t, 0, st, "optimizer: %s", r->error);
+    sim_scaler_init(&t->scaler, &c->opt.amp, sim_amp_needs_scaler(&c->opt.amp));
+    st = sim_lr_schedule_make(&t->sched, &c->opt.lr, c->opt.optim.lr, r->world->cfg.nranks,
+                              c->accum, c->steps, err, sizeof err);
+    if (st != SIM_OK)
+        return sim_train_fail(t, 1, st, "%s", err);
+    SIM_CHECK(setup_data(t, r));
+    if (c->resume_path)
+        SIM_CHECK(sim_train_restore(t, r));
+    sim_sampler_set_epoch(&t->sampler, t->epoch);
+    t->start_step = t->step;
+    return SIM_OK;
+}
+
+void sim_train_free(SimTrainer *t, SimRank *r) {
+    sim_loader_free(&t->loader);
+    sim_sampler_free(&t->sampler);
+    sim_optim_free(&t->optim, r);
+    sim_model_destroy(r, t->model);
+    free(t->has_grad);
+    t->model = NULL;
+    t->has_grad = NULL;
+}
+
+// ----------------------------------------------------------------------------
+// the run
+
+SimStatus sim_train_run(SimRank *r, void *arg) {
+    SimTrainer *t = (SimTrainer *)arg + r->rank;
+    const SimTrainConfig *c = t->cfg;
+    SIM_CHECK(sim_train_setup(t, r, c));
+    if (c->on_ready)
+        c->on_ready(c->on_ready_arg, r->rank, t);
+    int64_t end = c->stop_after > 0 && c->stop_after < c->steps ? c->stop_after : c->steps;
+    while (t->step < end) {
+        SimStepStats s;
+        SIM_CHECK(sim_train_step(t, r, &s));
+        if (c->on_step)
+            c->on_step(c->on_step_arg, r->rank, &s);
+        // Every rank holds the same state; rank 0 writes it.
+        int last = t->step == end;
+        if (c->save_path && r->rank == 0 && !last && c->save_every > 0 &&
+            t->step % c->save_every == 0)
+            SIM_CHECK(sim_train_save(t, r, c->save_path));
+    }
+    if (c->save_path && r->rank == 0)
+        SIM_CHECK(sim_train_save(t, r, c->save_path));
+    return SIM_OK;
+}
