@@ -67,10 +67,10 @@ static void print_wrapped(FILE *out, int col, int indent, const char *text) {
 static void print_overview(FILE *out) {
     fprintf(out,
             "ddplab %s: a distributed-training laboratory.\n"
-            "It runs the collectives behind data-parallel training on simulated ranks\n"
-            "(threads on this CPU) or on GPUs, checks every result, and prices each call\n"
-            "with a cost model of real hardware, so you can see what it does and what it\n"
-            "would cost.\n"
+            "It trains models with PyTorch's semantics and runs the collectives behind\n"
+            "data-parallel training on simulated ranks (threads on this CPU) or on GPUs,\n"
+            "checks every result, and prices each step with a cost model of real\n"
+            "hardware, so you can see what it does and what it would cost.\n"
             "\n"
             "usage: ddplab COMMAND [options]\n"
             "\n"
