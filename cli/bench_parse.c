@@ -19,20 +19,10 @@
 
 #include "backends.h"   // defines: cli_backend_find, cli_backend_names
 #include "bench_opts.h" // defines: OptSpec, bench_opt_spec
+#include "opts.h"       // defines: cli_opt_shown, cli_opt_vline, cli_opt_output_problem
 
 // ----------------------------------------------------------------------------
 // messages
-
-// Copies a value for a message: printable characters only, at most 60.
-static const char *shown(const char *val, char *buf, size_t len) {
-    size_t n = 0;
-    for (; val && val[n] && n + 4 < len && n < 60; n++)
-        buf[n] = isprint((unsigned char)val[n]) ? val[n] : '?';
-    if (val && val[n])
-        memcpy(buf + n, "...", 3), n += 3;
-    buf[n] = '\0';
-    return buf;
-}
 
 // Prints "ddplab bench: --opt: 'val' <what>; allowed: <allowed>" and fails.
 static BenchParse opt_fail(const OptSpec *s, const char *val, const char *allowed,
@@ -40,13 +30,10 @@ static BenchParse opt_fail(const OptSpec *s, const char *val, const char *allowe
     char msg[512], vbuf[72];
     va_list ap;
     va_start(ap, what);
-    vsnprintf(msg, sizeof msg, what, ap);
+    cli_opt_vline(msg, sizeof msg, what, ap);
     va_end(ap);
-    for (char *p = msg; *p; p++)
-        if (*p == '\n')
-            *p = ' ';
     fprintf(stderr, "ddplab bench: --%s: '%s' %s; allowed: %s\n", s->longname,
-            shown(val, vbuf, sizeof vbuf), msg, allowed);
+            cli_opt_shown(val, vbuf, sizeof vbuf), msg, allowed);
     return BENCH_PARSE_ERROR;
 }
 
@@ -285,12 +272,12 @@ static BenchParse parse_one(int argc, char **argv, int *i, BenchOptions *o, OptS
     }
     if (s == NULL) {
         fprintf(stderr, "ddplab bench: '%s' is not an option; allowed: see 'ddplab bench --help'\n",
-                shown(a, vbuf, sizeof vbuf));
+                cli_opt_shown(a, vbuf, sizeof vbuf));
         return BENCH_PARSE_ERROR;
     }
     if (s->arg == NULL && val != NULL) {
         fprintf(stderr, "ddplab bench: --%s: takes no value (got '%s'); allowed: --%s alone\n",
-                s->longname, shown(val, vbuf, sizeof vbuf), s->longname);
+                s->longname, cli_opt_shown(val, vbuf, sizeof vbuf), s->longname);
         return BENCH_PARSE_ERROR;
     }
     if (s->arg != NULL && val == NULL) {
@@ -306,21 +293,9 @@ static BenchParse parse_one(int argc, char **argv, int *i, BenchOptions *o, OptS
 }
 
 static BenchParse check_output(const OptSpec *s, const char *path) {
-    char dir[4096];
-    struct stat st;
-    if (path[0] == '\0')
-        return opt_fail(s, path, "a file name", "is empty");
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return opt_fail(s, path, "a file name", "is a directory");
-    const char *slash = strrchr(path, '/');
-    if (slash == NULL)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path) + (slash == path), path);
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return opt_fail(s, path, "a file in an existing directory", "is in no existing directory");
-    if (access(dir, W_OK) != 0)
-        return opt_fail(s, path, "a file in a writable directory", "is in a directory you cannot write");
+    const char *what, *allowed;
+    if (cli_opt_output_problem(path, &what, &allowed))
+        return opt_fail(s, path, allowed, "%s", what);
     return BENCH_PARSE_OK;
 }
 

@@ -9,6 +9,7 @@
 // trace is written at the end.
 #include "run.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends.h" // defines: cli_backend_find
@@ -93,6 +94,13 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
         return CLI_EXIT_USAGE;
     }
     c->stop_after = o->stop_after;
+    c->accum_sync_every = o->accum_sync_every;
+    if (strcmp(o->strategy, "ddp") == 0) {
+        c->strategy = &sim_ddp_strategy;
+        c->strategy_cfg = &o->ddp;
+        // without the broadcast, ranks show their own initialisations
+        c->init_seed_per_rank = !o->ddp.init_broadcast;
+    }
     SimLrSchedule sched;
     char err[512];
     if (sim_lr_schedule_make(&sched, &c->opt.lr, c->opt.optim.lr, o->nranks, c->accum, c->steps,
@@ -101,6 +109,19 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
         return CLI_EXIT_USAGE;
     }
     return CLI_EXIT_OK;
+}
+
+// The trainer whose error explains a failed run: one that failed on bad
+// input, else the lowest rank that failed for a reason of its own (others
+// only say they were aborted), else rank 0.
+static const SimTrainer *failed_trainer(const SimTrainer *t, int n) {
+    for (int i = 0; i < n; i++)
+        if (t[i].bad_input)
+            return &t[i];
+    for (int i = 0; i < n; i++)
+        if (t[i].error[0] && strstr(t[i].error, sim_strerror(SIM_EABORTED)) == NULL)
+            return &t[i];
+    return &t[0];
 }
 
 static int exit_for(SimStatus st, const SimTrainer *t) {
@@ -112,11 +133,11 @@ static int exit_for(SimStatus st, const SimTrainer *t) {
 }
 
 // The world, the run, the files. Returns the exit code.
-static int train(const RunOptions *o, SimTrainConfig *c) {
+static int train(RunOptions *o, SimTrainConfig *c) {
     SimWorldConfig wc;
     sim_world_config_default(&wc);
     wc.nranks = o->nranks;
-    wc.nodes = 1;
+    wc.nodes = o->nodes;
     wc.profile = o->sys;
     wc.trace = o->trace != NULL; // the trace costs memory and time: only when asked
     wc.trace_max_per_rank = RUN_TRACE_CAP;
@@ -138,17 +159,26 @@ static int train(const RunOptions *o, SimTrainConfig *c) {
     c->on_ready_arg = &rep;
     c->on_step = on_step;
     c->on_step_arg = &rep;
-    SimTrainer trainers[1]; // --strategy single
-    memset(trainers, 0, sizeof trainers);
-    trainers[0].cfg = c;
+    o->ddp.print_buckets = o->print_buckets ? stdout : NULL;
+    SimTrainer *trainers = calloc((size_t)o->nranks, sizeof *trainers);
+    if (trainers == NULL) {
+        run_error("out of memory for %d ranks", o->nranks);
+        sim_world_free(&w);
+        if (o->metrics)
+            sim_outfile_abort(&mo);
+        return CLI_EXIT_INTERNAL;
+    }
+    for (int i = 0; i < o->nranks; i++)
+        trainers[i].cfg = c;
     RunCtx ctx = {trainers, &rep};
     SimStatus st = sim_world_run(&w, rank_main, &ctx);
     int rc = CLI_EXIT_OK;
     if (st != SIM_OK) {
         if (rep.bar && rep.nsteps > 0)
             fputc('\n', stderr); // end the bar's line before the message
-        run_error("%s", trainers[0].error[0] ? trainers[0].error : sim_world_error(&w));
-        rc = exit_for(st, &trainers[0]);
+        const SimTrainer *ft = failed_trainer(trainers, o->nranks);
+        run_error("%s", ft->error[0] ? ft->error : sim_world_error(&w));
+        rc = exit_for(st, ft);
         if (o->metrics)
             sim_outfile_abort(&mo);
     } else if (o->metrics && sim_outfile_commit(&mo) != SIM_OK) {
@@ -158,6 +188,7 @@ static int train(const RunOptions *o, SimTrainConfig *c) {
     if (rc == CLI_EXIT_OK && o->trace)
         rc = write_trace(o, &w);
     sim_world_free(&w);
+    free(trainers);
     return rc;
 }
 

@@ -16,14 +16,20 @@
 
 #include "cost.h"        // defines: SimSysProfile
 #include "dataset.h"     // defines: SimDataset
+#include "ddp.h"         // defines: SimDdpOptions
 #include "model.h"       // defines: SimModelSpec
 #include "optim_flags.h" // defines: SimOptimFlags
 #include "train.h"       // defines: SimTrainConfig, SimStepStats
 
 // Everything the command line says, checked.
 typedef struct {
-    const char *strategy;     // "single"
+    const char *strategy;     // "single" or "ddp"
     int nranks;               // 1 with single
+    int nodes;                // --nodes (divides nranks)
+    int accum_sync_every;     // --accum-sync every
+    SimDdpOptions ddp;        // --strategy ddp's options (print_buckets set by run.c)
+    int print_buckets;
+    const char *ddp_flag;     // the first ddp-only option given, for messages
     const char *backend;
     const char *profile;      // built-in name or file, as given
     SimSysProfile sys;

@@ -12,9 +12,13 @@
 static const RunOptSpec run_specs[RO_COUNT] = {
     {RO_STRATEGY, 0, "strategy", "NAME", "single",
      "single: one rank trains alone, as a plain\n"
-     "PyTorch script does (dp, ddp and fsdp are\n"
-     "not available yet)"},
-    {RO_RANKS, 'n', "ranks", "R", "1", "simulated ranks (single: 1)"},
+     "PyTorch script does; ddp: DistributedData-\n"
+     "Parallel on -n ranks (dp and fsdp are not\n"
+     "available yet)"},
+    {RO_RANKS, 'n', "ranks", "R", "1",
+     "simulated ranks (single: 1); with ddp rank r\n"
+     "reads DistributedSampler(num_replicas=R,\n"
+     "rank=r)'s share of each epoch"},
     {RO_BACKEND, 'B', "backend", "NAME", "cpu", "where the ranks run: cpu (threads here)"},
     {RO_PROFILE, 'p', "profile", "NAME|FILE", "dgx-h100",
      "hardware for the simulated time: a built-in\n"
@@ -80,6 +84,39 @@ static const RunOptSpec run_specs[RO_COUNT] = {
     {RO_PROGRESS, 0, "progress", "auto|bar|lines", "auto",
      "auto: a bar when stderr is a terminal,\n"
      "periodic lines otherwise"},
+    {RO_NODES, 0, "nodes", "N", "1",
+     "nodes the ranks are spread over (R/N per\n"
+     "node; links priced by --profile)"},
+    {RO_ACCUM_SYNC, 0, "accum-sync", "last|every", "last",
+     "with --accum: last = no_sync on the first\n"
+     "N-1 micro-steps, one all_reduce per step;\n"
+     "every = all_reduce every micro-step (N times\n"
+     "the traffic, same result)"},
+    {RO_BUCKET_CAP, 0, "bucket-cap-mb", "MB", "25",
+     "ddp: bucket_cap_mb, the size of gradient\n"
+     "buckets (the first is 1 MiB)"},
+    {RO_FIND_UNUSED, 0, "find-unused-parameters", NULL, NULL,
+     "ddp: find_unused_parameters=True (parameters\n"
+     "a forward did not use are marked ready)"},
+    {RO_STATIC_GRAPH, 0, "static-graph", NULL, NULL,
+     "ddp: static_graph=True (the graph must not\n"
+     "change between iterations)"},
+    {RO_GRAD_VIEW, 0, "gradient-as-bucket-view", NULL, NULL,
+     "ddp: gradients are views into the buckets\n"
+     "(no copy, one gradient copy less memory)"},
+    {RO_BCAST_BUFFERS, 0, "broadcast-buffers", "on|off", "on",
+     "ddp: broadcast rank 0's buffers (BatchNorm\n"
+     "running stats) before each forward"},
+    {RO_NO_INIT_BCAST, 0, "no-init-broadcast", NULL, NULL,
+     "ddp: skip the broadcast of rank 0's weights\n"
+     "at construction (ranks keep their own seeds:\n"
+     "rank r initialises with --seed + r)"},
+    {RO_LAST_BUCKET_CAP, 0, "last-bucket-cap", NULL, NULL,
+     "ddp: DDP_SET_LAST_BUCKET_CAP=1, the small\n"
+     "first bucket becomes the last"},
+    {RO_PRINT_BUCKETS, 0, "print-buckets", NULL, NULL,
+     "ddp: print each bucket plan (iteration 0 and\n"
+     "after the rebuild): bucket, bytes, names"},
     {RO_HELP, 'h', "help", NULL, NULL, "print this help"},
 };
 
@@ -170,6 +207,7 @@ void run_help(FILE *out) {
             "  ddplab run --data arith --steps 800 --optimizer adamw --lr 3e-3 \\\n"
             "      --resume gpt.st --save gpt.st\n"
             "  ddplab run --data X.npy --labels y.npy --model mlp:784,256,10 --epochs 3\n"
+            "  ddplab run --strategy ddp -n 4 --data blobs --steps 100 --print-buckets\n"
             "\n"
             "Checkpoints are safetensors files: the model's tensors under their PyTorch\n"
             "names (load_state_dict(strict=True) takes them), the optimizer state under\n"

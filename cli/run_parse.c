@@ -17,36 +17,23 @@
 #include <unistd.h>
 
 #include "backends.h" // defines: cli_backend_find, cli_backend_names
+#include "opts.h"     // defines: cli_opt_shown, cli_opt_vline, cli_opt_output_problem
 #include "run_opts.h" // defines: RunOptSpec, run_opt_spec
 
 void run_error(const char *fmt, ...) {
     char msg[1200];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    cli_opt_vline(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    for (char *p = msg; *p; p++)
-        if (*p == '\n')
-            *p = ' ';
     fprintf(stderr, "ddplab run: %s\n", msg);
-}
-
-// A value for a message: printable characters only, at most 60.
-static const char *shown(const char *val, char *buf, size_t len) {
-    size_t n = 0;
-    for (; val && val[n] && n + 4 < len && n < 60; n++)
-        buf[n] = isprint((unsigned char)val[n]) ? val[n] : '?';
-    if (val && val[n])
-        memcpy(buf + n, "...", 3), n += 3;
-    buf[n] = '\0';
-    return buf;
 }
 
 static RunParse opt_fail(const RunOptSpec *s, const char *val, const char *what,
                          const char *allowed) {
     char vbuf[72];
-    run_error("--%s: '%s' %s; allowed: %s", s->longname, shown(val, vbuf, sizeof vbuf), what,
-              allowed);
+    run_error("--%s: '%s' %s; allowed: %s", s->longname, cli_opt_shown(val, vbuf, sizeof vbuf),
+              what, allowed);
     return RUN_PARSE_ERROR;
 }
 
@@ -84,13 +71,48 @@ static RunParse parse_bool(const RunOptSpec *s, const char *v, int *out) {
 }
 
 static RunParse parse_strategy(const RunOptSpec *s, const char *v, RunOptions *o) {
-    if (strcmp(v, "single") == 0) {
+    if (strcmp(v, "single") == 0 || strcmp(v, "ddp") == 0) {
         o->strategy = v;
         return RUN_PARSE_OK;
     }
-    if (strcmp(v, "dp") == 0 || strcmp(v, "ddp") == 0 || strcmp(v, "fsdp") == 0)
-        return opt_fail(s, v, "is not yet available in this version", "single");
-    return opt_fail(s, v, "is not a strategy", "single (dp, ddp and fsdp are coming)");
+    if (strcmp(v, "dp") == 0 || strcmp(v, "fsdp") == 0)
+        return opt_fail(s, v, "is not yet available in this version", "single, ddp");
+    return opt_fail(s, v, "is not a strategy", "single, ddp (dp and fsdp are coming)");
+}
+
+// --bucket-cap-mb: a number of MiB above 0.
+static RunParse parse_cap(const RunOptSpec *s, const char *v, double *out) {
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || *end != '\0' || errno == ERANGE || !(x == x))
+        return opt_fail(s, v, "is not a number", "a size in MiB above 0, e.g. 25 or 0.5");
+    if (x <= 0 || x > 1048576)
+        return opt_fail(s, v, x <= 0 ? "is not above 0" : "is too large",
+                        "a size in MiB above 0 and at most 1048576");
+    *out = x;
+    return RUN_PARSE_OK;
+}
+
+// The options that only --strategy ddp takes.
+static RunParse apply_ddp_option(const RunOptSpec *s, const char *v, RunOptions *o) {
+    if (o->ddp_flag == NULL)
+        o->ddp_flag = s->longname;
+    switch (s->id) {
+    case RO_BUCKET_CAP: return parse_cap(s, v, &o->ddp.buckets.bucket_cap_mb);
+    case RO_FIND_UNUSED: o->ddp.buckets.find_unused = 1; return RUN_PARSE_OK;
+    case RO_STATIC_GRAPH: o->ddp.buckets.static_graph = 1; return RUN_PARSE_OK;
+    case RO_GRAD_VIEW: o->ddp.gradient_as_bucket_view = 1; return RUN_PARSE_OK;
+    case RO_NO_INIT_BCAST: o->ddp.init_broadcast = 0; return RUN_PARSE_OK;
+    case RO_LAST_BUCKET_CAP: o->ddp.buckets.last_bucket_cap = 1; return RUN_PARSE_OK;
+    case RO_PRINT_BUCKETS: o->print_buckets = 1; return RUN_PARSE_OK;
+    case RO_BCAST_BUFFERS:
+        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+            return opt_fail(s, v, "is not on or off", "on, off");
+        o->ddp.broadcast_buffers = v[1] == 'n';
+        return RUN_PARSE_OK;
+    default: return RUN_PARSE_OK;
+    }
 }
 
 static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) {
@@ -98,6 +120,16 @@ static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) 
     switch (s->id) {
     case RO_STRATEGY: return parse_strategy(s, v, o);
     case RO_RANKS: return parse_int(s, v, 1, 4096, &o->nranks);
+    case RO_NODES: return parse_int(s, v, 1, 4096, &o->nodes);
+    case RO_ACCUM_SYNC:
+        if (strcmp(v, "last") != 0 && strcmp(v, "every") != 0)
+            return opt_fail(s, v, "is not an accumulation sync mode", "last, every");
+        o->accum_sync_every = v[0] == 'e';
+        return RUN_PARSE_OK;
+    case RO_BUCKET_CAP: case RO_FIND_UNUSED: case RO_STATIC_GRAPH: case RO_GRAD_VIEW:
+    case RO_BCAST_BUFFERS: case RO_NO_INIT_BCAST: case RO_LAST_BUCKET_CAP:
+    case RO_PRINT_BUCKETS:
+        return apply_ddp_option(s, v, o);
     case RO_BACKEND:
         if (!cli_backend_find(v) && !cli_backend_missing_hint(v)) {
             cli_backend_names(names, sizeof names);
@@ -155,23 +187,9 @@ static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) 
 // files
 
 static RunParse check_output(RunOptId id, const char *path) {
-    const RunOptSpec *s = run_opt_spec(id);
-    char dir[4096];
-    struct stat st;
-    if (path[0] == '\0')
-        return opt_fail(s, path, "is empty", "a file name");
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return opt_fail(s, path, "is a directory", "a file name");
-    const char *slash = strrchr(path, '/');
-    if (slash == NULL)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path) + (slash == path), path);
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return opt_fail(s, path, "is in no existing directory", "a file in an existing directory");
-    if (access(dir, W_OK) != 0)
-        return opt_fail(s, path, "is in a directory you cannot write",
-                        "a file in a writable directory");
+    const char *what, *allowed;
+    if (cli_opt_output_problem(path, &what, &allowed))
+        return opt_fail(run_opt_spec(id), path, what, allowed);
     return RUN_PARSE_OK;
 }
 
@@ -232,6 +250,8 @@ static void set_defaults(RunOptions *o) {
     memset(o, 0, sizeof *o);
     o->strategy = "single";
     o->nranks = 1;
+    o->nodes = 1;
+    sim_ddp_options_default(&o->ddp);
     o->backend = cli_backend_default()->name;
     o->profile = "dgx-h100";
     o->batch = 32;
@@ -263,13 +283,13 @@ static RunParse parse_one(int argc, char **argv, int *i, RunOptions *o) {
     }
     if (s == NULL && flag == NULL) {
         run_error("'%s' is not an option; allowed: see 'ddplab run --help'",
-                  shown(a, vbuf, sizeof vbuf));
+                  cli_opt_shown(a, vbuf, sizeof vbuf));
         return RUN_PARSE_ERROR;
     }
     const char *lname = s ? s->longname : flag->name, *metavar = s ? s->arg : flag->metavar;
     if (metavar == NULL && val != NULL) {
         run_error("--%s: takes no value (got '%s'); allowed: --%s alone", lname,
-                  shown(val, vbuf, sizeof vbuf), lname);
+                  cli_opt_shown(val, vbuf, sizeof vbuf), lname);
         return RUN_PARSE_ERROR;
     }
     if (metavar != NULL && val == NULL) {
@@ -290,11 +310,36 @@ static RunParse parse_one(int argc, char **argv, int *i, RunOptions *o) {
     return RUN_PARSE_OK;
 }
 
-static RunParse check_together(RunOptions *o) {
-    if (o->nranks != 1) {
-        run_error("--ranks: '%d' is more than --strategy single runs; allowed: 1", o->nranks);
+// The strategy against the ranks, nodes and ddp's options.
+static RunParse check_strategy(const RunOptions *o) {
+    int ddp = strcmp(o->strategy, "ddp") == 0;
+    if (!ddp && o->nranks != 1) {
+        run_error("--ranks: '%d' is more than --strategy single runs; allowed: 1 (or "
+                  "--strategy ddp)", o->nranks);
         return RUN_PARSE_ERROR;
     }
+    if (!ddp && o->ddp_flag) {
+        run_error("--%s: needs --strategy ddp; allowed: --strategy ddp -n R --%s", o->ddp_flag,
+                  o->ddp_flag);
+        return RUN_PARSE_ERROR;
+    }
+    if (o->nranks % o->nodes != 0) {
+        run_error("--nodes: '%d' does not divide the %d ranks; allowed: a divisor of -n",
+                  o->nodes, o->nranks);
+        return RUN_PARSE_ERROR;
+    }
+    if (o->ddp.buckets.static_graph && o->model.unused_branch) {
+        run_error("--static-graph: the model's unused branch changes the graph between "
+                  "iterations, which static_graph forbids; allowed: --static-graph with a model "
+                  "without ',unused', or --find-unused-parameters instead");
+        return RUN_PARSE_ERROR;
+    }
+    return RUN_PARSE_OK;
+}
+
+static RunParse check_together(RunOptions *o) {
+    if (check_strategy(o) != RUN_PARSE_OK)
+        return RUN_PARSE_ERROR;
     if (o->steps && o->epochs) {
         run_error("--epochs: cannot be combined with --steps; allowed: --steps N or --epochs E");
         return RUN_PARSE_ERROR;

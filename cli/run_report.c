@@ -137,6 +137,22 @@ static void optimizer_rows(Table *tb, const SimTrainConfig *c, int nranks) {
         row(tb, "mixed precision", "off (fp32)");
 }
 
+// --strategy ddp: its options and what the progress lines show.
+static void ddp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
+    const SimDdpOptions *d = &o->ddp;
+    row(tb, "ddp", "bucket_cap_mb %g, find_unused_parameters %s, static_graph %s, "
+        "gradient_as_bucket_view %s, broadcast_buffers %s%s%s", d->buckets.bucket_cap_mb,
+        d->buckets.find_unused ? "on" : "off", d->buckets.static_graph ? "on" : "off",
+        d->gradient_as_bucket_view ? "on" : "off", d->broadcast_buffers ? "on" : "off",
+        d->init_broadcast ? "" : ", no initial broadcast (rank r seeded with seed + r)",
+        d->buckets.last_bucket_cap ? ", DDP_SET_LAST_BUCKET_CAP" : "");
+    if (c->accum > 1)
+        row(tb, "accumulation", "%s", c->accum_sync_every
+            ? "all_reduce after every micro-step (--accum-sync every)"
+            : "no_sync on the first micro-steps, one all_reduce per step");
+    row(tb, "loss shown", "rank 0's (each rank's loss is of its own batch)");
+}
+
 static void start_rows(Table *tb, const RunReport *rep, const SimTrainer *t) {
     const RunOptions *o = rep->o;
     const SimTrainConfig *c = rep->cfg;
@@ -174,6 +190,11 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
     row(&tb, "data", "%s", sim_dataset_describe(rep->ds, buf, sizeof buf));
     row(&tb, "batch", "%d per rank x %d accumulation step%s x %d rank%s", c->batch, c->accum,
         c->accum == 1 ? "" : "s", o->nranks, o->nranks == 1 ? "" : "s");
+    row(&tb, "effective batch", "%lld samples per optimizer step; the linear scaling rule "
+        "(--lr-scale linear) makes lr %g x %d = %g", (long long)c->batch * c->accum * o->nranks,
+        c->opt.optim.lr, c->accum * o->nranks, c->opt.optim.lr * c->accum * o->nranks);
+    if (c->strategy)
+        ddp_rows(&tb, o, c);
     int64_t per_epoch = sim_train_batches_per_epoch(c, o->nranks);
     row(&tb, "steps", "%lld (%lld batches per epoch; %.2f epochs)", (long long)c->steps,
         (long long)per_epoch, (double)c->steps * c->accum / (double)per_epoch);

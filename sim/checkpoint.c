@@ -8,21 +8,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errbuf.h" // defines: sim_errbuf_fail
 #include "ops.h" // defines: sim_tensor_download, sim_tensor_upload
 
-
-static SimStatus fail(char *err, size_t errlen, SimStatus st, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return st;
-}
 
 static void shape_str(int ndim, const int64_t *shape, char *buf, size_t len) {
     size_t at = (size_t)snprintf(buf, len, "[");
@@ -134,8 +126,10 @@ SimStatus sim_ckpt_save(SimRank *r, const SimModel *m, const SimCkptExtra *extra
     static const SimCkptExtra none = {0};
     const SimCkptExtra *x = extra ? extra : &none;
     if (m->param.data == NULL)
-        return fail(err, errlen, SIM_EINVAL, "%s: a model without storage (phantom) cannot be "
-                    "saved", path);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "%s: a model without storage (phantom) cannot be "
+                               "saved",
+                               path);
     SaveScratch s = {0};
     int cap = m->nparams + m->nbuffers + x->nviews + x->nhost;
     s.flat = calloc((size_t)x->nviews + 1, sizeof *s.flat);
@@ -149,14 +143,16 @@ SimStatus sim_ckpt_save(SimRank *r, const SimModel *m, const SimCkptExtra *extra
         st = list_tensors(m, x, &s, &nt);
         if (st != SIM_OK) {
             scratch_free(&s, x);
-            return fail(err, errlen, st, "%s: a training-state tensor has no '/' in its name or "
-                        "a range outside its tensor", path);
+            return sim_errbuf_fail(err, errlen, st,
+                                   "%s: a training-state tensor has no '/' in its name or "
+                                   "a range outside its tensor",
+                                   path);
         }
     }
     if (st != SIM_OK) {
         scratch_free(&s, x);
-        return fail(err, errlen, st, "%s: cannot gather the model's state: %s", path,
-                    st == SIM_ENOMEM ? "out of memory" : r->error);
+        return sim_errbuf_fail(err, errlen, st, "%s: cannot gather the model's state: %s", path,
+                               st == SIM_ENOMEM ? "out of memory" : r->error);
     }
     char spec[256];
     sim_model_spec_str(&m->spec, spec, sizeof spec);
@@ -179,12 +175,14 @@ static SimStatus check_tensor(const SimCkpt *c, const char *name, SimDtype dt, i
                               size_t errlen) {
     const SimStTensor *t = sim_stfile_find(&c->file, name);
     if (t == NULL)
-        return fail(err, errlen, SIM_EINVAL, "%s: tensor '%s' is missing%s", c->path, name,
-                    why_other);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "%s: tensor '%s' is missing%s", c->path,
+                               name, why_other);
     if (t->dtype != dt)
-        return fail(err, errlen, SIM_EINVAL, "%s: tensor '%s' is %s in the file, the model "
-                    "expects %s%s", c->path, name, sim_stfile_dtype_name(t->dtype),
-                    sim_stfile_dtype_name(dt), why_other);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "%s: tensor '%s' is %s in the file, the model "
+                               "expects %s%s",
+                               c->path, name, sim_stfile_dtype_name(t->dtype),
+                               sim_stfile_dtype_name(dt), why_other);
     int same = t->ndim == ndim;
     for (int d = 0; same && d < ndim; d++)
         same = t->shape[d] == shape[d];
@@ -192,8 +190,10 @@ static SimStatus check_tensor(const SimCkpt *c, const char *name, SimDtype dt, i
         char a[96], b[96];
         shape_str(t->ndim, t->shape, a, sizeof a);
         shape_str(ndim, shape, b, sizeof b);
-        return fail(err, errlen, SIM_EINVAL, "%s: tensor '%s' has shape %s in the file, the "
-                    "model expects %s%s", c->path, name, a, b, why_other);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "%s: tensor '%s' has shape %s in the file, the "
+                               "model expects %s%s",
+                               c->path, name, a, b, why_other);
     }
     return SIM_OK;
 }
@@ -219,8 +219,9 @@ static SimStatus check_model(const SimCkpt *c, const SimModel *m, char *err, siz
         if (strchr(name, '/') != NULL)
             continue; // training state, not the model's
         if (sim_model_find_param(m, name) < 0 && sim_model_find_buffer(m, name) < 0)
-            return fail(err, errlen, SIM_EINVAL, "%s: tensor '%s' is not part of the model%s",
-                        c->path, name, other);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                   "%s: tensor '%s' is not part of the model%s", c->path, name,
+                                   other);
     }
     return SIM_OK;
 }
@@ -229,21 +230,29 @@ static SimStatus check_full(const SimCkpt *c, const SimModel *m, char *err, size
     const char *format = sim_stfile_meta(&c->file, "format");
     const char *version = sim_stfile_meta(&c->file, "version");
     if (format == NULL || strcmp(format, SIM_CKPT_FORMAT) != 0)
-        return fail(err, errlen, SIM_EFORMAT, "%s: not a ddplab checkpoint (no \"format\": \""
-                    SIM_CKPT_FORMAT "\" in its metadata); --init loads weights from any "
-                    "safetensors file", c->path);
+        return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                               "%s: not a ddplab checkpoint (no \"format\": \"" SIM_CKPT_FORMAT
+                               "\" in its metadata); --init loads weights from any "
+                               "safetensors file",
+                               c->path);
     if (version == NULL || strcmp(version, SIM_CKPT_VERSION) != 0)
-        return fail(err, errlen, SIM_EFORMAT, "%s: checkpoint version '%.20s'; this ddplab "
-                    "reads version " SIM_CKPT_VERSION, c->path, version ? version : "(none)");
+        return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                               "%s: checkpoint version '%.20s'; this ddplab "
+                               "reads version " SIM_CKPT_VERSION,
+                               c->path, version ? version : "(none)");
     if (!c->file.checked)
-        return fail(err, errlen, SIM_EFORMAT, "%s: corrupt header: the checkpoint has no "
-                    "checksum", c->path);
+        return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                               "%s: corrupt header: the checkpoint has no "
+                               "checksum",
+                               c->path);
     char spec[256];
     sim_model_spec_str(&m->spec, spec, sizeof spec);
     const char *saved = sim_stfile_meta(&c->file, "model");
     if (saved == NULL || strcmp(saved, spec) != 0)
-        return fail(err, errlen, SIM_EINVAL, "%s: saved for model %.150s; this run's model is "
-                    "%.150s", c->path, saved ? saved : "(none)", spec);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "%s: saved for model %.150s; this run's model is "
+                               "%.150s",
+                               c->path, saved ? saved : "(none)", spec);
     return SIM_OK;
 }
 

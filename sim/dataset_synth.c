@@ -20,26 +20,16 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errbuf.h" // defines: sim_errbuf_fail
 #include "sampler.h" // defines: SimSplitMix
 
 #define SYNTH_MAX_ELEMS (1LL << 30) // N x D (or N x K) floats
 #define ARITH_ALPHABET "\n+0123456789="
 #define SYNTH_TWO_PI 6.283185307179586476925
-
-static SimStatus fail(SimStatus st, char *err, size_t errlen, const char *fmt, ...) {
-    if (err != NULL && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
 
 // A standard normal by Box-Muller (one of the pair; the other is dropped so
 // that every draw costs exactly two generator steps).
@@ -95,24 +85,26 @@ static SimStatus set_key(SimSynthSpec *s, const Key *k, const char *v, char *err
     if (k->is_float) {
         double d = strtod(v, &end);
         if (*v == '\0' || *end != '\0' || errno != 0 || !isfinite(d) || d < 0 || d > 1e6)
-            return fail(SIM_EINVAL, err, errlen,
-                        "%s: %s=%s: expected a number from 0 to 1e6", s->name, k->key, v);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                   "%s: %s=%s: expected a number from 0 to 1e6", s->name, k->key,
+                                   v);
         *(strcmp(k->key, "noise") == 0 ? &s->noise : &s->spread) = (float)d;
         return SIM_OK;
     }
     if (strcmp(k->key, "seed") == 0) {
         unsigned long long u = strtoull(v, &end, 10);
         if (*v < '0' || *v > '9' || *end != '\0' || errno != 0)
-            return fail(SIM_EINVAL, err, errlen, "%s: seed=%s: expected an unsigned integer",
-                        s->name, v);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                   "%s: seed=%s: expected an unsigned integer", s->name, v);
         s->seed = u;
         s->seed_given = 1;
         return SIM_OK;
     }
     long long x = strtoll(v, &end, 10);
     if (*v == '\0' || *end != '\0' || errno != 0 || x < k->lo || x > k->hi)
-        return fail(SIM_EINVAL, err, errlen, "%s: %s=%s: expected an integer from %lld to %lld",
-                    s->name, k->key, v, k->lo, k->hi);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "%s: %s=%s: expected an integer from %lld to %lld", s->name, k->key,
+                               v, k->lo, k->hi);
     if (strcmp(k->key, "n") == 0 || strcmp(k->key, "lines") == 0)
         s->n = x;
     else if (strcmp(k->key, "features") == 0)
@@ -134,16 +126,16 @@ SimStatus sim_dataset_synth_parse(const char *text, SimSynthSpec *out, char *err
                                   size_t errlen) {
     char buf[256];
     if (text == NULL || out == NULL)
-        return fail(SIM_EINVAL, err, errlen, "dataset: no spec");
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "dataset: no spec");
     if (strlen(text) >= sizeof buf)
-        return fail(SIM_EINVAL, err, errlen, "dataset spec is too long");
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "dataset spec is too long");
     snprintf(buf, sizeof buf, "%s", text);
     char *colon = strchr(buf, ':');
     if (colon != NULL)
         *colon = '\0';
     if (sim_dataset_synth_defaults(buf, out) != SIM_OK)
-        return fail(SIM_EINVAL, err, errlen,
-                    "unknown dataset '%s' (built-in sets: blobs, teacher, arith)", buf);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "unknown dataset '%s' (built-in sets: blobs, teacher, arith)", buf);
     char set = buf[0];
     for (char *item = colon ? colon + 1 : NULL, *next; item != NULL; item = next) {
         next = strchr(item, ',');
@@ -151,15 +143,16 @@ SimStatus sim_dataset_synth_parse(const char *text, SimSynthSpec *out, char *err
             *next++ = '\0';
         char *eq = strchr(item, '=');
         if (eq == NULL || eq == item)
-            return fail(SIM_EINVAL, err, errlen, "%s: '%s': expected key=value", out->name,
-                        item);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL, "%s: '%s': expected key=value",
+                                   out->name, item);
         *eq = '\0';
         const Key *k = NULL;
         for (size_t j = 0; j < sizeof KEYS / sizeof KEYS[0]; j++)
             if (strcmp(KEYS[j].key, item) == 0)
                 k = &KEYS[j];
         if (k == NULL || strchr(k->sets, set) == NULL)
-            return fail(SIM_EINVAL, err, errlen, "%s: unknown key '%s'", out->name, item);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL, "%s: unknown key '%s'", out->name,
+                                   item);
         SIM_CHECK(set_key(out, k, eq + 1, err, errlen));
     }
     return SIM_OK;
@@ -242,16 +235,17 @@ static SimStatus gen_teacher(SimDataset *ds, const SimSynthSpec *s) {
 
 static SimStatus gen_arith(SimDataset *ds, const SimSynthSpec *s, char *err, size_t errlen) {
     if (s->ctx < 1)
-        return fail(SIM_EINVAL, err, errlen,
-                    "arith: the context length is not set (give ctx=, or a model with ctx=)");
+        return sim_errbuf_fail(
+            err, errlen, SIM_EINVAL,
+            "arith: the context length is not set (give ctx=, or a model with ctx=)");
     uint64_t limit = 1;
     for (int k = 0; k < s->digits; k++)
         limit *= 10;
     size_t line_max = 3 * (size_t)s->digits + 4; // a, b, a sum one digit longer, "+=\n"
     unsigned char *text = malloc((size_t)s->n * line_max + 1);
     if (text == NULL)
-        return fail(SIM_ENOMEM, err, errlen, "arith: out of memory for %lld lines",
-                    (long long)s->n);
+        return sim_errbuf_fail(err, errlen, SIM_ENOMEM, "arith: out of memory for %lld lines",
+                               (long long)s->n);
     SimSplitMix g;
     sim_splitmix_seed(&g, s->seed);
     size_t len = 0;
@@ -271,16 +265,18 @@ static SimStatus gen_arith(SimDataset *ds, const SimSynthSpec *s, char *err, siz
 SimStatus sim_dataset_synth(SimDataset *ds, const SimSynthSpec *spec, char *err,
                             size_t errlen) {
     if (ds == NULL || spec == NULL)
-        return fail(SIM_EINVAL, err, errlen, "dataset: no spec");
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "dataset: no spec");
     memset(ds, 0, sizeof *ds);
     SimSynthSpec def;
     if (sim_dataset_synth_defaults(spec->name, &def) != SIM_OK)
-        return fail(SIM_EINVAL, err, errlen,
-                    "unknown dataset '%s' (built-in sets: blobs, teacher, arith)", spec->name);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "unknown dataset '%s' (built-in sets: blobs, teacher, arith)",
+                               spec->name);
     if (strcmp(spec->name, "arith") == 0) {
         if (spec->n < 1 || spec->digits < 1 || spec->digits > 9)
-            return fail(SIM_EINVAL, err, errlen, "arith: lines=%lld digits=%d out of range",
-                        (long long)spec->n, spec->digits);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                   "arith: lines=%lld digits=%d out of range", (long long)spec->n,
+                                   spec->digits);
         return gen_arith(ds, spec, err, errlen);
     }
     int blobs = strcmp(spec->name, "blobs") == 0;
@@ -288,14 +284,14 @@ SimStatus sim_dataset_synth(SimDataset *ds, const SimSynthSpec *spec, char *err,
     if (spec->n < 1 || spec->features < 1 || (blobs && spec->classes < 2) ||
         (!blobs && (spec->target_dim < 1 || spec->hidden < 1)) || !(spec->noise >= 0) ||
         !(spec->spread >= 0) || !isfinite(spec->noise) || !isfinite(spec->spread))
-        return fail(SIM_EINVAL, err, errlen, "%s: invalid parameters", spec->name);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "%s: invalid parameters", spec->name);
     if ((long long)cols > SYNTH_MAX_ELEMS / spec->n)
-        return fail(SIM_EINVAL, err, errlen, "%s: %lld samples x %d values is too large",
-                    spec->name, (long long)spec->n, cols);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "%s: %lld samples x %d values is too large",
+                               spec->name, (long long)spec->n, cols);
     SimStatus st = blobs ? gen_blobs(ds, spec) : gen_teacher(ds, spec);
     if (st != SIM_OK) {
         sim_dataset_free(ds);
-        return fail(st, err, errlen, "%s: out of memory", spec->name);
+        return sim_errbuf_fail(err, errlen, st, "%s: out of memory", spec->name);
     }
     ds->n = spec->n;
     ds->features = spec->features;

@@ -7,55 +7,49 @@
 #include "dataset.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-static SimStatus fail(SimStatus st, char *err, size_t errlen, const char *fmt, ...) {
-    if (err != NULL && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
+#include "errbuf.h" // defines: sim_errbuf_fail
 
 SimStatus sim_dataset_from_bytes(SimDataset *ds, const char *name, const unsigned char *text,
                                  size_t len, int ctx, const unsigned char *alphabet,
                                  int nalpha, char *err, size_t errlen) {
     if (ds == NULL || name == NULL || (text == NULL && len > 0))
-        return fail(SIM_EINVAL, err, errlen, "dataset: no text");
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "dataset: no text");
     memset(ds, 0, sizeof *ds);
     if (ctx < 1)
-        return fail(SIM_EINVAL, err, errlen, "%s: context length %d must be at least 1", name,
-                    ctx);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "%s: context length %d must be at least 1",
+                               name, ctx);
     if (len == 0)
-        return fail(SIM_EFORMAT, err, errlen, "%s: empty text: no tokens to train on", name);
+        return sim_errbuf_fail(err, errlen, SIM_EFORMAT, "%s: empty text: no tokens to train on",
+                               name);
     if ((unsigned long long)len < (unsigned long long)ctx + 2)
-        return fail(SIM_EFORMAT, err, errlen,
-                    "%s: %zu bytes of text are too short for one window of %d + 1 tokens "
-                    "(need at least %lld bytes)",
-                    name, len, ctx, (long long)ctx + 2);
+        return sim_errbuf_fail(
+            err, errlen, SIM_EFORMAT,
+            "%s: %zu bytes of text are too short for one window of %d + 1 tokens "
+            "(need at least %lld bytes)",
+            name, len, ctx, (long long)ctx + 2);
     if (len > (size_t)INT64_MAX || len > SIZE_MAX / sizeof(int32_t))
-        return fail(SIM_EFORMAT, err, errlen, "%s: text too large", name);
+        return sim_errbuf_fail(err, errlen, SIM_EFORMAT, "%s: text too large", name);
     unsigned char used[256] = {0};
     if (alphabet != NULL) {
         if (nalpha < 1 || nalpha > 256)
-            return fail(SIM_EINVAL, err, errlen, "%s: alphabet of %d bytes", name, nalpha);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL, "%s: alphabet of %d bytes", name,
+                                   nalpha);
         for (int k = 0; k < nalpha; k++) {
             if (used[alphabet[k]])
-                return fail(SIM_EINVAL, err, errlen, "%s: byte 0x%02x twice in the alphabet",
-                            name, alphabet[k]);
+                return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                       "%s: byte 0x%02x twice in the alphabet", name, alphabet[k]);
             used[alphabet[k]] = 1;
         }
         for (size_t k = 0; k < len; k++)
             if (!used[text[k]])
-                return fail(SIM_EFORMAT, err, errlen,
-                            "%s: byte 0x%02x at offset %zu is not in the vocabulary", name,
-                            text[k], k);
+                return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                                       "%s: byte 0x%02x at offset %zu is not in the vocabulary",
+                                       name, text[k], k);
     } else {
         for (size_t k = 0; k < len; k++)
             used[text[k]] = 1;
@@ -69,7 +63,8 @@ SimStatus sim_dataset_from_bytes(SimDataset *ds, const char *name, const unsigne
     ds->tokens = malloc(len * sizeof(int32_t));
     if (ds->tokens == NULL) {
         memset(ds, 0, sizeof *ds);
-        return fail(SIM_ENOMEM, err, errlen, "%s: out of memory for %zu tokens", name, len);
+        return sim_errbuf_fail(err, errlen, SIM_ENOMEM, "%s: out of memory for %zu tokens", name,
+                               len);
     }
     for (size_t k = 0; k < len; k++)
         ds->tokens[k] = id_of[text[k]];
@@ -88,11 +83,11 @@ static SimStatus slurp(const char *path, unsigned char **buf, size_t *len, char 
     *len = 0;
     FILE *f = fopen(path, "rb");
     if (f == NULL)
-        return fail(SIM_EIO, err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return sim_errbuf_fail(err, errlen, SIM_EIO, "%s: cannot open: %s", path, strerror(errno));
     struct stat sb;
     if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
         fclose(f);
-        return fail(SIM_EIO, err, errlen, "%s: cannot read: it is a directory", path);
+        return sim_errbuf_fail(err, errlen, SIM_EIO, "%s: cannot read: it is a directory", path);
     }
     size_t cap = 1 << 16, n = 0;
     unsigned char *b = malloc(cap);
@@ -111,9 +106,9 @@ static SimStatus slurp(const char *path, unsigned char **buf, size_t *len, char 
         cap *= 2;
     }
     if (b == NULL)
-        st = fail(SIM_ENOMEM, err, errlen, "%s: out of memory reading the file", path);
+        st = sim_errbuf_fail(err, errlen, SIM_ENOMEM, "%s: out of memory reading the file", path);
     else if (ferror(f))
-        st = fail(SIM_EIO, err, errlen, "%s: read error: %s", path, strerror(errno));
+        st = sim_errbuf_fail(err, errlen, SIM_EIO, "%s: read error: %s", path, strerror(errno));
     fclose(f);
     if (st != SIM_OK) {
         free(b);
@@ -127,7 +122,7 @@ static SimStatus slurp(const char *path, unsigned char **buf, size_t *len, char 
 SimStatus sim_dataset_load_text(SimDataset *ds, const char *path, int ctx, char *err,
                                 size_t errlen) {
     if (ds == NULL || path == NULL)
-        return fail(SIM_EINVAL, err, errlen, "dataset: no text file");
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "dataset: no text file");
     memset(ds, 0, sizeof *ds);
     unsigned char *text;
     size_t len;

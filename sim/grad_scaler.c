@@ -6,10 +6,10 @@
 
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "errbuf.h" // defines: sim_errbuf_fail
 #include "ops.h"
 
 void sim_amp_options_default(SimAmpOptions *o) {
@@ -45,30 +45,28 @@ const char *sim_amp_name(SimDtype amp) {
 
 int sim_amp_needs_scaler(const SimAmpOptions *o) { return o->amp == SIM_FP16; }
 
-static SimStatus fail(char *err, size_t errlen, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return SIM_EINVAL;
-}
-
 SimStatus sim_amp_options_validate(const SimAmpOptions *o, char *err, size_t errlen) {
     if (!sim_amp_name(o->amp))
-        return fail(err, errlen, "--amp: '%s' is not allowed; allowed: off, fp16, bf16",
-                    sim_dtype_name(o->amp) ? sim_dtype_name(o->amp) : "?");
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--amp: '%s' is not allowed; allowed: off, fp16, bf16",
+                               sim_dtype_name(o->amp) ? sim_dtype_name(o->amp) : "?");
     // Only finite fp32 values > 0 can be a scale.
     if (!(o->init_scale > 0 && o->init_scale <= FLT_MAX))
-        return fail(err, errlen, "--init-scale: '%g' is not allowed; allowed: a number > 0 that "
-                                 "fits in fp32", o->init_scale);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--init-scale: '%g' is not allowed; allowed: a number > 0 that "
+                               "fits in fp32",
+                               o->init_scale);
     if (!(o->growth_factor > 1 && isfinite(o->growth_factor)))
-        return fail(err, errlen, "growth factor %g: must be > 1", o->growth_factor);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "growth factor %g: must be > 1",
+                               o->growth_factor);
     if (!(o->backoff_factor > 0 && o->backoff_factor < 1))
-        return fail(err, errlen, "backoff factor %g: must be in (0, 1)", o->backoff_factor);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "backoff factor %g: must be in (0, 1)",
+                               o->backoff_factor);
     if (o->growth_interval < 1)
-        return fail(err, errlen, "--growth-interval: '%d' is not allowed; allowed: a whole number "
-                                 ">= 1", o->growth_interval);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--growth-interval: '%d' is not allowed; allowed: a whole number "
+                               ">= 1",
+                               o->growth_interval);
     return SIM_OK;
 }
 

@@ -5,9 +5,10 @@
 #include "lr_schedule.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "errbuf.h" // defines: sim_errbuf_fail
 
 #define LR_PI 3.14159265358979323846 // the double nearest pi, as Python's math.pi
 
@@ -50,40 +51,37 @@ const char *sim_lr_scale_sentence(const SimLrOptions *o, double lr, int world, i
     return buf;
 }
 
-static SimStatus fail(char *err, size_t errlen, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return SIM_EINVAL;
-}
-
 SimStatus sim_lr_schedule_make(SimLrSchedule *s, const SimLrOptions *o, double lr, int world,
                                int accum, int64_t total, char *err, size_t errlen) {
     if (!sim_lr_kind_name(o->kind))
-        return fail(err, errlen, "--lr-schedule: unknown kind %d; allowed: constant, cosine, linear",
-                    (int)o->kind);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--lr-schedule: unknown kind %d; allowed: constant, cosine, linear",
+                               (int)o->kind);
     if (!(isfinite(lr) && lr >= 0))
-        return fail(err, errlen, "--lr: '%g' is not a number >= 0", lr);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "--lr: '%g' is not a number >= 0", lr);
     if (world < 1 || accum < 1)
-        return fail(err, errlen,
-                    "--lr-scale: needs at least 1 rank and 1 accumulation step (got %d and %d)",
-                    world, accum);
+        return sim_errbuf_fail(
+            err, errlen, SIM_EINVAL,
+            "--lr-scale: needs at least 1 rank and 1 accumulation step (got %d and %d)", world,
+            accum);
     if (o->warmup < 0)
-        return fail(err, errlen, "--warmup: '%lld' is negative; allowed: a whole number >= 0",
-                    (long long)o->warmup);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--warmup: '%lld' is negative; allowed: a whole number >= 0",
+                               (long long)o->warmup);
     double base = sim_lr_scaled(o, lr, world, accum);
     if (!(isfinite(o->min_lr) && o->min_lr >= 0))
-        return fail(err, errlen, "--min-lr: '%g' is not a number >= 0", o->min_lr);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "--min-lr: '%g' is not a number >= 0",
+                               o->min_lr);
     if (o->kind != SIM_LR_CONSTANT) {
         if (o->min_lr > base)
-            return fail(err, errlen, "--min-lr: '%g' is larger than the learning rate (%g)",
-                        o->min_lr, base);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                   "--min-lr: '%g' is larger than the learning rate (%g)",
+                                   o->min_lr, base);
         if (total < 1)
-            return fail(err, errlen,
-                        "--lr-schedule: %s needs the number of steps of the run (got %lld)",
-                        kind_names[o->kind], (long long)total);
+            return sim_errbuf_fail(
+                err, errlen, SIM_EINVAL,
+                "--lr-schedule: %s needs the number of steps of the run (got %lld)",
+                kind_names[o->kind], (long long)total);
     }
     s->kind = o->kind;
     s->base_lr = base;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "errbuf.h" // defines: sim_errbuf_fail
 #include "outfile.h" // defines: SimOutFile
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -430,9 +431,7 @@ SimStatus sim_npy_read(const char *path, SimNpyArray *out, char *err, size_t err
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
         int e = errno;
-        if (err != NULL && errlen > 0)
-            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
-        return SIM_EIO;
+        return sim_errbuf_fail(err, errlen, SIM_EIO, "%s: cannot open: %s", path, strerror(e));
     }
     struct stat sb;
     long long fsize = -1; // unknown for pipes and devices
@@ -441,9 +440,7 @@ SimStatus sim_npy_read(const char *path, SimNpyArray *out, char *err, size_t err
         fsize = (long long)sb.st_size;
     if (have_stat && S_ISDIR(sb.st_mode)) {
         fclose(f);
-        if (err != NULL && errlen > 0)
-            snprintf(err, errlen, "%s: cannot read: it is a directory", path);
-        return SIM_EIO;
+        return sim_errbuf_fail(err, errlen, SIM_EIO, "%s: cannot read: it is a directory", path);
     }
     long long off = 0, shape_at = 0;
     SimStatus st = read_header(&c, f, fsize, out, &off, &shape_at);

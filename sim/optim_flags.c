@@ -7,10 +7,11 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "errbuf.h" // defines: sim_errbuf_fail
 
 enum {
     F_OPTIMIZER, F_LR, F_MOMENTUM, F_DAMPENING, F_NESTEROV, F_BETAS, F_EPS, F_WEIGHT_DECAY,
@@ -70,15 +71,6 @@ const SimOptimFlagInfo *sim_optim_flags_find(const char *name) {
     return i < 0 ? NULL : &flags[i];
 }
 
-static SimStatus fail(char *err, size_t errlen, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return SIM_EINVAL;
-}
-
 // A finite number >= lo (> lo when strict), the whole text.
 static SimStatus parse_num(int fi, const char *v, double lo, int strict, double *out, char *err,
                            size_t errlen) {
@@ -87,11 +79,12 @@ static SimStatus parse_num(int fi, const char *v, double lo, int strict, double 
     errno = 0;
     double x = v ? strtod(v, &end) : 0;
     if (!v || end == v || *end != '\0' || errno == ERANGE || !isfinite(x))
-        return fail(err, errlen, "--%s: '%s' is not a number; allowed: a number %s %g", name,
-                    v ? v : "", rel, lo);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--%s: '%s' is not a number; allowed: a number %s %g", name,
+                               v ? v : "", rel, lo);
     if (strict ? !(x > lo) : !(x >= lo))
-        return fail(err, errlen, "--%s: '%s' is %s; allowed: a number %s %g", name, v,
-                    x < 0 ? "negative" : "too small", rel, lo);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "--%s: '%s' is %s; allowed: a number %s %g",
+                               name, v, x < 0 ? "negative" : "too small", rel, lo);
     *out = x;
     return SIM_OK;
 }
@@ -102,8 +95,10 @@ static SimStatus parse_whole(int fi, const char *v, long long lo, long long hi, 
     errno = 0;
     long long x = v ? strtoll(v, &end, 10) : 0;
     if (!v || end == v || *end != '\0' || errno == ERANGE || x < lo || x > hi)
-        return fail(err, errlen, "--%s: '%s' is not allowed; allowed: a whole number from %lld "
-                                 "to %lld", flags[fi].name, v ? v : "", lo, hi);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--%s: '%s' is not allowed; allowed: a whole number from %lld "
+                               "to %lld",
+                               flags[fi].name, v ? v : "", lo, hi);
     *out = x;
     return SIM_OK;
 }
@@ -117,11 +112,15 @@ static SimStatus parse_betas(const char *v, SimOptimOptions *o, char *err, size_
         b[k] = strtod(p, &end);
         int sep_ok = k == 0 ? *end == ',' : *end == '\0';
         if (end == p || !sep_ok || errno == ERANGE)
-            return fail(err, errlen, "--betas: '%s' is not two numbers; allowed: B1,B2 with "
-                                     "0 <= B < 1, e.g. 0.9,0.999", v ? v : "");
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                   "--betas: '%s' is not two numbers; allowed: B1,B2 with "
+                                   "0 <= B < 1, e.g. 0.9,0.999",
+                                   v ? v : "");
         if (!(b[k] >= 0 && b[k] < 1))
-            return fail(err, errlen, "--betas: '%s': beta%d is out of range; allowed: "
-                                     "0 <= B < 1", v, k + 1);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                   "--betas: '%s': beta%d is out of range; allowed: "
+                                   "0 <= B < 1",
+                                   v, k + 1);
         p = end + 1;
     }
     o->beta1 = b[0];
@@ -132,8 +131,8 @@ static SimStatus parse_betas(const char *v, SimOptimOptions *o, char *err, size_
 static SimStatus parse_choice(int fi, const char *v, int ok, char *err, size_t errlen) {
     if (ok)
         return SIM_OK;
-    return fail(err, errlen, "--%s: '%s' is not allowed; allowed: %s", flags[fi].name,
-                v ? v : "", flags[fi].metavar);
+    return sim_errbuf_fail(err, errlen, SIM_EINVAL, "--%s: '%s' is not allowed; allowed: %s",
+                           flags[fi].name, v ? v : "", flags[fi].metavar);
 }
 
 SimStatus sim_optim_flags_set(SimOptimFlags *f, const char *name, const char *value, char *err,
@@ -152,7 +151,8 @@ SimStatus sim_optim_flags_set(SimOptimFlags *f, const char *name, const char *va
         if ((st = parse_num(fi, value, 0, 0, &x, err, errlen)) != SIM_OK)
             return st;
         if (x > 1) // torch allows it, but it would turn the gradient around
-            return fail(err, errlen, "--dampening: '%s' is above 1; allowed: 0 to 1", value);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                   "--dampening: '%s' is above 1; allowed: 0 to 1", value);
         o->dampening = x;
         return SIM_OK;
     case F_NESTEROV: o->nesterov = 1; return SIM_OK;
@@ -178,8 +178,10 @@ SimStatus sim_optim_flags_set(SimOptimFlags *f, const char *name, const char *va
         if ((st = parse_num(fi, value, 0, 1, &x, err, errlen)) != SIM_OK)
             return st;
         if (x > FLT_MAX)
-            return fail(err, errlen, "--init-scale: '%s' does not fit in fp32; allowed: a "
-                                     "number > 0 up to %g", value, (double)FLT_MAX);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                   "--init-scale: '%s' does not fit in fp32; allowed: a "
+                                   "number > 0 up to %g",
+                                   value, (double)FLT_MAX);
         f->amp.init_scale = x;
         return SIM_OK;
     case F_GROWTH_INTERVAL:
@@ -187,9 +189,8 @@ SimStatus sim_optim_flags_set(SimOptimFlags *f, const char *name, const char *va
         f->amp.growth_interval = st == SIM_OK ? (int)w : f->amp.growth_interval;
         return st;
     default:
-        if (err && errlen)
-            snprintf(err, errlen, "'%s' is not an optimizer option", name ? name : "");
-        return SIM_ENOTSUP;
+        return sim_errbuf_fail(err, errlen, SIM_ENOTSUP, "'%s' is not an optimizer option",
+                               name ? name : "");
     }
 }
 
@@ -197,15 +198,19 @@ SimStatus sim_optim_flags_validate(SimOptimFlags *f, char *err, size_t errlen) {
     SIM_CHECK(sim_optim_options_validate(&f->optim, err, errlen));
     SIM_CHECK(sim_amp_options_validate(&f->amp, err, errlen));
     if (!(isfinite(f->clip_grad_norm) && f->clip_grad_norm >= 0))
-        return fail(err, errlen, "--clip-grad-norm: '%g' is not allowed; allowed: a number > 0",
-                    f->clip_grad_norm);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--clip-grad-norm: '%g' is not allowed; allowed: a number > 0",
+                               f->clip_grad_norm);
     if (f->lr.warmup < 0)
-        return fail(err, errlen, "--warmup: '%lld' is negative; allowed: a whole number >= 0",
-                    (long long)f->lr.warmup);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--warmup: '%lld' is negative; allowed: a whole number >= 0",
+                               (long long)f->lr.warmup);
     if (!(isfinite(f->lr.min_lr) && f->lr.min_lr >= 0))
-        return fail(err, errlen, "--min-lr: '%g' is not allowed; allowed: a number >= 0",
-                    f->lr.min_lr);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--min-lr: '%g' is not allowed; allowed: a number >= 0",
+                               f->lr.min_lr);
     if (!sim_lr_kind_name(f->lr.kind))
-        return fail(err, errlen, "--lr-schedule: unknown kind; allowed: constant, cosine, linear");
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--lr-schedule: unknown kind; allowed: constant, cosine, linear");
     return SIM_OK;
 }

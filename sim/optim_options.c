@@ -4,9 +4,9 @@
 #include "optim.h"
 
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
+
+#include "errbuf.h" // defines: sim_errbuf_fail
 
 static const char *const kind_names[SIM_OPTIM_COUNT] = {"sgd", "adam", "adamw"};
 
@@ -38,31 +38,24 @@ void sim_optim_options_default(SimOptimOptions *o) {
     o->eps = NAN;
 }
 
-static SimStatus fail(char *err, size_t errlen, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    if (err && errlen)
-        vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return SIM_EINVAL;
-}
-
 // A given value must be finite and at least lo (or above lo when strict).
 static SimStatus check_min(const char *opt, double v, double lo, int strict, char *err,
                            size_t errlen) {
     if (!isfinite(v))
-        return fail(err, errlen, "--%s: '%g' is not a finite number; allowed: a number %s %g", opt,
-                    v, strict ? ">" : ">=", lo);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--%s: '%g' is not a finite number; allowed: a number %s %g", opt, v,
+                               strict ? ">" : ">=", lo);
     if (strict ? !(v > lo) : !(v >= lo))
-        return fail(err, errlen, "--%s: '%g' is %s; allowed: a number %s %g", opt, v,
-                    v < 0 ? "negative" : "too small", strict ? ">" : ">=", lo);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "--%s: '%g' is %s; allowed: a number %s %g",
+                               opt, v, v < 0 ? "negative" : "too small", strict ? ">" : ">=", lo);
     return SIM_OK;
 }
 
 static SimStatus check_beta(int index, double v, char *err, size_t errlen) {
     if (!(v >= 0 && v < 1))
-        return fail(err, errlen, "--betas: beta%d '%g' is out of range; allowed: 0 <= beta < 1",
-                    index + 1, v);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--betas: beta%d '%g' is out of range; allowed: 0 <= beta < 1",
+                               index + 1, v);
     return SIM_OK;
 }
 
@@ -71,16 +64,20 @@ static SimStatus check_unused(const SimOptimOptions *o, char *err, size_t errlen
     const char *kind = kind_names[o->kind];
     int sgd = o->kind == SIM_OPTIM_SGD;
     if (!sgd && !isnan(o->momentum))
-        return fail(err, errlen, "--momentum: applies to --optimizer sgd only (this is %s)", kind);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--momentum: applies to --optimizer sgd only (this is %s)", kind);
     if (!sgd && !isnan(o->dampening))
-        return fail(err, errlen, "--dampening: applies to --optimizer sgd only (this is %s)",
-                    kind);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--dampening: applies to --optimizer sgd only (this is %s)", kind);
     if (!sgd && o->nesterov)
-        return fail(err, errlen, "--nesterov: applies to --optimizer sgd only (this is %s)", kind);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--nesterov: applies to --optimizer sgd only (this is %s)", kind);
     if (sgd && (!isnan(o->beta1) || !isnan(o->beta2)))
-        return fail(err, errlen, "--betas: applies to --optimizer adam or adamw only (this is sgd)");
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--betas: applies to --optimizer adam or adamw only (this is sgd)");
     if (sgd && !isnan(o->eps))
-        return fail(err, errlen, "--eps: applies to --optimizer adam or adamw only (this is sgd)");
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--eps: applies to --optimizer adam or adamw only (this is sgd)");
     return SIM_OK;
 }
 
@@ -107,8 +104,9 @@ static void fill_defaults(SimOptimOptions *o) {
 
 SimStatus sim_optim_options_validate(SimOptimOptions *o, char *err, size_t errlen) {
     if (!sim_optim_kind_name(o->kind))
-        return fail(err, errlen, "--optimizer: unknown kind %d; allowed: sgd, adam, adamw",
-                    (int)o->kind);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "--optimizer: unknown kind %d; allowed: sgd, adam, adamw",
+                               (int)o->kind);
     SimStatus st = check_unused(o, err, errlen);
     if (st != SIM_OK)
         return st;
@@ -120,12 +118,14 @@ SimStatus sim_optim_options_validate(SimOptimOptions *o, char *err, size_t errle
         if ((st = check_min("momentum", o->momentum, 0, 0, err, errlen)) != SIM_OK)
             return st;
         if (!isfinite(o->dampening))
-            return fail(err, errlen, "--dampening: '%g' is not a finite number", o->dampening);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                   "--dampening: '%g' is not a finite number", o->dampening);
         if (o->nesterov && (o->momentum <= 0 || o->dampening != 0))
-            return fail(err, errlen,
-                        "--nesterov: needs --momentum > 0 and --dampening 0 (got momentum %g, "
-                        "dampening %g)",
-                        o->momentum, o->dampening);
+            return sim_errbuf_fail(
+                err, errlen, SIM_EINVAL,
+                "--nesterov: needs --momentum > 0 and --dampening 0 (got momentum %g, "
+                "dampening %g)",
+                o->momentum, o->dampening);
         return SIM_OK;
     }
     if ((st = check_beta(0, o->beta1, err, errlen)) != SIM_OK ||

@@ -11,28 +11,20 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errbuf.h" // defines: sim_errbuf_fail
 #include "sha256.h" // defines: SimSha256
 
 // The reference implementation refuses headers above 100 MB as well.
 #define MAX_HEADER ((uint64_t)100 << 20)
 
-static SimStatus fail(char *err, size_t errlen, SimStatus st, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return st;
-}
-
 static SimStatus read_all(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen) {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
-        return fail(err, errlen, SIM_EIO, "%s: cannot open: %s", path, strerror(errno));
+        return sim_errbuf_fail(err, errlen, SIM_EIO, "%s: cannot open: %s", path, strerror(errno));
     size_t cap = 1 << 16, n = 0;
     uint8_t *buf = malloc(cap);
     while (buf != NULL) {
@@ -51,10 +43,10 @@ static SimStatus read_all(const char *path, uint8_t **out, size_t *len, char *er
     int bad = ferror(f);
     fclose(f);
     if (buf == NULL)
-        return fail(err, errlen, SIM_ENOMEM, "%s: out of memory reading the file", path);
+        return sim_errbuf_fail(err, errlen, SIM_ENOMEM, "%s: out of memory reading the file", path);
     if (bad) {
         free(buf);
-        return fail(err, errlen, SIM_EIO, "%s: read error (is it a directory?)", path);
+        return sim_errbuf_fail(err, errlen, SIM_EIO, "%s: read error (is it a directory?)", path);
     }
     *out = buf;
     *len = n;
@@ -124,21 +116,22 @@ static int parse_entry(const cJSON *e, SimStTensor *t, Span *sp, char *why, size
 static SimStatus parse_meta(SimStFile *f, const cJSON *m, const char *path, char *err,
                             size_t errlen) {
     if (!cJSON_IsObject(m))
-        return fail(err, errlen, SIM_EFORMAT, "%s: corrupt header: __metadata__ is not an object",
-                    path);
+        return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                               "%s: corrupt header: __metadata__ is not an object", path);
     int n = cJSON_GetArraySize(m);
     f->meta = calloc((size_t)n + 1, sizeof *f->meta);
     if (f->meta == NULL)
-        return fail(err, errlen, SIM_ENOMEM, "%s: out of memory", path);
+        return sim_errbuf_fail(err, errlen, SIM_ENOMEM, "%s: out of memory", path);
     for (const cJSON *kv = m->child; kv; kv = kv->next) {
         if (!cJSON_IsString(kv))
-            return fail(err, errlen, SIM_EFORMAT,
-                        "%s: corrupt header: metadata '%.60s' is not a string", path, kv->string);
+            return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                                   "%s: corrupt header: metadata '%.60s' is not a string", path,
+                                   kv->string);
         SimStMeta *e = &f->meta[f->nmeta++];
         e->key = strdup(kv->string);
         e->value = strdup(kv->valuestring);
         if (e->key == NULL || e->value == NULL)
-            return fail(err, errlen, SIM_ENOMEM, "%s: out of memory", path);
+            return sim_errbuf_fail(err, errlen, SIM_ENOMEM, "%s: out of memory", path);
     }
     return SIM_OK;
 }
@@ -150,22 +143,24 @@ static SimStatus check_packing(SimStFile *f, Span *sp, size_t datalen, const cha
     uint64_t at = 0;
     for (int i = 0; i < f->ntensors; i++) {
         if (sp[i].begin != at)
-            return fail(err, errlen, SIM_EFORMAT,
-                        "%s: corrupt header: tensor '%.80s' starts at byte %llu of the data, "
-                        "expected %llu (tensors overlap or leave a hole)",
-                        path, f->tensors[sp[i].index].name, (unsigned long long)sp[i].begin,
-                        (unsigned long long)at);
+            return sim_errbuf_fail(
+                err, errlen, SIM_EFORMAT,
+                "%s: corrupt header: tensor '%.80s' starts at byte %llu of the data, "
+                "expected %llu (tensors overlap or leave a hole)",
+                path, f->tensors[sp[i].index].name, (unsigned long long)sp[i].begin,
+                (unsigned long long)at);
         at = sp[i].end;
     }
     if (at > datalen)
-        return fail(err, errlen, SIM_EFORMAT,
-                    "%s: truncated: the header describes %llu bytes of tensor data, the file "
-                    "holds %zu",
-                    path, (unsigned long long)at, datalen);
+        return sim_errbuf_fail(
+            err, errlen, SIM_EFORMAT,
+            "%s: truncated: the header describes %llu bytes of tensor data, the file "
+            "holds %zu",
+            path, (unsigned long long)at, datalen);
     if (at < datalen)
-        return fail(err, errlen, SIM_EFORMAT,
-                    "%s: corrupt: %zu bytes follow the last tensor's data", path,
-                    datalen - (size_t)at);
+        return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                               "%s: corrupt: %zu bytes follow the last tensor's data", path,
+                               datalen - (size_t)at);
     return SIM_OK;
 }
 
@@ -176,31 +171,35 @@ static SimStatus parse_tensors(SimStFile *f, const cJSON *root, const uint8_t *d
     Span *sp = calloc((size_t)n + 1, sizeof *sp);
     if (f->tensors == NULL || sp == NULL) {
         free(sp);
-        return fail(err, errlen, SIM_ENOMEM, "%s: out of memory", path);
+        return sim_errbuf_fail(err, errlen, SIM_ENOMEM, "%s: out of memory", path);
     }
     SimStatus st = SIM_OK;
     for (const cJSON *e = root->child; e && st == SIM_OK; e = e->next) {
         if (strcmp(e->string, "__metadata__") == 0) {
-            st = f->meta ? fail(err, errlen, SIM_EFORMAT, "%s: corrupt header: two "
-                                "__metadata__ entries", path)
+            st = f->meta ? sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                                           "%s: corrupt header: two "
+                                           "__metadata__ entries",
+                                           path)
                          : parse_meta(f, e, path, err, errlen);
             continue;
         }
         if (sim_stfile_find(f, e->string) != NULL) {
-            st = fail(err, errlen, SIM_EFORMAT, "%s: corrupt header: tensor '%.80s' appears "
-                      "twice", path, e->string);
+            st = sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                                 "%s: corrupt header: tensor '%.80s' appears "
+                                 "twice",
+                                 path, e->string);
             break;
         }
         SimStTensor *t = &f->tensors[f->ntensors];
         char why[160];
         if (parse_entry(e, t, &sp[f->ntensors], why, sizeof why) != 0) {
-            st = fail(err, errlen, SIM_EFORMAT, "%s: corrupt header: tensor '%.80s' %s", path,
-                      e->string, why);
+            st = sim_errbuf_fail(err, errlen, SIM_EFORMAT, "%s: corrupt header: tensor '%.80s' %s",
+                                 path, e->string, why);
             break;
         }
         t->name = strdup(e->string);
         if (t->name == NULL) {
-            st = fail(err, errlen, SIM_ENOMEM, "%s: out of memory", path);
+            st = sim_errbuf_fail(err, errlen, SIM_ENOMEM, "%s: out of memory", path);
             break;
         }
         sp[f->ntensors].index = f->ntensors;
@@ -223,59 +222,77 @@ static SimStatus check_sum(SimStFile *f, char *header, size_t hlen, const char *
         return SIM_OK;
     size_t ok = strncmp(sum, "sha256:", 7) == 0 ? strspn(sum + 7, "0123456789abcdef") : 0;
     if (ok != 64 || sum[71] != '\0')
-        return fail(err, errlen, SIM_EFORMAT, "%s: corrupt header: checksum '%.80s' is not "
-                    "sha256: and 64 hex digits", path, sum);
+        return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                               "%s: corrupt header: checksum '%.80s' is not "
+                               "sha256: and 64 hex digits",
+                               path, sum);
     char *at = NULL;
     for (size_t i = 0; i + 71 <= hlen; i++) {
         if (memcmp(header + i, sum, 71) == 0) {
             if (at != NULL)
-                return fail(err, errlen, SIM_EFORMAT, "%s: corrupt header: the checksum value "
-                            "appears twice", path);
+                return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                                       "%s: corrupt header: the checksum value "
+                                       "appears twice",
+                                       path);
             at = header + i;
         }
     }
     if (at == NULL)
-        return fail(err, errlen, SIM_EFORMAT, "%s: corrupt header: the checksum is not "
-                    "written plainly", path);
+        return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                               "%s: corrupt header: the checksum is not "
+                               "written plainly",
+                               path);
     char saved[64], hex[65];
     memcpy(saved, at + 7, 64);
     memset(at + 7, '0', 64);
     sim_sha256_hex(f->bytes, f->len, hex);
     memcpy(at + 7, saved, 64);
     if (memcmp(hex, sum + 7, 64) != 0)
-        return fail(err, errlen, SIM_EFORMAT,
-                    "%s: checksum mismatch: the file says sha256:%.12s..., its content hashes "
-                    "to sha256:%.12s...: the file is damaged", path, sum + 7, hex);
+        return sim_errbuf_fail(
+            err, errlen, SIM_EFORMAT,
+            "%s: checksum mismatch: the file says sha256:%.12s..., its content hashes "
+            "to sha256:%.12s...: the file is damaged",
+            path, sum + 7, hex);
     f->checked = 1;
     return SIM_OK;
 }
 
 static SimStatus parse_file(SimStFile *f, const char *path, char *err, size_t errlen) {
     if (f->len < 8)
-        return fail(err, errlen, SIM_EFORMAT, "%s: truncated: %zu bytes, shorter than the "
-                    "8-byte header length of a safetensors file", path, f->len);
+        return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                               "%s: truncated: %zu bytes, shorter than the "
+                               "8-byte header length of a safetensors file",
+                               path, f->len);
     uint64_t hlen = 0;
     for (int i = 0; i < 8; i++)
         hlen |= (uint64_t)f->bytes[i] << (8 * i);
     if (hlen > MAX_HEADER)
-        return fail(err, errlen, SIM_EFORMAT, "%s: corrupt header: a header length of %llu "
-                    "bytes (not a safetensors file?)", path, (unsigned long long)hlen);
+        return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                               "%s: corrupt header: a header length of %llu "
+                               "bytes (not a safetensors file?)",
+                               path, (unsigned long long)hlen);
     if (hlen > f->len - 8)
-        return fail(err, errlen, SIM_EFORMAT, "%s: truncated: the header needs %llu bytes, "
-                    "only %zu follow the length", path, (unsigned long long)hlen, f->len - 8);
+        return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                               "%s: truncated: the header needs %llu bytes, "
+                               "only %zu follow the length",
+                               path, (unsigned long long)hlen, f->len - 8);
     char *header = (char *)f->bytes + 8;
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(header, (size_t)hlen, &end, 0);
     if (root == NULL || !cJSON_IsObject(root)) {
         cJSON_Delete(root);
-        return fail(err, errlen, SIM_EFORMAT, "%s: corrupt header: not a JSON object "
-                    "(not a safetensors file?)", path);
+        return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                               "%s: corrupt header: not a JSON object "
+                               "(not a safetensors file?)",
+                               path);
     }
     for (; end && end < header + hlen; end++) {
         if (*end != ' ' && *end != '\n' && *end != '\t' && *end != '\r') {
             cJSON_Delete(root);
-            return fail(err, errlen, SIM_EFORMAT, "%s: corrupt header: text after the JSON "
-                        "object", path);
+            return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                                   "%s: corrupt header: text after the JSON "
+                                   "object",
+                                   path);
         }
     }
     SimStatus st = parse_tensors(f, root, f->bytes + 8 + hlen, f->len - 8 - (size_t)hlen, path,

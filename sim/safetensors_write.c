@@ -6,23 +6,15 @@
 // patched in, and only then is the file written, atomically.
 #include "safetensors.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errbuf.h" // defines: sim_errbuf_fail
 #include "outfile.h" // defines: SimOutFile, SimJsonOut
 #include "sha256.h"  // defines: SimSha256
 
 #define PLACEHOLDER "sha256:0000000000000000000000000000000000000000000000000000000000000000"
-
-static SimStatus fail(char *err, size_t errlen, SimStatus st, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return st;
-}
 
 const char *sim_stfile_dtype_name(SimDtype dt) {
     switch (dt) {
@@ -58,32 +50,36 @@ static SimStatus check_args(const char *path, const SimStTensor *t, int nt, cons
                             int nmeta, char *err, size_t errlen) {
     for (int i = 0; i < nt; i++) {
         if (t[i].name == NULL || t[i].name[0] == '\0' || strcmp(t[i].name, "__metadata__") == 0)
-            return fail(err, errlen, SIM_EINVAL, "%s: tensor %d has no usable name", path, i);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL, "%s: tensor %d has no usable name",
+                                   path, i);
         if (sim_stfile_dtype_name(t[i].dtype) == NULL)
-            return fail(err, errlen, SIM_EINVAL, "%s: tensor '%s': dtype %d cannot be stored",
-                        path, t[i].name, (int)t[i].dtype);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                   "%s: tensor '%s': dtype %d cannot be stored", path, t[i].name,
+                                   (int)t[i].dtype);
         if (t[i].ndim < 0 || t[i].ndim > SIM_MAX_DIMS)
-            return fail(err, errlen, SIM_EINVAL, "%s: tensor '%s': %d dimensions", path,
-                        t[i].name, t[i].ndim);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL, "%s: tensor '%s': %d dimensions", path,
+                                   t[i].name, t[i].ndim);
         for (int d = 0; d < t[i].ndim; d++)
             if (t[i].shape[d] < 0)
-                return fail(err, errlen, SIM_EINVAL, "%s: tensor '%s': negative dimension",
-                            path, t[i].name);
+                return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                       "%s: tensor '%s': negative dimension", path, t[i].name);
         if (t[i].data == NULL && tensor_bytes(&t[i]) > 0)
-            return fail(err, errlen, SIM_EINVAL, "%s: tensor '%s' has no data", path, t[i].name);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL, "%s: tensor '%s' has no data", path,
+                                   t[i].name);
         for (int j = 0; j < i; j++)
             if (strcmp(t[i].name, t[j].name) == 0)
-                return fail(err, errlen, SIM_EINVAL, "%s: tensor name '%s' appears twice", path,
-                            t[i].name);
+                return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                       "%s: tensor name '%s' appears twice", path, t[i].name);
     }
     for (int i = 0; i < nmeta; i++) {
         if (meta[i].key == NULL || meta[i].value == NULL ||
             strcmp(meta[i].key, SIM_STFILE_CHECKSUM_KEY) == 0)
-            return fail(err, errlen, SIM_EINVAL, "%s: metadata entry %d is not usable", path, i);
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL, "%s: metadata entry %d is not usable",
+                                   path, i);
         for (int j = 0; j < i; j++)
             if (strcmp(meta[i].key, meta[j].key) == 0)
-                return fail(err, errlen, SIM_EINVAL, "%s: metadata key '%s' appears twice", path,
-                            meta[i].key);
+                return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                                       "%s: metadata key '%s' appears twice", path, meta[i].key);
     }
     return SIM_OK;
 }
@@ -180,7 +176,7 @@ static SimStatus patch_checksum(char *header, size_t hlen, const SimStTensor *t,
 SimStatus sim_stfile_save(const char *path, const SimStTensor *tensors, int ntensors,
                           const SimStMeta *meta, int nmeta, char *err, size_t errlen) {
     if (path == NULL || path[0] == '\0')
-        return fail(err, errlen, SIM_EINVAL, "no file name given");
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "no file name given");
     SimStatus st = check_args(path, tensors, ntensors, meta, nmeta, err, errlen);
     if (st != SIM_OK)
         return st;
@@ -188,17 +184,17 @@ SimStatus sim_stfile_save(const char *path, const SimStTensor *tensors, int nten
     size_t hlen = 0;
     st = build_header(tensors, ntensors, meta, nmeta, &header, &hlen);
     if (st != SIM_OK)
-        return fail(err, errlen, st, "%s: out of memory for the header", path);
+        return sim_errbuf_fail(err, errlen, st, "%s: out of memory for the header", path);
     if (patch_checksum(header, hlen, tensors, ntensors) != SIM_OK) {
         free(header);
-        return fail(err, errlen, SIM_EINVAL, "%s: a name or value holds the checksum placeholder",
-                    path);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "%s: a name or value holds the checksum placeholder", path);
     }
     SimOutFile o;
     st = sim_outfile_open(&o, path);
     if (st != SIM_OK) {
         free(header);
-        return fail(err, errlen, st, "%s: cannot create the file", path);
+        return sim_errbuf_fail(err, errlen, st, "%s: cannot create the file", path);
     }
     uint8_t lenbytes[8];
     le64(lenbytes, hlen);
@@ -213,7 +209,7 @@ SimStatus sim_stfile_save(const char *path, const SimStTensor *tensors, int nten
     free(header);
     st = sim_outfile_commit(&o); // also reports any earlier write error
     if (st != SIM_OK)
-        return fail(err, errlen, st, "%s: cannot write the file (disk full or not writable?)",
-                    path);
+        return sim_errbuf_fail(err, errlen, st,
+                               "%s: cannot write the file (disk full or not writable?)", path);
     return SIM_OK;
 }

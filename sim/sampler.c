@@ -3,10 +3,10 @@
 // follow torch.utils.data.DistributedSampler line by line).
 #include "sampler.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "errbuf.h" // defines: sim_errbuf_fail
 
 // ----------------------------------------------------------------------------
 // splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
@@ -89,35 +89,26 @@ void sim_sampler_defaults(SimSamplerConfig *cfg, int64_t n) {
     cfg->drop_last_batch = 0;
 }
 
-static SimStatus invalid(char *err, size_t errlen, const char *fmt, ...) {
-    if (err != NULL && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return SIM_EINVAL;
-}
-
 SimStatus sim_sampler_init(SimSampler *s, const SimSamplerConfig *cfg, char *err,
                            size_t errlen) {
     if (s == NULL || cfg == NULL)
-        return invalid(err, errlen, "no configuration");
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "no configuration");
     memset(s, 0, sizeof *s);
     if (cfg->n < 0)
-        return invalid(err, errlen, "dataset size %lld is negative", (long long)cfg->n);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "dataset size %lld is negative",
+                               (long long)cfg->n);
     if (cfg->num_replicas < 1)
-        return invalid(err, errlen, "num_replicas %d must be at least 1",
-                       cfg->num_replicas);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "num_replicas %d must be at least 1",
+                               cfg->num_replicas);
     if (cfg->rank < 0 || cfg->rank >= cfg->num_replicas)
-        return invalid(err, errlen, "invalid rank %d, rank should be in 0..%d",
-                       cfg->rank, cfg->num_replicas - 1);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "invalid rank %d, rank should be in 0..%d",
+                               cfg->rank, cfg->num_replicas - 1);
     if (cfg->batch_size < 1)
-        return invalid(err, errlen, "batch size %d must be at least 1",
-                       cfg->batch_size);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "batch size %d must be at least 1",
+                               cfg->batch_size);
     if ((uint64_t)cfg->n > SIZE_MAX / sizeof(int64_t) / 2)
-        return invalid(err, errlen, "dataset size %lld is too large",
-                       (long long)cfg->n);
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "dataset size %lld is too large",
+                               (long long)cfg->n);
     s->cfg = *cfg;
     if (cfg->distributed) {
         s->num_samples = sim_sampler_num_samples(cfg->n, cfg->num_replicas, cfg->drop_last);
@@ -133,7 +124,8 @@ SimStatus sim_sampler_init(SimSampler *s, const SimSamplerConfig *cfg, char *err
         s->perm = malloc((size_t)(cfg->n > 0 ? cfg->n : 1) * sizeof(int64_t));
     if (s->order == NULL || (cfg->shuffle && s->perm == NULL)) {
         sim_sampler_free(s);
-        invalid(err, errlen, "out of memory for %lld indices", (long long)cfg->n);
+        sim_errbuf_fail(err, errlen, SIM_EINVAL, "out of memory for %lld indices",
+                        (long long)cfg->n);
         return SIM_ENOMEM;
     }
     sim_sampler_set_epoch(s, 0);

@@ -27,6 +27,10 @@ typedef enum {
     SIM_EV_FAULT,      // a diagnosed failure (watchdog, protocol)
     SIM_EV_MEMORY,     // an allocation ("alloc") or release ("free") of `bytes`;
                        // `count` holds the rank's live bytes after it
+    SIM_EV_BUCKET,     // a DDP gradient bucket (label "ready": a parameter's
+                       // gradient copied in, parameter index in `chunk`;
+                       // "launch": its all_reduce started; "done": waited
+                       // for); bucket index in `step`, bucket bytes in `bytes`
     SIM_EV_KIND_COUNT
 } SimEventKind;
 

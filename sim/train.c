@@ -131,7 +131,8 @@ static SimStatus setup_data(SimTrainer *t, SimRank *r) {
 // Weights: the seeded initialisation, then --init's file if given.
 static SimStatus setup_weights(SimTrainer *t, SimRank *r) {
     const SimTrainConfig *c = t->cfg;
-    SimStatus st = sim_model_init(r, t->model, c->seed);
+    uint64_t seed = c->seed + (c->init_seed_per_rank ? (uint64_t)r->rank : 0);
+    SimStatus st = sim_model_init(r, t->model, seed);
     if (st != SIM_OK)
         return sim_train_fail(t, 0, st, "model init: %s", r->error);
     if (c->init_path == NULL)
@@ -174,10 +175,19 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
         SIM_CHECK(sim_train_restore(t, r));
     sim_sampler_set_epoch(&t->sampler, t->epoch);
     t->start_step = t->step;
+    t->rank = r;
+    if (c->strategy) {
+        st = c->strategy->setup(r, t, c->strategy_cfg, &t->strategy);
+        if (st != SIM_OK)
+            return sim_train_fail(t, 0, st, "%s: %s", c->strategy->name, r->error);
+    }
     return SIM_OK;
 }
 
 void sim_train_free(SimTrainer *t, SimRank *r) {
+    if (t->cfg && t->cfg->strategy && t->strategy)
+        t->cfg->strategy->teardown(t->strategy, r);
+    t->strategy = NULL;
     sim_loader_free(&t->loader);
     sim_sampler_free(&t->sampler);
     sim_optim_free(&t->optim, r);

@@ -32,6 +32,7 @@
 #include "optim.h"       // defines: SimOptim
 #include "optim_flags.h" // defines: SimOptimFlags
 #include "sampler.h"     // defines: SimSampler
+#include "strategy.h"    // defines: SimStrategyOps
 #include "world.h"       // defines: SimRank
 
 // What one optimizer step did (reported on every rank).
@@ -85,6 +86,12 @@ typedef struct {
     void *on_grad_arg;
     SimSyncFn sync;           // may be NULL
     void *sync_arg;
+    const SimStrategyOps *strategy; // NULL: --strategy single (no callbacks)
+    const void *strategy_cfg;       // the strategy's options
+    int init_seed_per_rank;   // 1: rank r draws its initial weights with seed + r
+                              // (as processes seeded differently do)
+    int accum_sync_every;     // 1: synchronise every micro-step (--accum-sync
+                              // every); 0: only the last (no_sync before it)
 } SimTrainConfig;
 
 // Fills the defaults: batch 32, accum 1, steps 100, shuffle on, seed 0,
@@ -119,6 +126,8 @@ struct SimTrainer {
     double wall_s;         // wall time spent in steps by this process
     int resumed;           // 1: restored from cfg->resume_path
     int64_t start_step;    // step at the start of this process
+    void *strategy;        // the strategy's state on this rank (cfg->strategy)
+    SimRank *rank;         // this trainer's rank (for the gradient hook)
     char error[1024];      // why the last call failed
     int bad_input;         // 1: it failed because of bad input (a file, a value)
 };

@@ -29,25 +29,62 @@ static SimStatus next_batch(SimTrainer *t, SimRank *r, SimBatch *b) {
     return SIM_OK;
 }
 
+// The gradient-ready hook during backward: the strategy's, then the
+// caller's (cfg->on_grad), each with its own argument.
+static void grad_ready(void *arg, int param) {
+    SimTrainer *t = arg;
+    const SimTrainConfig *c = t->cfg;
+    if (c->strategy && c->strategy->on_grad)
+        c->strategy->on_grad(t->strategy, t->rank, param);
+    if (c->on_grad)
+        c->on_grad(c->on_grad_arg, param);
+}
+
+typedef SimStatus (*StrategyPoint)(void *, SimRank *, SimTrainer *, int);
+
+// One of the strategy's per-micro-step callbacks, if it has one.
+static SimStatus strategy_point(SimTrainer *t, SimRank *r, StrategyPoint fn, int sync,
+                                const char *where) {
+    if (fn == NULL)
+        return SIM_OK;
+    SimStatus st = fn(t->strategy, r, t, sync);
+    if (st != SIM_OK)
+        return sim_train_fail(t, st == SIM_EINVAL, st, "%s (%s): %s", t->cfg->strategy->name,
+                              where, r->error);
+    return SIM_OK;
+}
+
 // Forward and backward of every micro-batch; the mean loss in *loss.
 static SimStatus accumulate(SimTrainer *t, SimRank *r, float dloss, SimStepStats *s) {
     const SimTrainConfig *c = t->cfg;
+    const SimStrategyOps *so = c->strategy;
     SimModel *m = t->model;
     double sum = 0;
     for (int k = 0; k < c->accum; k++) {
+        // no_sync on the first accum-1 micro-steps unless --accum-sync every
+        int sync = c->accum_sync_every || k == c->accum - 1;
         SimBatch b;
         SIM_CHECK(next_batch(t, r, &b));
         if (k == 0)
             s->epoch = t->epoch;
+        if (so)
+            SIM_CHECK(strategy_point(t, r, so->before_forward, sync, "before forward"));
         float loss = 0;
         SimStatus st = sim_model_forward(r, m, &b, (int)t->step, c->opt.amp.amp, &loss);
         if (st != SIM_OK)
             return sim_train_fail(t, st == SIM_EINVAL, st, "forward: %s", r->error);
         for (int i = 0; i < m->nparams; i++)
             t->has_grad[i] |= (uint8_t)sim_model_param_used(m, i);
-        st = sim_model_backward(r, m, dloss, c->on_grad, c->on_grad_arg);
+        if (so)
+            SIM_CHECK(strategy_point(t, r, so->after_forward, sync, "after forward"));
+        if (so && so->on_grad)
+            st = sim_model_backward(r, m, dloss, grad_ready, t);
+        else
+            st = sim_model_backward(r, m, dloss, c->on_grad, c->on_grad_arg);
         if (st != SIM_OK)
             return sim_train_fail(t, 0, st, "backward: %s", r->error);
+        if (so)
+            SIM_CHECK(strategy_point(t, r, so->after_backward, sync, "backward"));
         sum += loss;
         s->samples += b.n;
     }
@@ -93,6 +130,12 @@ SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out) {
     s.loss_scale = sim_scaler_get_scale(&t->scaler);
     // torch: scaler.scale(loss / accum).backward() seeds backward with scale / accum.
     SIM_CHECK(accumulate(t, r, s.loss_scale / (float)c->accum, &s));
+    if (c->strategy && c->strategy->sync) {
+        st = c->strategy->sync(t->strategy, r, t);
+        if (st != SIM_OK)
+            return sim_train_fail(t, 0, st, "%s: gradient sync: %s", c->strategy->name,
+                                  r->error);
+    }
     if (c->sync) {
         st = c->sync(c->sync_arg, r, t->model, t->has_grad);
         if (st != SIM_OK)

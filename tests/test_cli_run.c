@@ -96,6 +96,33 @@ void tcli_result_free(TcliResult *res) {
     res->out = res->err = NULL;
 }
 
+int tcli_run_cmd(const char *exe, const char *const *a, const char *const *more,
+                 double timeout_s) {
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = "run";
+    for (; a && *a && n < 40; a++)
+        argv[n++] = *a;
+    for (; more && *more && n < 62; more++)
+        argv[n++] = *more;
+    argv[n] = NULL;
+    TcliResult r;
+    tcli_run(&r, exe, argv, timeout_s);
+    if (r.rc != 0)
+        fprintf(stderr, "ddplab run failed (%d): %s\n", r.rc, r.err);
+    int rc = r.rc;
+    tcli_result_free(&r);
+    return rc;
+}
+
+const char *tcli_path(const char *dir, const char *name) {
+    static char paths[8][600];
+    static int next;
+    char *p = paths[next++ % 8];
+    snprintf(p, sizeof paths[0], "%s/%s", dir, name);
+    return p;
+}
+
 int tcli_lines(const char *s) {
     int n = 0;
     for (const char *p = s; p && *p; p++)

@@ -27,6 +27,16 @@ void tcli_result_free(TcliResult *res);
         tcli_run(&(res), (exe), tcli_args_, (timeout_s));                      \
     } while (0)
 
+// Runs `exe run a... more...` (each list NULL-terminated, either may be
+// NULL; 60 arguments at most) and prints its stderr when it fails. Returns
+// the exit status.
+int tcli_run_cmd(const char *exe, const char *const *a, const char *const *more,
+                 double timeout_s);
+
+// "dir/name" in one of 8 buffers used in turn, so that up to 8 paths made
+// by one call site can be alive at once (single-threaded tests only).
+const char *tcli_path(const char *dir, const char *name);
+
 // The program a driver runs, from `driver PATH/TO/ddplab`; NULL after
 // printing the usage when it is missing.
 const char *tcli_exe_arg(int argc, char **argv);

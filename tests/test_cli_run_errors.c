@@ -21,13 +21,7 @@
 static const char *exe;
 static char dir[512];
 
-static const char *in_dir(const char *name) {
-    static char paths[8][600];
-    static int next;
-    char *p = paths[next++ % 8];
-    snprintf(p, 600, "%s/%s", dir, name);
-    return p;
-}
+static const char *in_dir(const char *name) { return tcli_path(dir, name); }
 
 // Runs `ddplab run ARGS... --metrics D/m.jsonl --save D/c.st --trace D/t.json`
 // and checks the failure: exit 2, one line containing every `want`, no
@@ -72,7 +66,15 @@ static int expect_bad(const char *const *args, const char *const *want, int inpu
 #define A(...) __VA_ARGS__
 
 static int test_options(void) {
-    BAD(0, A("--strategy", "ddp"), "--strategy: 'ddp' is not yet available", "allowed: single");
+    BAD(0, A("--strategy", "dp"), "--strategy: 'dp' is not yet available", "allowed: single, ddp");
+    BAD(0, A("--strategy", "ddp", "--accum", "0"), "--accum: '0'");
+    BAD(0, A("--strategy", "ddp", "-n", "2", "--bucket-cap-mb", "0"), "--bucket-cap-mb: '0' is not above 0");
+    BAD(0, A("--strategy", "ddp", "-n", "2", "--bucket-cap-mb", "-1"), "--bucket-cap-mb: '-1'");
+    BAD(0, A("--strategy", "ddp", "-n", "2", "--static-graph", "--model", "mlp:16,8,4,unused"),
+        "--static-graph: the model's unused branch changes the graph");
+    BAD(0, A("--find-unused-parameters"), "--find-unused-parameters: needs --strategy ddp");
+    BAD(0, A("--strategy", "ddp", "-n", "3", "--nodes", "2"), "--nodes: '2' does not divide");
+    BAD(0, A("--strategy", "ddp", "--accum-sync", "sometimes"), "--accum-sync: 'sometimes'");
     BAD(0, A("--strategy", "ring"), "--strategy: 'ring' is not a strategy");
     BAD(0, A("--ranks", "2"), "--ranks: '2'", "allowed: 1");
     BAD(0, A("--frobnicate"), "'--frobnicate' is not an option");

@@ -32,21 +32,7 @@ static void path_of(char *out, const char *name) {
 
 // Runs `ddplab run` with base (NULL-terminated) and more (NULL-terminated).
 static int run_ok(const char *const *base, const char *const *more) {
-    const char *argv[64];
-    int n = 0;
-    argv[n++] = "run";
-    for (; base && *base && n < 40; base++)
-        argv[n++] = *base;
-    for (; more && *more && n < 62; more++)
-        argv[n++] = *more;
-    argv[n] = NULL;
-    TcliResult r;
-    tcli_run(&r, exe, argv, TIMEOUT_S);
-    if (r.rc != 0)
-        fprintf(stderr, "ddplab run failed (%d): %s\n", r.rc, r.err);
-    int rc = r.rc;
-    tcli_result_free(&r);
-    return rc;
+    return tcli_run_cmd(exe, base, more, TIMEOUT_S);
 }
 
 // The lines of a metrics file, parsed (heap; *n entries).

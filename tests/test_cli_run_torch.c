@@ -40,13 +40,7 @@
 static const char *exe;
 static char dir[512];
 
-static const char *in_dir(const char *name) {
-    static char paths[8][600];
-    static int next;
-    char *p = paths[next++ % 8];
-    snprintf(p, 600, "%s/%s", dir, name);
-    return p;
-}
+static const char *in_dir(const char *name) { return tcli_path(dir, name); }
 
 // Features with structure: 4 classes by the sign pattern of two linear
 // forms of the inputs, so the MLP has something to learn.
@@ -94,21 +88,7 @@ typedef struct {
 } Case;
 
 static int run_ddplab(const char *const *a, const char *const *b) {
-    const char *argv[64];
-    int n = 0;
-    argv[n++] = "run";
-    for (; a && *a && n < 40; a++)
-        argv[n++] = *a;
-    for (; b && *b && n < 62; b++)
-        argv[n++] = *b;
-    argv[n] = NULL;
-    TcliResult r;
-    tcli_run(&r, exe, argv, TIMEOUT_S);
-    if (r.rc != 0)
-        fprintf(stderr, "ddplab run failed (%d): %s\n", r.rc, r.err);
-    int rc = r.rc;
-    tcli_result_free(&r);
-    return rc;
+    return tcli_run_cmd(exe, a, b, TIMEOUT_S);
 }
 
 // The losses of a --metrics file, as floats (they are fp32 losses).

@@ -27,12 +27,13 @@ gradients *= inv_scale; step skipped on found_inf; update: backoff, or growth
 after growth_interval good steps, kept only if finite. A disabled scaler
 (enabled=0) is torch's own GradScaler(enabled=False).
 """
-import math
 import sys
 import warnings
 
 import numpy as np
 import torch
+
+import common  # shared with train_ref.py, from this directory
 
 
 def read(d, name, dtype, shape):
@@ -40,20 +41,7 @@ def read(d, name, dtype, shape):
 
 
 def lr_factor(c, s):
-    # The same expression, in the same order, as sim/lr_schedule.c.
-    warmup, total, base, min_lr = c["warmup"], c["total"], c["lr"], c["min_lr"]
-    if s < warmup:
-        return (s + 1) / warmup
-    if c["sched"] == "constant":
-        return 1.0
-    m = min_lr / base if base > 0 else 0.0
-    span = total - warmup
-    p = (s - warmup) / span if span > 0 else 1.0
-    if p > 1.0:
-        p = 1.0
-    if c["sched"] == "cosine":
-        return m + (1.0 - m) * 0.5 * (1.0 + math.cos(math.pi * p))
-    return m + (1.0 - m) * (1.0 - p)
+    return common.lr_factor(c["sched"], c["warmup"], c["total"], c["lr"], c["min_lr"], s)
 
 
 def builtin_lrs(c, N):

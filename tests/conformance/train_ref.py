@@ -27,7 +27,6 @@ Safetensors files are read with json and numpy.frombuffer: python3-torch
 """
 import hashlib
 import json
-import math
 import os
 import struct
 import sys
@@ -37,6 +36,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402  (shared with optim_ref.py)
 from model_ref import build  # noqa: E402  (ddplab's models as torch modules)
 
 DTYPES = {"F32": np.float32, "F16": np.float16, "I32": np.int32, "I64": np.int64}
@@ -142,18 +142,8 @@ def n_samples(c, data, ctx):
 
 def lr_factor(c, s):
     """sim/lr_schedule.h's factor, in double and in the same order."""
-    warmup, total = int(c["warmup"]), int(c["steps"])
-    base, min_lr = float(c["lr"]), float(c["min_lr"])
-    if s < warmup:
-        return (s + 1) / warmup
-    if c["schedule"] == "constant":
-        return 1.0
-    m = min_lr / base if base > 0 else 0.0
-    span = total - warmup
-    p = min(1.0, (s - warmup) / span if span > 0 else 1.0)
-    if c["schedule"] == "cosine":
-        return m + (1.0 - m) * 0.5 * (1.0 + math.cos(math.pi * p))
-    return m + (1.0 - m) * (1.0 - p)
+    return common.lr_factor(c["schedule"], int(c["warmup"]), int(c["steps"]), float(c["lr"]),
+                            float(c["min_lr"]), s)
 
 
 def make_optimizer(c, params):

@@ -1,0 +1,47 @@
+// sim/strategy.h: how a data-parallel strategy plugs into the training loop
+// (sim/train.h). The loop is the same for every strategy; a strategy is a
+// table of callbacks the loop calls at fixed points of each optimizer step,
+// on every rank, with that rank's own state:
+//
+//   setup           once, after the model, weights (and --resume) exist
+//   before_forward  each micro-step, before forward (DDP: buffer broadcast,
+//                   the check that the last reduction finished, the rebuild)
+//   after_forward   each micro-step, after forward and loss (DDP: unused
+//                   parameters marked ready with find_unused_parameters)
+//   on_grad         during backward, each time a parameter's gradient is
+//                   complete (DDP: copy into its bucket, launch buckets)
+//   after_backward  each micro-step, after backward
+//   sync            once per optimizer step, after the last backward and
+//                   before unscaling, clipping and the update
+//   teardown        once, from sim_train_free
+//
+// `sync` (the int argument) says whether this micro-step's gradients are to
+// be synchronised: 0 on the first accum-1 micro-steps under no_sync (the
+// default), 1 on the last one, and 1 on every micro-step with
+// --accum-sync every. Every callback but setup and teardown may be NULL.
+// Callbacks report failures by returning a status with the reason in
+// r->error; the loop wraps it into the trainer's error.
+#ifndef DDPLAB_SIM_STRATEGY_H
+#define DDPLAB_SIM_STRATEGY_H
+
+#include "status.h" // defines: SimStatus
+#include "world.h"  // defines: SimRank
+
+typedef struct SimTrainer SimTrainer;
+
+typedef struct SimStrategyOps {
+    const char *name; // "ddp"
+    // cfg: the strategy's own options (shared by the ranks, read-only).
+    // *state: this rank's state, freed by teardown (also after a failed setup).
+    SimStatus (*setup)(SimRank *r, SimTrainer *t, const void *cfg, void **state);
+    SimStatus (*before_forward)(void *state, SimRank *r, SimTrainer *t, int sync);
+    SimStatus (*after_forward)(void *state, SimRank *r, SimTrainer *t, int sync);
+    // Called from inside backward: must not fail loudly; a failure is kept in
+    // the state and returned by after_backward.
+    void (*on_grad)(void *state, SimRank *r, int param);
+    SimStatus (*after_backward)(void *state, SimRank *r, SimTrainer *t, int sync);
+    SimStatus (*sync)(void *state, SimRank *r, SimTrainer *t);
+    void (*teardown)(void *state, SimRank *r);
+} SimStrategyOps;
+
+#endif
