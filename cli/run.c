@@ -33,6 +33,11 @@ static void on_step(void *arg, int rank, const SimStepStats *s) {
         run_report_step(arg, s);
 }
 
+static void on_eval(void *arg, int rank, const SimEvalStats *s) {
+    if (rank == 0)
+        run_report_eval(arg, s);
+}
+
 // Runs the engine's loop, reports, and frees the rank's state on its own thread.
 static SimStatus rank_main(SimRank *r, void *arg) {
     RunCtx *ctx = arg;
@@ -74,6 +79,7 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     c->data = ds;
     c->batch = o->batch;
     c->accum = o->accum;
+    c->accum_tail = o->accum_tail; // before the steps of --epochs
     c->shuffle = o->shuffle;
     c->drop_last = o->drop_last;
     c->seed = o->seed;
@@ -86,24 +92,38 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     if (o->steps > 0)
         c->steps = o->steps;
     else if (o->epochs > 0)
-        c->steps = sim_train_steps_for_epochs(c, o->nranks, o->epochs);
+        c->steps = sim_train_steps_for_epochs(c, run_sampler_replicas(o), o->epochs);
     if (c->steps < 1) {
         run_error("--epochs: '%lld' epochs of %lld batches make no optimizer step of --accum %d "
                   "batches; allowed: more epochs or a smaller --accum", (long long)o->epochs,
-                  (long long)sim_train_batches_per_epoch(c, o->nranks), o->accum);
+                  (long long)sim_train_batches_per_epoch(c, run_sampler_replicas(o)), o->accum);
         return CLI_EXIT_USAGE;
     }
     c->stop_after = o->stop_after;
     c->accum_sync_every = o->accum_sync_every;
+    c->zero_grad_after_step = o->zero_grad_after_step;
+    c->set_to_none = o->set_to_none;
+    c->eval_every = o->eval_every;
     if (strcmp(o->strategy, "ddp") == 0) {
         c->strategy = &sim_ddp_strategy;
         c->strategy_cfg = &o->ddp;
         // without the broadcast, ranks show their own initialisations
         c->init_seed_per_rank = !o->ddp.init_broadcast;
+        c->loss_log = o->loss_log;
+        c->uneven = o->uneven;
+        c->eval_variant = o->eval_variant;
+        c->join = o->join;
+        // under Join the logged loss is each rank's own unless asked: the
+        // logging all_reduce is not shadowed (asking shows the hang)
+        if (o->join && !o->loss_log_set)
+            c->loss_log = SIM_LOSS_LOCAL;
+    } else if (strcmp(o->strategy, "dp") == 0) {
+        c->strategy = &sim_dp_strategy;
+        c->strategy_cfg = &o->dp;
     }
     SimLrSchedule sched;
     char err[512];
-    if (sim_lr_schedule_make(&sched, &c->opt.lr, c->opt.optim.lr, o->nranks, c->accum, c->steps,
+    if (sim_lr_schedule_make(&sched, &c->opt.lr, c->opt.optim.lr, run_sampler_replicas(o), c->accum, c->steps,
                              err, sizeof err) != SIM_OK) {
         run_error("%s", err);
         return CLI_EXIT_USAGE;
@@ -132,6 +152,25 @@ static int exit_for(SimStatus st, const SimTrainer *t) {
     return CLI_EXIT_INTERNAL;
 }
 
+// Uneven inputs without join: which ranks left the loop, and why the others
+// then waited for ever.
+static void uneven_note(const SimTrainer *t, int n) {
+    char ranks[128] = "";
+    size_t len = 0;
+    int count = 0;
+    for (int i = 0; i < n; i++)
+        if (t[i].out_of_data && len < sizeof ranks) {
+            len += (size_t)snprintf(ranks + len, sizeof ranks - len, "%s%d", count ? ", " : "",
+                                    i);
+            count++;
+        }
+    if (count > 0)
+        run_error("rank%s %s ran out of data (--uneven) and left the training loop; the ranks "
+                  "that still had data waited in an all_reduce it never entered (add --join: "
+                  "ranks out of data then shadow the others' collectives)",
+                  count > 1 ? "s" : "", ranks);
+}
+
 // The world, the run, the files. Returns the exit code.
 static int train(RunOptions *o, SimTrainConfig *c) {
     SimWorldConfig wc;
@@ -139,6 +178,7 @@ static int train(RunOptions *o, SimTrainConfig *c) {
     wc.nranks = o->nranks;
     wc.nodes = o->nodes;
     wc.profile = o->sys;
+    wc.watchdog_s = o->watchdog_s;
     wc.trace = o->trace != NULL; // the trace costs memory and time: only when asked
     wc.trace_max_per_rank = RUN_TRACE_CAP;
     SimWorld w;
@@ -159,6 +199,8 @@ static int train(RunOptions *o, SimTrainConfig *c) {
     c->on_ready_arg = &rep;
     c->on_step = on_step;
     c->on_step_arg = &rep;
+    c->on_eval = on_eval;
+    c->on_eval_arg = &rep;
     o->ddp.print_buckets = o->print_buckets ? stdout : NULL;
     SimTrainer *trainers = calloc((size_t)o->nranks, sizeof *trainers);
     if (trainers == NULL) {
@@ -179,6 +221,11 @@ static int train(RunOptions *o, SimTrainConfig *c) {
         const SimTrainer *ft = failed_trainer(trainers, o->nranks);
         run_error("%s", ft->error[0] ? ft->error : sim_world_error(&w));
         rc = exit_for(st, ft);
+        uneven_note(trainers, o->nranks);
+        if (c->eval_every > 0 && c->eval_variant == SIM_EVAL_RANK0_ONLY && o->nranks > 1)
+            run_error("--eval-variant rank0-only: rank 0 evaluated and entered the metrics "
+                      "all_reduce alone; the other ranks went on to their next collective "
+                      "(evaluate on every rank: --eval-variant right)");
         if (o->metrics)
             sim_outfile_abort(&mo);
     } else if (o->metrics && sim_outfile_commit(&mo) != SIM_OK) {

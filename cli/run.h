@@ -17,17 +17,29 @@
 #include "cost.h"        // defines: SimSysProfile
 #include "dataset.h"     // defines: SimDataset
 #include "ddp.h"         // defines: SimDdpOptions
+#include "dp.h"          // defines: SimDpOptions
 #include "model.h"       // defines: SimModelSpec
 #include "optim_flags.h" // defines: SimOptimFlags
 #include "train.h"       // defines: SimTrainConfig, SimStepStats
 
 // Everything the command line says, checked.
 typedef struct {
-    const char *strategy;     // "single" or "ddp"
+    const char *strategy;     // "single", "ddp" or "dp"
     int nranks;               // 1 with single
     int nodes;                // --nodes (divides nranks)
     int accum_sync_every;     // --accum-sync every
+    SimLossLog loss_log;      // --loss-log (ddp; default avg)
+    SimAccumTail accum_tail;  // --accum-tail
+    int zero_grad_after_step; // --zero-grad after-step
+    int set_to_none;          // --set-to-none
+    int uneven;               // --uneven K (ddp)
+    int join;                 // --join (ddp)
+    int loss_log_set;         // 1: --loss-log was given
+    double watchdog_s;        // --watchdog (default 5)
+    int64_t eval_every;       // --eval-every (0: none)
+    SimEvalVariant eval_variant; // --eval-variant (ddp)
     SimDdpOptions ddp;        // --strategy ddp's options (print_buckets set by run.c)
+    SimDpOptions dp;          // --strategy dp's options (defaults)
     int print_buckets;
     const char *ddp_flag;     // the first ddp-only option given, for messages
     const char *backend;
@@ -62,6 +74,9 @@ typedef enum { RUN_PARSE_OK, RUN_PARSE_HELP, RUN_PARSE_ERROR } RunParse;
 // line to stderr and returns RUN_PARSE_ERROR; on --help returns
 // RUN_PARSE_HELP. Strings in o point into argv.
 RunParse run_opts_parse(int argc, char **argv, RunOptions *o);
+// The sampler replicas the ranks split each epoch into: the ranks, except
+// under dp, where one loader draws whole batches that the devices split (1).
+int run_sampler_replicas(const RunOptions *o);
 // Prints "ddplab run: <fmt>" as one line on stderr.
 void run_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -91,6 +106,8 @@ void run_report_init(RunReport *rep, const RunOptions *o, const SimDataset *ds,
 void run_report_config(RunReport *rep, const SimTrainer *t);
 // One step: the metrics line, the bar or a periodic line.
 void run_report_step(RunReport *rep, const SimStepStats *s);
+// One evaluation (rank 0's view): a line on stderr and one in --metrics.
+void run_report_eval(RunReport *rep, const SimEvalStats *s);
 // The final summary, on stdout.
 void run_report_summary(RunReport *rep, const SimTrainer *t);
 

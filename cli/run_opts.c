@@ -13,12 +13,15 @@ static const RunOptSpec run_specs[RO_COUNT] = {
     {RO_STRATEGY, 0, "strategy", "NAME", "single",
      "single: one rank trains alone, as a plain\n"
      "PyTorch script does; ddp: DistributedData-\n"
-     "Parallel on -n ranks (dp and fsdp are not\n"
-     "available yet)"},
+     "Parallel on -n ranks; dp: DataParallel, one\n"
+     "controller (device 0) splitting each --batch\n"
+     "over -n devices (2 or more); fsdp is not\n"
+     "available yet"},
     {RO_RANKS, 'n', "ranks", "R", "1",
      "simulated ranks (single: 1); with ddp rank r\n"
      "reads DistributedSampler(num_replicas=R,\n"
-     "rank=r)'s share of each epoch"},
+     "rank=r)'s share of each epoch; with dp the\n"
+     "devices (>= 2) share each whole batch"},
     {RO_BACKEND, 'B', "backend", "NAME", "cpu", "where the ranks run: cpu (threads here)"},
     {RO_PROFILE, 'p', "profile", "NAME|FILE", "dgx-h100",
      "hardware for the simulated time: a built-in\n"
@@ -117,6 +120,50 @@ static const RunOptSpec run_specs[RO_COUNT] = {
     {RO_PRINT_BUCKETS, 0, "print-buckets", NULL, NULL,
      "ddp: print each bucket plan (iteration 0 and\n"
      "after the rebuild): bucket, bytes, names"},
+    {RO_COMM_HOOK, 0, "comm-hook", "allreduce|fp16|bf16|sum", "allreduce",
+     "ddp: the communication hook: allreduce (none),\n"
+     "fp16/bf16 = fp16_compress_hook/bf16_compress_hook\n"
+     "(half the bytes), sum = a hook that forgets to\n"
+     "divide (gradients R times too large)"},
+    {RO_LOSS_LOG, 0, "loss-log", "rank0|avg|sum", "avg",
+     "ddp: the loss shown and in --metrics: avg =\n"
+     "all_reduce(AVG), sum = all_reduce(SUM) / R,\n"
+     "rank0 = rank 0's own (1/R of the data)"},
+    {RO_ZERO_GRAD, 0, "zero-grad", "start|after-step", "start",
+     "where zero_grad sits: at the start of each\n"
+     "accumulation block, or right after the step"},
+    {RO_SET_TO_NONE, 0, "set-to-none", NULL, NULL,
+     "zero_grad(set_to_none=True): parameters that\n"
+     "get no gradient before the step are not\n"
+     "stepped (no momentum, no weight decay)"},
+    {RO_ACCUM_TAIL, 0, "accum-tail", "span|step|drop", "span",
+     "with --accum: span = blocks run on into the\n"
+     "next epoch; step = blocks restart each epoch\n"
+     "and the short last one steps; drop = it does\n"
+     "forward/backward but never steps"},
+    {RO_UNEVEN, 0, "uneven", "K", NULL,
+     "ddp: uneven inputs: rank r has K*r/(R-1)\n"
+     "fewer batches each epoch (rank R-1: K fewer);\n"
+     "without --join the others end up waiting\n"
+     "(the watchdog's diagnosis, exit code 3)"},
+    {RO_JOIN, 0, "join", NULL, NULL,
+     "ddp: with --uneven, wrap each epoch in\n"
+     "Join: ranks out of data shadow the others'\n"
+     "collectives with zero gradients"},
+    {RO_WATCHDOG, 0, "watchdog", "SECONDS", "5",
+     "wall time a rank may wait in a collective\n"
+     "before the run is diagnosed as stuck"},
+    {RO_EVAL_EVERY, 0, "eval-every", "N", NULL,
+     "evaluate after every N steps (single, ddp):\n"
+     "each rank its strided share of the training\n"
+     "set, in eval mode; loss and accuracy shown\n"
+     "and in --metrics"},
+    {RO_EVAL_VARIANT, 0, "eval-variant", "right|mean-of-means|rank0-only", "right",
+     "ddp: right = all_reduce sums of loss x count,\n"
+     "correct, total; mean-of-means = average of\n"
+     "the ranks' own means (unweighted: wrong when\n"
+     "shards differ); rank0-only = only rank 0\n"
+     "evaluates and all_reduces (a deadlock)"},
     {RO_HELP, 'h', "help", NULL, NULL, "print this help"},
 };
 
@@ -208,6 +255,7 @@ void run_help(FILE *out) {
             "      --resume gpt.st --save gpt.st\n"
             "  ddplab run --data X.npy --labels y.npy --model mlp:784,256,10 --epochs 3\n"
             "  ddplab run --strategy ddp -n 4 --data blobs --steps 100 --print-buckets\n"
+            "  ddplab run --strategy dp -n 4 --data blobs --batch 64 --steps 100\n"
             "\n"
             "Checkpoints are safetensors files: the model's tensors under their PyTorch\n"
             "names (load_state_dict(strict=True) takes them), the optimizer state under\n"

@@ -29,6 +29,10 @@ void run_error(const char *fmt, ...) {
     fprintf(stderr, "ddplab run: %s\n", msg);
 }
 
+int run_sampler_replicas(const RunOptions *o) {
+    return strcmp(o->strategy, "dp") == 0 ? 1 : o->nranks;
+}
+
 static RunParse opt_fail(const RunOptSpec *s, const char *val, const char *what,
                          const char *allowed) {
     char vbuf[72];
@@ -71,13 +75,13 @@ static RunParse parse_bool(const RunOptSpec *s, const char *v, int *out) {
 }
 
 static RunParse parse_strategy(const RunOptSpec *s, const char *v, RunOptions *o) {
-    if (strcmp(v, "single") == 0 || strcmp(v, "ddp") == 0) {
+    if (strcmp(v, "single") == 0 || strcmp(v, "ddp") == 0 || strcmp(v, "dp") == 0) {
         o->strategy = v;
         return RUN_PARSE_OK;
     }
-    if (strcmp(v, "dp") == 0 || strcmp(v, "fsdp") == 0)
-        return opt_fail(s, v, "is not yet available in this version", "single, ddp");
-    return opt_fail(s, v, "is not a strategy", "single, ddp (dp and fsdp are coming)");
+    if (strcmp(v, "fsdp") == 0)
+        return opt_fail(s, v, "is not yet available in this version", "single, ddp, dp");
+    return opt_fail(s, v, "is not a strategy", "single, ddp, dp (fsdp is coming)");
 }
 
 // --bucket-cap-mb: a number of MiB above 0.
@@ -106,6 +110,37 @@ static RunParse apply_ddp_option(const RunOptSpec *s, const char *v, RunOptions 
     case RO_NO_INIT_BCAST: o->ddp.init_broadcast = 0; return RUN_PARSE_OK;
     case RO_LAST_BUCKET_CAP: o->ddp.buckets.last_bucket_cap = 1; return RUN_PARSE_OK;
     case RO_PRINT_BUCKETS: o->print_buckets = 1; return RUN_PARSE_OK;
+    case RO_COMM_HOOK: {
+        static const char *const hooks[] = {"allreduce", "fp16", "bf16", "sum"};
+        for (int i = 0; i < 4; i++)
+            if (strcmp(v, hooks[i]) == 0) {
+                o->ddp.comm_hook = (SimDdpCommHook)i;
+                return RUN_PARSE_OK;
+            }
+        return opt_fail(s, v, "is not a communication hook", "allreduce, fp16, bf16, sum");
+    }
+    case RO_UNEVEN: return parse_int(s, v, 1, 1 << 20, &o->uneven);
+    case RO_JOIN: o->join = 1; return RUN_PARSE_OK;
+    case RO_EVAL_VARIANT: {
+        static const char *const names[] = {"right", "mean-of-means", "rank0-only"};
+        for (int i = 0; i < 3; i++)
+            if (strcmp(v, names[i]) == 0) {
+                o->eval_variant = (SimEvalVariant)i;
+                return RUN_PARSE_OK;
+            }
+        return opt_fail(s, v, "is not an evaluation variant", "right, mean-of-means, rank0-only");
+    }
+    case RO_LOSS_LOG:
+        o->loss_log_set = 1;
+        if (strcmp(v, "rank0") == 0)
+            o->loss_log = SIM_LOSS_LOCAL;
+        else if (strcmp(v, "avg") == 0)
+            o->loss_log = SIM_LOSS_AVG;
+        else if (strcmp(v, "sum") == 0)
+            o->loss_log = SIM_LOSS_SUM;
+        else
+            return opt_fail(s, v, "is not a loss logging mode", "rank0, avg, sum");
+        return RUN_PARSE_OK;
     case RO_BCAST_BUFFERS:
         if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
             return opt_fail(s, v, "is not on or off", "on, off");
@@ -128,8 +163,34 @@ static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) 
         return RUN_PARSE_OK;
     case RO_BUCKET_CAP: case RO_FIND_UNUSED: case RO_STATIC_GRAPH: case RO_GRAD_VIEW:
     case RO_BCAST_BUFFERS: case RO_NO_INIT_BCAST: case RO_LAST_BUCKET_CAP:
-    case RO_PRINT_BUCKETS:
+    case RO_PRINT_BUCKETS: case RO_COMM_HOOK: case RO_LOSS_LOG: case RO_UNEVEN: case RO_JOIN:
+    case RO_EVAL_VARIANT:
         return apply_ddp_option(s, v, o);
+    case RO_EVAL_EVERY: return parse_count(s, v, 1, 1000000000000LL, &o->eval_every);
+    case RO_WATCHDOG: {
+        char *end = NULL;
+        double x = strtod(v, &end);
+        if (end == v || *end || !(x > 0) || x > 86400)
+            return opt_fail(s, v, "is not a positive number of seconds", "0.01 to 86400");
+        o->watchdog_s = x;
+        return RUN_PARSE_OK;
+    }
+    case RO_ZERO_GRAD:
+        if (strcmp(v, "start") != 0 && strcmp(v, "after-step") != 0)
+            return opt_fail(s, v, "is not a zero_grad place", "start, after-step");
+        o->zero_grad_after_step = v[0] == 'a';
+        return RUN_PARSE_OK;
+    case RO_SET_TO_NONE: o->set_to_none = 1; return RUN_PARSE_OK;
+    case RO_ACCUM_TAIL:
+        if (strcmp(v, "span") == 0)
+            o->accum_tail = SIM_ACCUM_TAIL_SPAN;
+        else if (strcmp(v, "step") == 0)
+            o->accum_tail = SIM_ACCUM_TAIL_STEP;
+        else if (strcmp(v, "drop") == 0)
+            o->accum_tail = SIM_ACCUM_TAIL_DROP;
+        else
+            return opt_fail(s, v, "is not an accumulation tail mode", "span, step, drop");
+        return RUN_PARSE_OK;
     case RO_BACKEND:
         if (!cli_backend_find(v) && !cli_backend_missing_hint(v)) {
             cli_backend_names(names, sizeof names);
@@ -252,6 +313,9 @@ static void set_defaults(RunOptions *o) {
     o->nranks = 1;
     o->nodes = 1;
     sim_ddp_options_default(&o->ddp);
+    sim_dp_options_default(&o->dp);
+    o->loss_log = SIM_LOSS_AVG;
+    o->watchdog_s = 5.0;
     o->backend = cli_backend_default()->name;
     o->profile = "dgx-h100";
     o->batch = 32;
@@ -313,7 +377,14 @@ static RunParse parse_one(int argc, char **argv, int *i, RunOptions *o) {
 // The strategy against the ranks, nodes and ddp's options.
 static RunParse check_strategy(const RunOptions *o) {
     int ddp = strcmp(o->strategy, "ddp") == 0;
-    if (!ddp && o->nranks != 1) {
+    if (strcmp(o->strategy, "dp") == 0) {
+        if (o->nranks < 2) {
+            run_error("--ranks: '%d' device%s for --strategy dp; DataParallel splits each batch "
+                      "over 2 or more devices; allowed: -n 2 or more (or --strategy single for "
+                      "one device)", o->nranks, o->nranks == 1 ? "" : "s");
+            return RUN_PARSE_ERROR;
+        }
+    } else if (!ddp && o->nranks != 1) {
         run_error("--ranks: '%d' is more than --strategy single runs; allowed: 1 (or "
                   "--strategy ddp)", o->nranks);
         return RUN_PARSE_ERROR;
@@ -321,6 +392,22 @@ static RunParse check_strategy(const RunOptions *o) {
     if (!ddp && o->ddp_flag) {
         run_error("--%s: needs --strategy ddp; allowed: --strategy ddp -n R --%s", o->ddp_flag,
                   o->ddp_flag);
+        return RUN_PARSE_ERROR;
+    }
+    if (o->eval_every > 0 && strcmp(o->strategy, "dp") == 0) {
+        run_error("--eval-every: needs --strategy single or ddp; allowed: --strategy ddp");
+        return RUN_PARSE_ERROR;
+    }
+    if (o->join && !o->uneven) {
+        run_error("--join: needs uneven inputs; allowed: --uneven K --join");
+        return RUN_PARSE_ERROR;
+    }
+    if (o->uneven && o->nranks < 2) {
+        run_error("--uneven: needs 2 ranks or more; allowed: -n 2 or more");
+        return RUN_PARSE_ERROR;
+    }
+    if (o->uneven && o->accum != 1) {
+        run_error("--uneven: cannot be combined with --accum %d; allowed: --accum 1", o->accum);
         return RUN_PARSE_ERROR;
     }
     if (o->nranks % o->nodes != 0) {

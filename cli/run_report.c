@@ -150,7 +150,43 @@ static void ddp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
         row(tb, "accumulation", "%s", c->accum_sync_every
             ? "all_reduce after every micro-step (--accum-sync every)"
             : "no_sync on the first micro-steps, one all_reduce per step");
-    row(tb, "loss shown", "rank 0's (each rank's loss is of its own batch)");
+    if (d->comm_hook != SIM_DDP_HOOK_ALLREDUCE)
+        row(tb, "comm hook", "%s", d->comm_hook == SIM_DDP_HOOK_SUM
+            ? "sum: all_reduce without dividing by the world size (gradients R times too "
+              "large)"
+            : d->comm_hook == SIM_DDP_HOOK_FP16 ? "fp16_compress_hook (half the bytes)"
+                                                : "bf16_compress_hook (half the bytes)");
+    if (c->uneven > 0)
+        row(tb, "uneven inputs", "rank r has %d*r/%d fewer batches per epoch; %s", c->uneven,
+            o->nranks - 1, c->join
+            ? "Join: ranks out of data shadow the collectives with zero gradients"
+            : "no Join: the others will wait for a rank that has left (watchdog)");
+    if (o->nranks < 2 || c->loss_log == SIM_LOSS_LOCAL)
+        row(tb, "loss shown", "rank 0's (each rank's loss is of its own batch)");
+    else
+        row(tb, "loss shown", "%s", c->loss_log == SIM_LOSS_AVG
+            ? "mean over the ranks: all_reduce(loss, AVG)"
+            : "mean over the ranks: all_reduce(loss, SUM) / world_size");
+}
+
+// --strategy dp: what DataParallel does each step.
+static void dp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
+    int sizes[64], D = o->nranks < 64 ? o->nranks : 64;
+    int nch = sim_dp_chunks(c->batch, D, sizes);
+    row(tb, "dp", "torch.nn.DataParallel: device 0 alone holds the model and optimizer");
+    row(tb, "each forward", "replicate parameters and buffers to %d devices; scatter the "
+        "batch of %d on dim 0 in chunks of %d (torch.chunk: %d device%s used%s)", o->nranks,
+        c->batch, sizes[0], nch, nch == 1 ? "" : "s", nch < o->nranks ? ", others idle" : "");
+    row(tb, "loss", "outputs gathered to device 0, loss there (mean over the whole batch)");
+    row(tb, "each backward", "output gradients scattered; gradients reduced onto device 0, "
+        "which alone steps");
+    row(tb, "controller", "device 0's host issues every replica's kernels in turn (%.0f us "
+        "per launch)", o->dp.launch_s * 1e6);
+    row(tb, "batchnorm", "each replica normalises with its chunk's statistics; device 0's "
+        "running stats are kept");
+    if (c->accum > 1)
+        row(tb, "accumulation", "DataParallel has no no_sync: every backward reduces onto "
+            "device 0");
 }
 
 static void start_rows(Table *tb, const RunReport *rep, const SimTrainer *t) {
@@ -188,19 +224,33 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
     row(&tb, "parameters", "%s in %d tensors", grouped(t->model->param_count, n1, sizeof n1),
         t->model->nparams);
     row(&tb, "data", "%s", sim_dataset_describe(rep->ds, buf, sizeof buf));
-    row(&tb, "batch", "%d per rank x %d accumulation step%s x %d rank%s", c->batch, c->accum,
-        c->accum == 1 ? "" : "s", o->nranks, o->nranks == 1 ? "" : "s");
+    int R = run_sampler_replicas(o); // dp: one loader, its batch split over the devices
+    if (R != o->nranks)
+        row(&tb, "batch", "%d per step (split over %d devices) x %d accumulation step%s",
+            c->batch, o->nranks, c->accum, c->accum == 1 ? "" : "s");
+    else
+        row(&tb, "batch", "%d per rank x %d accumulation step%s x %d rank%s", c->batch,
+            c->accum, c->accum == 1 ? "" : "s", o->nranks, o->nranks == 1 ? "" : "s");
     row(&tb, "effective batch", "%lld samples per optimizer step; the linear scaling rule "
-        "(--lr-scale linear) makes lr %g x %d = %g", (long long)c->batch * c->accum * o->nranks,
-        c->opt.optim.lr, c->accum * o->nranks, c->opt.optim.lr * c->accum * o->nranks);
-    if (c->strategy)
+        "(--lr-scale linear) makes lr %g x %d = %g", (long long)c->batch * c->accum * R,
+        c->opt.optim.lr, c->accum * R, c->opt.optim.lr * c->accum * R);
+    if (c->accum > 1 || c->zero_grad_after_step || c->set_to_none)
+        row(&tb, "zero_grad", "%s%s; %s", c->zero_grad_after_step ? "after each step"
+            : "at the start of each block", c->set_to_none ? ", set_to_none=True"
+            : " (zeros kept)", c->accum_tail == SIM_ACCUM_TAIL_SPAN
+            ? "blocks span epochs" : c->accum_tail == SIM_ACCUM_TAIL_STEP
+            ? "blocks restart each epoch, its short last block steps"
+            : "blocks restart each epoch, its short last block is dropped (no step)");
+    if (c->strategy == &sim_dp_strategy)
+        dp_rows(&tb, o, c);
+    else if (c->strategy)
         ddp_rows(&tb, o, c);
-    int64_t per_epoch = sim_train_batches_per_epoch(c, o->nranks);
+    int64_t per_epoch = sim_train_batches_per_epoch(c, run_sampler_replicas(o));
     row(&tb, "steps", "%lld (%lld batches per epoch; %.2f epochs)", (long long)c->steps,
         (long long)per_epoch, (double)c->steps * c->accum / (double)per_epoch);
     row(&tb, "sampler", "shuffle %s (seed %llu + epoch), drop_last %s", c->shuffle ? "on" : "off",
         (unsigned long long)c->seed, c->drop_last ? "on" : "off");
-    optimizer_rows(&tb, c, o->nranks);
+    optimizer_rows(&tb, c, R);
     start_rows(&tb, rep, t);
     row(&tb, "simulated hardware", "%s", o->sys.name);
     print_table(&tb);
@@ -219,6 +269,10 @@ static void metrics_line(FILE *f, const SimStepStats *s) {
     sim_json_i64(&j, s->epoch);
     sim_json_raw(&j, ",\"loss\":");
     sim_json_num(&j, s->loss);
+    if (s->loss_local != s->loss) { // reduced across ranks: this rank's own too
+        sim_json_raw(&j, ",\"loss_rank0\":");
+        sim_json_num(&j, s->loss_local);
+    }
     sim_json_raw(&j, ",\"lr\":");
     sim_json_num(&j, s->lr);
     sim_json_raw(&j, ",\"loss_scale\":");
@@ -274,6 +328,33 @@ void run_report_step(RunReport *rep, const SimStepStats *s) {
     }
 }
 
+void run_report_eval(RunReport *rep, const SimEvalStats *s) {
+    static const char *const variants[] = {"right", "mean-of-means", "rank0-only"};
+    const char *variant = variants[rep->cfg->eval_variant % 3];
+    fprintf(stderr, "eval after step %lld | loss %.6f | accuracy %.4f (%lld/%lld%s) | %s\n",
+            (long long)s->step, s->loss, s->accuracy, (long long)s->correct,
+            (long long)s->total, rep->cfg->eval_variant == SIM_EVAL_MEAN_OF_MEANS ?
+            " on rank 0" : "", variant);
+    if (rep->metrics == NULL)
+        return;
+    SimJsonOut j;
+    sim_json_begin(&j, rep->metrics);
+    sim_json_raw(&j, "{\"eval_step\":");
+    sim_json_i64(&j, s->step);
+    sim_json_raw(&j, ",\"eval_loss\":");
+    sim_json_num(&j, s->loss);
+    sim_json_raw(&j, ",\"eval_accuracy\":");
+    sim_json_num(&j, s->accuracy);
+    sim_json_raw(&j, ",\"eval_correct\":");
+    sim_json_i64(&j, s->correct);
+    sim_json_raw(&j, ",\"eval_total\":");
+    sim_json_i64(&j, s->total);
+    sim_json_raw(&j, ",\"eval_variant\":\"");
+    sim_json_raw(&j, variant);
+    sim_json_raw(&j, "\"}\n");
+    sim_json_flush(&j);
+}
+
 // ----------------------------------------------------------------------------
 // the end
 
@@ -281,7 +362,7 @@ void run_report_summary(RunReport *rep, const SimTrainer *t) {
     const SimTrainConfig *c = rep->cfg;
     double wall = sim_wall_now() - rep->wall_start;
     double train_wall = t->wall_s > 0 ? t->wall_s : wall;
-    int64_t per_epoch = sim_train_batches_per_epoch(c, rep->o->nranks);
+    int64_t per_epoch = sim_train_batches_per_epoch(c, run_sampler_replicas(rep->o));
     printf("done: %lld steps", (long long)rep->nsteps);
     if (t->start_step > 0)
         printf(" (%lld..%lld, resumed)", (long long)t->start_step + 1, (long long)t->step);

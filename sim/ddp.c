@@ -21,6 +21,15 @@ void sim_ddp_options_default(SimDdpOptions *o) {
     o->algo = SIM_ALGO_AUTO;
 }
 
+const char *sim_ddp_comm_hook_name(SimDdpCommHook h) {
+    switch (h) {
+    case SIM_DDP_HOOK_FP16: return "fp16";
+    case SIM_DDP_HOOK_BF16: return "bf16";
+    case SIM_DDP_HOOK_SUM: return "sum";
+    default: return "allreduce";
+    }
+}
+
 // --print-buckets: rank 0 prints each plan it starts using.
 static void print_plan(const DdpState *s, SimRank *r, const char *when) {
     if (s->o->print_buckets == NULL || r->rank != 0)
@@ -46,15 +55,16 @@ static SimBucketParam *bucket_params(const SimModel *m) {
     return p;
 }
 
-// _sync_params_and_buffers: rank 0's parameters and buffers to every rank.
-static SimStatus broadcast_state(DdpState *s, SimRank *r, int params) {
+// _sync_params_and_buffers: the root's parameters and buffers to every
+// rank (rank 0, or under Join the rank the others agreed on).
+SimStatus ddp_broadcast_state(DdpState *s, SimRank *r, int params, int root) {
     SimModel *m = s->m;
     if (params && m->param_count > 0)
-        SIM_CHECK(sim_broadcast(r, m->param.data, m->param.data, m->param_count, SIM_FP32, 0,
-                                s->o->algo));
+        SIM_CHECK(sim_broadcast(r, m->param.data, m->param.data, m->param_count, SIM_FP32,
+                                root, s->o->algo));
     if (m->buffer_count > 0)
         SIM_CHECK(sim_broadcast(r, m->buffer.data, m->buffer.data, m->buffer_count, SIM_FP32,
-                                0, s->o->algo));
+                                root, s->o->algo));
     return SIM_OK;
 }
 
@@ -69,6 +79,7 @@ static SimStatus ddp_setup(SimRank *r, SimTrainer *t, const void *cfg, void **st
     s->m = t->model;
     s->world = r->world->cfg.nranks;
     s->fwd_param_sync = 1;
+    s->join = t->cfg->join && t->cfg->uneven > 0;
     int n = s->m->nparams;
     s->bucket_of = malloc((size_t)n * sizeof *s->bucket_of);
     s->slot = calloc((size_t)n, sizeof *s->slot);
@@ -88,7 +99,7 @@ static SimStatus ddp_setup(SimRank *r, SimTrainer *t, const void *cfg, void **st
         return st;
     }
     if (s->o->init_broadcast)
-        SIM_CHECK(broadcast_state(s, r, 1));
+        SIM_CHECK(ddp_broadcast_state(s, r, 1, 0));
     SIM_CHECK(ddp_reducer_build(s, r));
     print_plan(s, r, "iteration 0 (initial plan)");
     return SIM_OK;
@@ -137,7 +148,7 @@ static SimStatus unfinished_reduction(DdpState *s, SimRank *r) {
 // find_unused_parameters alone), from the order in which gradients became
 // ready in the backward before it; rank 0's order is used everywhere
 // (sync_bucket_indices broadcasts it). Iterations count reducing forwards.
-static SimStatus rebuild(DdpState *s, SimRank *r) {
+SimStatus ddp_rebuild(DdpState *s, SimRank *r) {
     int n = s->m->nparams;
     const SimDdpBucketOptions *bo = &s->o->buckets;
     int when = sim_ddp_rebuild_iteration(bo);
@@ -194,10 +205,12 @@ static SimStatus ddp_before_forward(void *state, SimRank *r, SimTrainer *t, int 
         return unfinished_reduction(s, r);
     if (sync && s->forwards++ > 0)
         s->iteration++; // num_iterations (0-based): forwards that reduce
-    SIM_CHECK(rebuild(s, r));
+    if (s->join) // the same steps, with Join's all_reduces around them
+        return ddp_join_forward(s, r, sync);
+    SIM_CHECK(ddp_rebuild(s, r));
     // will_sync_module_buffers: only when the previous forward reduced
     if (s->fwd_param_sync && s->o->broadcast_buffers && s->m->nbuffers > 0)
-        SIM_CHECK(broadcast_state(s, r, 0));
+        SIM_CHECK(ddp_broadcast_state(s, r, 0, 0));
     return SIM_OK;
 }
 
@@ -252,4 +265,6 @@ const SimStrategyOps sim_ddp_strategy = {
     .after_backward = ddp_after_backward,
     .sync = NULL, // the reduction is waited for at the end of each reducing backward
     .teardown = ddp_teardown,
+    .join_shadow = ddp_join_shadow,
+    .join_exit = ddp_join_exit,
 };

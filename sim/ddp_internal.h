@@ -19,6 +19,8 @@ typedef struct {
     int pending;        // gradients not yet ready in this backward
     int launched;
     SimCollHandle h;    // its all_reduce while launched
+    SimTensor low;      // [numel] fp16/bf16: the compressed copy the fp16 and
+                        // bf16 hooks all_reduce (unallocated otherwise)
 } DdpBucket;
 
 typedef struct {
@@ -42,6 +44,8 @@ typedef struct {
     int fwd_param_sync;      // PyTorch's require_forward_param_sync
     SimStatus hook_status;   // first failure inside a gradient hook
     char hook_error[512];
+    int join;                // 1: uneven inputs under Join (the trainer's cfg->join)
+    int shadowed;            // 1: shadowed at least once in this join context
 } DdpState;
 
 // The plan's buckets and per-parameter slots. Any previous buckets must
@@ -56,5 +60,21 @@ SimStatus ddp_reducer_mark_ready(DdpState *s, SimRank *r, int param);
 // finalize_backward: waits for the launched buckets and, when all of them
 // were launched, copies the results into the gradients.
 SimStatus ddp_reducer_finalize(DdpState *s, SimRank *r);
+
+// The one-time bucket rebuild, if this forward is its iteration (ddp.c).
+SimStatus ddp_rebuild(DdpState *s, SimRank *r);
+// Parameters (when params) and buffers broadcast from rank root (ddp.c).
+SimStatus ddp_broadcast_state(DdpState *s, SimRank *r, int params, int root);
+// A rank that has run out of data: one all_reduce of zeros per bucket, in
+// bucket order, matching the others' backward (ddp_reducer.c).
+SimStatus ddp_reducer_shadow(DdpState *s, SimRank *r);
+
+// Join (ddp_join.c). In the forward of a rank with data: the "not joined"
+// all_reduce (1), the rebuild, the buffer broadcast from the rank all agree
+// on, the "sync backward" all_reduce (1).
+SimStatus ddp_join_forward(DdpState *s, SimRank *r, int sync);
+// The strategy's join_shadow and join_exit (sim/strategy.h).
+SimStatus ddp_join_shadow(void *state, SimRank *r, SimTrainer *t);
+SimStatus ddp_join_exit(void *state, SimRank *r, SimTrainer *t);
 
 #endif

@@ -2,7 +2,9 @@
 // the flat bucket buffers of the current plan, the copy of each ready
 // gradient into its bucket slot multiplied by 1/world_size, the launch of
 // each bucket's all_reduce (SUM) strictly in bucket order, and the final
-// wait and copy back. Every step is a bucket event in the trace.
+// wait and copy back. Every step is a bucket event in the trace. The
+// communication hooks (ddp.h) change the launch: the fp16 and bf16 hooks
+// all_reduce a compressed copy of the bucket (`low`), cast back at the end.
 //
 // With gradient_as_bucket_view a bucket whose parameters fill one
 // contiguous range of the model's gradient buffer IS that range: nothing is
@@ -48,10 +50,17 @@ static SimTensor range_view(const SimTensor *t, const char *name, size_t off, si
     return v;
 }
 
+// The low type the compressing hooks all_reduce in (SIM_FP32: none).
+static SimDtype hook_dtype(SimDdpCommHook h) {
+    return h == SIM_DDP_HOOK_FP16 ? SIM_FP16 : h == SIM_DDP_HOOK_BF16 ? SIM_BF16 : SIM_FP32;
+}
+
 void ddp_reducer_free(DdpState *s, SimRank *r) {
-    for (int i = 0; s->b && i < s->plan.nbuckets; i++)
+    for (int i = 0; s->b && i < s->plan.nbuckets; i++) {
         if (!s->b[i].view)
             sim_tensor_free(r, &s->b[i].buf);
+        sim_tensor_free(r, &s->b[i].low); // no-op when never allocated
+    }
     free(s->b);
     s->b = NULL;
 }
@@ -94,6 +103,11 @@ SimStatus ddp_reducer_build(DdpState *s, SimRank *r) {
         } else {
             st = sim_tensor_alloc(r, &b->buf, s->m->grad.data == NULL);
         }
+        SimDtype low = hook_dtype(s->o->comm_hook);
+        if (st == SIM_OK && low != SIM_FP32) {
+            sim_tensor_init(&b->low, "ddp.bucket_compressed", low, 1, shape);
+            st = sim_tensor_alloc(r, &b->low, s->m->grad.data == NULL);
+        }
         for (int j = 0; j < bk->nparams; j++) {
             int p = bk->params[j];
             s->slot[p] = b->view ? s->m->params[p].offset - b->base : off_bytes[p] / sizeof(float);
@@ -113,10 +127,27 @@ void ddp_reducer_prepare(DdpState *s) {
     s->active = 1;
 }
 
+// fp16_compress_hook / bf16_compress_hook before the all_reduce:
+// bucket.buffer().to(low).div_(world_size). The division happens in the low
+// type (torch computes it in fp32 and rounds), so the value is rounded twice:
+// low(low(g) / R). Here: cast down, up again (exact), x 1/R in fp32, down.
+static SimStatus compress(DdpState *s, SimRank *r, DdpBucket *b) {
+    SIM_CHECK(sim_op_cast(r, &b->low, &b->buf));
+    SIM_CHECK(sim_op_cast(r, &b->buf, &b->low));
+    SIM_CHECK(sim_op_scale(r, &b->buf, 0, b->numel, 1.0f / (float)s->world));
+    return sim_op_cast(r, &b->low, &b->buf);
+}
+
 static SimStatus launch(DdpState *s, SimRank *r, int i) {
     DdpBucket *b = &s->b[i];
-    SimCollArgs a = {SIM_COLL_ALL_REDUCE, s->o->algo, SIM_FP32, SIM_SUM, b->buf.data,
-                     b->buf.data, b->numel, 0, -1};
+    SimDtype dt = hook_dtype(s->o->comm_hook);
+    void *data = b->buf.data;
+    if (dt != SIM_FP32) {
+        SIM_CHECK(compress(s, r, b));
+        data = b->low.data;
+    }
+    SimCollArgs a = {SIM_COLL_ALL_REDUCE, s->o->algo, dt, SIM_SUM, data, data, b->numel, 0,
+                     -1};
     SimStatus st = sim_coll_launch(r, &a, &b->h);
     if (st != SIM_OK)
         return st;
@@ -126,7 +157,8 @@ static SimStatus launch(DdpState *s, SimRank *r, int i) {
 }
 
 // The gradient of `param` into its slot, divided by the world size (in
-// place when the bucket is a view of the gradients).
+// place when the bucket is a view of the gradients). With a comm hook the
+// reducer copies without dividing: the hook divides, or (sum) does not.
 static SimStatus copy_in(DdpState *s, SimRank *r, int param) {
     const SimParamInfo *p = &s->m->params[param];
     DdpBucket *b = &s->b[s->bucket_of[param]];
@@ -136,6 +168,8 @@ static SimStatus copy_in(DdpState *s, SimRank *r, int param) {
         SimTensor src = range_view(&s->m->grad, "grads", p->offset, p->numel);
         SIM_CHECK(sim_op_cast(r, &dst, &src));
     }
+    if (s->o->comm_hook != SIM_DDP_HOOK_ALLREDUCE)
+        return SIM_OK;
     return sim_op_scale(r, &b->buf, s->slot[param], p->numel, div);
 }
 
@@ -175,6 +209,9 @@ SimStatus ddp_reducer_finalize(DdpState *s, SimRank *r) {
             continue;
         b->launched = 0;
         SIM_CHECK(sim_coll_wait(r, &b->h));
+        // the hook's decompress: the reduced low-type values into the bucket
+        if (hook_dtype(s->o->comm_hook) != SIM_FP32)
+            SIM_CHECK(sim_op_cast(r, &b->buf, &b->low));
         trace_bucket(r, "done", i, -1, b->bytes, b->h.sim_end, b->h.sim_end);
     }
     // An incomplete reduction (a parameter got no gradient) is not
@@ -195,5 +232,30 @@ SimStatus ddp_reducer_finalize(DdpState *s, SimRank *r) {
         }
     }
     s->require_finalize = 0;
+    return SIM_OK;
+}
+
+SimStatus ddp_reducer_shadow(DdpState *s, SimRank *r) {
+    SimDtype dt = hook_dtype(s->o->comm_hook);
+    for (int i = 0; i < s->plan.nbuckets; i++) {
+        DdpBucket *b = &s->b[i];
+        // a joined rank contributes zeros (a view bucket zeroes its own
+        // gradients: this rank takes no step with them)
+        SIM_CHECK(sim_op_fill(r, &b->buf, 0, b->numel, 0.0f));
+        void *data = b->buf.data;
+        if (dt != SIM_FP32) {
+            SIM_CHECK(sim_op_cast(r, &b->low, &b->buf));
+            data = b->low.data;
+        }
+        SimCollArgs a = {SIM_COLL_ALL_REDUCE, s->o->algo, dt, SIM_SUM, data, data, b->numel, 0,
+                         -1};
+        SIM_CHECK(sim_coll_launch(r, &a, &b->h));
+        b->launched = 1;
+        trace_bucket(r, "shadow", i, -1, b->bytes, b->h.call.start_sim, b->h.sim_end);
+    }
+    for (int i = 0; i < s->plan.nbuckets; i++) {
+        s->b[i].launched = 0;
+        SIM_CHECK(sim_coll_wait(r, &s->b[i].h));
+    }
     return SIM_OK;
 }

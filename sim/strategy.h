@@ -24,6 +24,7 @@
 #ifndef DDPLAB_SIM_STRATEGY_H
 #define DDPLAB_SIM_STRATEGY_H
 
+#include "batch.h"  // defines: SimBatch
 #include "status.h" // defines: SimStatus
 #include "world.h"  // defines: SimRank
 
@@ -42,6 +43,23 @@ typedef struct SimStrategyOps {
     SimStatus (*after_backward)(void *state, SimRank *r, SimTrainer *t, int sync);
     SimStatus (*sync)(void *state, SimRank *r, SimTrainer *t);
     void (*teardown)(void *state, SimRank *r);
+    // Optional (NULL for ddp): replaces the loop's forward, loss and backward
+    // of one micro-batch `b` (the whole batch the sampler drew). dloss is the
+    // backward seed (scale / accum); *loss gets the micro-batch's mean loss.
+    // The strategy marks t->has_grad itself. (DataParallel: scatter, replica
+    // forwards, gather, backward, as one controller runs them.)
+    SimStatus (*micro_step)(void *state, SimRank *r, SimTrainer *t, const SimBatch *b,
+                            float dloss, int sync, float *loss);
+    // 1: only rank 0 holds the optimizer and steps; the other ranks skip
+    // unscaling, clipping and the update (DataParallel's replicas).
+    int root_only_update;
+    // Join for uneven inputs (NULL: the strategy has no join hook). With
+    // cfg->join, join_shadow runs on a rank that has run out of data for
+    // one iteration of the others (it shadows their collectives:
+    // _DDPJoinHook.main_hook) and join_exit on every rank once every rank
+    // has run out (the end of each epoch and of the run: post_hook).
+    SimStatus (*join_shadow)(void *state, SimRank *r, SimTrainer *t);
+    SimStatus (*join_exit)(void *state, SimRank *r, SimTrainer *t);
 } SimStrategyOps;
 
 #endif

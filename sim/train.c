@@ -100,7 +100,14 @@ int64_t sim_train_batches_per_epoch(const SimTrainConfig *c, int nranks) {
 }
 
 int64_t sim_train_steps_for_epochs(const SimTrainConfig *c, int nranks, int64_t epochs) {
-    return epochs * sim_train_batches_per_epoch(c, nranks) / (c->accum > 0 ? c->accum : 1);
+    int64_t nb = sim_train_batches_per_epoch(c, nranks), k = c->accum > 0 ? c->accum : 1;
+    // with an accum_tail mode blocks restart at each epoch: the short last
+    // block steps (step) or does not (drop)
+    if (c->accum_tail == SIM_ACCUM_TAIL_STEP)
+        return epochs * ((nb + k - 1) / k);
+    if (c->accum_tail == SIM_ACCUM_TAIL_DROP)
+        return epochs * (nb / k);
+    return epochs * nb / k;
 }
 
 // ----------------------------------------------------------------------------
@@ -149,6 +156,35 @@ static SimStatus setup_weights(SimTrainer *t, SimRank *r) {
     return SIM_OK;
 }
 
+// Uneven inputs need DDP, 2 ranks or more, no accumulation, a per-rank
+// logging loss under join (a script's own all_reduce inside the loop is not
+// shadowed by Join: it would hang), and at least 3 batches on every rank
+// (so that the one-time bucket rebuild never falls on a joined rank).
+static SimStatus check_uneven(SimTrainer *t, SimRank *r) {
+    const SimTrainConfig *c = t->cfg;
+    int R = r->world->cfg.nranks;
+    if (c->join && c->uneven <= 0)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--join: needs uneven inputs (--uneven K)");
+    if (c->uneven <= 0)
+        return SIM_OK;
+    if (c->strategy == NULL || strcmp(c->strategy->name, "ddp") != 0 || R < 2)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--uneven: needs --strategy ddp on 2 ranks or "
+                              "more");
+    if (c->accum != 1)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--uneven: cannot be combined with --accum %d; "
+                              "allowed: --accum 1", c->accum);
+    if (c->join && c->loss_log != SIM_LOSS_LOCAL)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--join: the loss all_reduce for logging runs "
+                              "inside the loop, where Join does not shadow it (a rank out of "
+                              "data never enters it: a hang); allowed: --loss-log rank0");
+    int64_t nb = t->sampler.num_batches;
+    if (nb - c->uneven < 3)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--uneven: %d leaves rank %d fewer than 3 of "
+                              "the epoch's %lld batches; allowed: 1 to %lld", c->uneven, R - 1,
+                              (long long)nb, (long long)(nb - 3));
+    return SIM_OK;
+}
+
 SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
     memset(t, 0, sizeof *t);
     t->cfg = c;
@@ -171,6 +207,7 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
     if (st != SIM_OK)
         return sim_train_fail(t, 1, st, "%s", err);
     SIM_CHECK(setup_data(t, r));
+    SIM_CHECK(check_uneven(t, r));
     if (c->resume_path)
         SIM_CHECK(sim_train_restore(t, r));
     sim_sampler_set_epoch(&t->sampler, t->epoch);
@@ -210,8 +247,16 @@ SimStatus sim_train_run(SimRank *r, void *arg) {
     while (t->step < end) {
         SimStepStats s;
         SIM_CHECK(sim_train_step(t, r, &s));
+        if (t->out_of_data) // uneven inputs without join: this rank's loop is over
+            return SIM_OK;
         if (c->on_step)
             c->on_step(c->on_step_arg, r->rank, &s);
+        if (c->eval_every > 0 && t->step % c->eval_every == 0) {
+            SimEvalStats e;
+            SIM_CHECK(sim_train_evaluate(t, r, &e));
+            if (c->on_eval)
+                c->on_eval(c->on_eval_arg, r->rank, &e);
+        }
         // Every rank holds the same state; rank 0 writes it.
         int last = t->step == end;
         if (c->save_path && r->rank == 0 && !last && c->save_every > 0 &&

@@ -39,7 +39,10 @@
 typedef struct {
     int64_t step;         // 1 for the first optimizer step of the run
     int64_t epoch;        // epoch of the step's first batch (0-based)
-    float loss;           // mean loss of the step's batches (mean over micro-batches)
+    float loss;           // mean loss of the step's batches (mean over micro-batches);
+                          // across ranks as loss_log says (this rank's alone by default)
+    float loss_local;     // this rank's own mean loss, whatever loss_log says
+    int micro;            // micro-batches in the step (< accum: a tail block)
     double lr;            // learning rate of the step
     float loss_scale;     // the scale its backward used (1 without a scaler)
     float grad_norm;      // total 2-norm of the unscaled gradients before clipping
@@ -48,10 +51,32 @@ typedef struct {
     int samples;          // samples in the step (all micro-batches, this rank)
     double wall_s;        // wall time of the step
     double sim_s;         // simulated compute-stream time at the end of the step
+    int shadow;           // 1: this rank had run out of data (--uneven) and only
+                          // shadowed the others' collectives (--join); loss NaN
 } SimStepStats;
+
+// Distributed evaluation (sim/train_eval.c): what is all_reduced.
+typedef enum {
+    SIM_EVAL_RIGHT = 0,      // sums of loss x count, correct and total (SUM), then divided
+    SIM_EVAL_MEAN_OF_MEANS,  // each rank's mean loss and accuracy, averaged unweighted
+    SIM_EVAL_RANK0_ONLY,     // `if rank == 0: evaluate()` with the all_reduce inside:
+                             // the other ranks go on to their next collective
+} SimEvalVariant;
+
+// One evaluation as a rank saw it.
+typedef struct {
+    int64_t step;         // after this many optimizer steps
+    int evaluated;        // 0: this rank took no part (rank0-only, ranks > 0)
+    double loss;          // mean loss per item (sample; token for gpt; value for mse)
+    double accuracy;      // correct / total; NaN for mse models
+    int64_t correct, total;             // across the ranks (right); this rank's own otherwise
+    int64_t local_correct, local_total; // this rank's shard
+    double local_loss, local_accuracy;  // this rank's own mean loss and accuracy
+} SimEvalStats;
 
 typedef struct SimTrainer SimTrainer;
 
+typedef void (*SimEvalCallback)(void *arg, int rank, const SimEvalStats *s);
 typedef void (*SimStepCallback)(void *arg, int rank, const SimStepStats *s);
 // Called by sim_train_run after set-up, before the first step.
 typedef void (*SimReadyCallback)(void *arg, int rank, const SimTrainer *t);
@@ -59,6 +84,23 @@ typedef void (*SimReadyCallback)(void *arg, int rank, const SimTrainer *t);
 // Called after the last backward of a step, before unscaling and clipping:
 // where a strategy synchronises gradients (NULL: nothing to do).
 typedef SimStatus (*SimSyncFn)(void *arg, SimRank *r, SimModel *m, uint8_t *has_grad);
+
+// The loss a step reports (the logging all_reduce of a DDP script).
+typedef enum {
+    SIM_LOSS_LOCAL = 0, // this rank's own loss only (rank 0's is the one shown)
+    SIM_LOSS_AVG,       // dist.all_reduce(loss, op=AVG)
+    SIM_LOSS_SUM,       // dist.all_reduce(loss, op=SUM) / world_size
+} SimLossLog;
+
+// What happens to an accumulation block cut short by the end of an epoch.
+typedef enum {
+    SIM_ACCUM_TAIL_SPAN = 0, // blocks run on into the next epoch (no tail)
+    SIM_ACCUM_TAIL_STEP,     // blocks restart each epoch; the short last one steps
+                             // (its loss still divided by accum, as scripts do)
+    SIM_ACCUM_TAIL_DROP,     // blocks restart each epoch; the short last one does
+                             // forward and backward but never steps
+                             // (`if (i + 1) % accum == 0: step()`)
+} SimAccumTail;
 
 typedef struct {
     SimModelSpec model;
@@ -92,6 +134,24 @@ typedef struct {
                               // (as processes seeded differently do)
     int accum_sync_every;     // 1: synchronise every micro-step (--accum-sync
                               // every); 0: only the last (no_sync before it)
+    SimLossLog loss_log;      // default SIM_LOSS_LOCAL; ignored on one rank
+    SimAccumTail accum_tail;  // default SIM_ACCUM_TAIL_SPAN
+    int zero_grad_after_step; // 1: zero_grad right after the step (and once
+                              // before the first); 0: at the start of each block
+    int set_to_none;          // 1: zero_grad(set_to_none=True): gradients become
+                              // None, so parameters unused until the step take
+                              // no optimizer step (no momentum, no weight decay)
+    int uneven;               // K > 0: uneven inputs: rank r has K*r/(R-1) fewer
+                              // batches in each epoch (rank R-1 K fewer; ddp,
+                              // accum 1); runs are counted in the longest rank's
+                              // batches (sim_train_steps_for_epochs)
+    int join;                 // 1: with uneven, ranks out of data shadow the
+                              // others' collectives (DDP's Join); 0: they leave
+                              // the loop after their last epoch
+    int64_t eval_every;       // > 0: evaluate after every eval_every steps
+    SimEvalVariant eval_variant;
+    SimEvalCallback on_eval;  // may be NULL
+    void *on_eval_arg;
 } SimTrainConfig;
 
 // Fills the defaults: batch 32, accum 1, steps 100, shuffle on, seed 0,
@@ -106,7 +166,8 @@ SimStatus sim_train_check_data(const SimModelSpec *spec, const SimDataset *ds, c
                                size_t errlen);
 // Batches per epoch on each of nranks ranks, and the optimizer steps of
 // `epochs` epochs (the accumulation groups batches; a partial group at the
-// end of the run is not taken).
+// end of the run is not taken; with an accum_tail mode each epoch's short
+// last block counts as a step (step) or not (drop)).
 int64_t sim_train_batches_per_epoch(const SimTrainConfig *c, int nranks);
 int64_t sim_train_steps_for_epochs(const SimTrainConfig *c, int nranks, int64_t epochs);
 
@@ -130,6 +191,8 @@ struct SimTrainer {
     SimRank *rank;         // this trainer's rank (for the gradient hook)
     char error[1024];      // why the last call failed
     int bad_input;         // 1: it failed because of bad input (a file, a value)
+    int out_of_data;       // 1: uneven inputs without join: this rank's data ran
+                           // out and it left the loop (sim_train_run returns)
 };
 
 // Creates the model, its initial weights (seed, --init or --resume), the
@@ -138,6 +201,15 @@ struct SimTrainer {
 SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *cfg);
 // Takes one optimizer step; fills *out when not NULL.
 SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out);
+// Batches of rank `rank` of `nranks` in each epoch of nb batches (nb less
+// uneven * rank / (nranks - 1); nb without uneven inputs).
+int64_t sim_train_rank_batches(const SimTrainConfig *c, int64_t nb, int rank, int nranks);
+// Evaluates the model in eval mode on this rank's share of the training
+// set (rank r takes samples r, r + R, r + 2R, ...: every sample exactly
+// once, shards differing by at most one sample) in batches of cfg->batch,
+// and all_reduces the results as cfg->eval_variant says. The model is back
+// in training mode afterwards.
+SimStatus sim_train_evaluate(SimTrainer *t, SimRank *r, SimEvalStats *out);
 // Writes a checkpoint of the whole training state to path.
 SimStatus sim_train_save(SimTrainer *t, SimRank *r, const char *path);
 void sim_train_free(SimTrainer *t, SimRank *r);

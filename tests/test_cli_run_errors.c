@@ -66,7 +66,12 @@ static int expect_bad(const char *const *args, const char *const *want, int inpu
 #define A(...) __VA_ARGS__
 
 static int test_options(void) {
-    BAD(0, A("--strategy", "dp"), "--strategy: 'dp' is not yet available", "allowed: single, ddp");
+    BAD(0, A("--strategy", "fsdp"), "--strategy: 'fsdp' is not yet available",
+        "allowed: single, ddp, dp");
+    BAD(0, A("--strategy", "dp"), "--ranks: '1' device for --strategy dp", "-n 2 or more");
+    BAD(0, A("--strategy", "dp", "-n", "1"), "DataParallel splits each batch over 2 or more");
+    BAD(0, A("--strategy", "dp", "-n", "2", "--bucket-cap-mb", "1"),
+        "--bucket-cap-mb: needs --strategy ddp");
     BAD(0, A("--strategy", "ddp", "--accum", "0"), "--accum: '0'");
     BAD(0, A("--strategy", "ddp", "-n", "2", "--bucket-cap-mb", "0"), "--bucket-cap-mb: '0' is not above 0");
     BAD(0, A("--strategy", "ddp", "-n", "2", "--bucket-cap-mb", "-1"), "--bucket-cap-mb: '-1'");

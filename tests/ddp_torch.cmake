@@ -1,0 +1,14 @@
+# `ddplab run --strategy ddp` against PyTorch's DistributedDataParallel on
+# gloo, with R real processes on this machine (loopback): per-step losses and
+# final parameters for SGD and AdamW, an MLP and a MiniGPT, R = 2, 3, 4,
+# accumulation with and without no_sync, padded epochs with short last
+# batches. Label cli: it runs the built program. Skipped (exit 77) without
+# python3-torch.
+ddplab_add_test(test_ddp_torch
+  SOURCES test_ddp_torch.c test_cli_run.c test_files.c
+  LIBS ddplab_sim ddplab_torch_ref ${CJSON_LIBRARY}
+  ARGS $<TARGET_FILE:ddplab>
+  LABELS cli
+  TIMEOUT 300)
+target_include_directories(test_ddp_torch PRIVATE ${CJSON_INCLUDE_DIR})
+add_dependencies(test_ddp_torch ddplab)
