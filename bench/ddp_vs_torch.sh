@@ -42,42 +42,35 @@
 # LIMIT_S (default 300) seconds any one program may run.
 set -euo pipefail
 
-BUILD=${1:-./build}
-REPEAT=${REPEAT:-3}
+# The shared set-up (build directory, REPEAT, WARMUP, the interpreter, and
+# the helpers die, best, metrics_rate); BENCH_NAME prefixes its messages.
+# shellcheck disable=SC2034
+BENCH_NAME=ddp_vs_torch
+# shellcheck source=bench/common.sh disable=SC1091
+. "$(dirname "$0")/common.sh" "$@"
 STEPS_SMALL=${STEPS_SMALL:-3000}
 STEPS_BIG=${STEPS_BIG:-100}
-WARMUP=${WARMUP:-20}
 LIMIT_S=${LIMIT_S:-300}
-PY=${DDPLAB_PYTHON:-/usr/bin/python3}
 
-die() { echo "ddp_vs_torch: $*" >&2; exit 1; }
-
-[ -d "$BUILD" ] || die "no build directory $BUILD (build first: cmake -S . -B $BUILD && cmake --build $BUILD)"
-DDPLAB=""
-for f in "$BUILD/ddplab" "$BUILD/cli/ddplab" "$BUILD/bin/ddplab"; do
-    [ -x "$f" ] && { DDPLAB=$f; break; }
-done
-[ -n "$DDPLAB" ] || die "no ddplab program in $BUILD"
-"$PY" -c "import torch.distributed as d; assert d.is_gloo_available()" 2>/dev/null ||
-    die "$PY cannot import torch with gloo (apt-get install python3-torch)"
+bench_find_ddplab
+bench_need_torch "import torch.distributed as d; assert d.is_gloo_available()" \
+    "torch with gloo"
 if [ "$STEPS_SMALL" -le $((10 * WARMUP)) ] || [ "$STEPS_BIG" -le "$WARMUP" ]; then
     die "STEPS_SMALL must exceed 10 x WARMUP and STEPS_BIG must exceed WARMUP"
 fi
-
-export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 GLOO_SOCKET_IFNAME=lo
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+bench_scratch
+export GLOO_SOCKET_IFNAME=lo
 
 cat >"$TMP/torch_ddp.py" <<'EOF'
 # The PyTorch side, one rank: DDP on gloo around the MLP, plainly.
 import datetime
 import sys
-import time
 
 import torch
 import torch.distributed as dist
 import torch.nn as nn
-import torch.nn.functional as F
+
+from mlp_loop import mlp, timed_loop
 
 rank, world, store = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 widths = [int(w) for w in sys.argv[4].split(",")]
@@ -86,12 +79,7 @@ torch.set_num_threads(1)
 dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=world,
                         timeout=datetime.timedelta(seconds=120))
 torch.manual_seed(0)
-layers = []
-for i in range(len(widths) - 1):
-    layers.append(nn.Linear(widths[i], widths[i + 1]))
-    if i < len(widths) - 2:
-        layers.append(nn.ReLU())
-model = nn.parallel.DistributedDataParallel(nn.Sequential(*layers))
+model = nn.parallel.DistributedDataParallel(mlp(widths))
 opt = torch.optim.SGD(model.parameters(), lr=0.01)
 n = 4096
 x_all = torch.randn(n, widths[0])
@@ -108,20 +96,7 @@ def batches():
         epoch += 1
 
 
-source = batches()
-start = None
-for step in range(steps):
-    if step == warmup:
-        dist.barrier()
-        start = time.perf_counter()
-    idx = next(source)
-    x, y = x_all[idx], y_all[idx]
-    opt.zero_grad()
-    loss = F.cross_entropy(model(x), y)
-    loss.item()
-    loss.backward()
-    opt.step()
-elapsed = time.perf_counter() - start
+elapsed = timed_loop(model, opt, x_all, y_all, batches(), steps, warmup, dist.barrier)
 dist.barrier()
 dist.destroy_process_group()
 if rank == 0:
@@ -141,12 +116,7 @@ ddplab_rate() { # ddplab_rate RANKS WIDTHS BATCH STEPS -> steps/s after the warm
         --optimizer sgd --lr 0.01 --metrics "$TMP/m.jsonl" --progress lines \
         --log-every 1000000000 >"$TMP/ddplab.out" 2>"$TMP/ddplab.err" ||
         { cat "$TMP/ddplab.err" >&2; die "ddplab run (R=$ranks mlp:$widths) failed"; }
-    "$PY" - "$TMP/m.jsonl" "$WARMUP" <<'EOF'
-import json, sys
-walls = [json.loads(line)["wall_s"] for line in open(sys.argv[1])]
-timed = walls[int(sys.argv[2]):]
-print("%.3f" % (len(timed) / sum(timed)))
-EOF
+    metrics_rate "$TMP/m.jsonl"
 }
 
 # shellcheck disable=SC2317
@@ -165,15 +135,6 @@ torch_rate() { # torch_rate RANKS WIDTHS BATCH STEPS -> rank 0's steps/s after t
     cat "$TMP/torch.0.out"
 }
 
-best() { # best CMD...: the largest of REPEAT runs of CMD
-    local b=0 r
-    for _ in $(seq "$REPEAT"); do
-        r=$("$@")
-        b=$("$PY" -c "print(max($b, $r))")
-    done
-    echo "$b"
-}
-
 row() { # row NAME OURS THEIRS TARGET: ratio ours/theirs must reach TARGET
     local ratio verdict
     ratio=$("$PY" -c "print('%.2f' % ($2 / $3))")
@@ -182,9 +143,8 @@ row() { # row NAME OURS THEIRS TARGET: ratio ours/theirs must reach TARGET
 }
 
 printf '# ddplab run --strategy ddp vs PyTorch %s DistributedDataParallel (gloo), best of %s runs\n' \
-    "$("$PY" -c 'import torch; print(torch.__version__)')" "$REPEAT"
-printf '# host: %s, %s cores (%s)\n' "$(uname -m)" "$(getconf _NPROCESSORS_ONLN)" \
-    "$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')"
+    "$(torch_version)" "$REPEAT"
+host_line
 printf '# one thread per rank on both sides; the R ranks (ddplab: threads, torch: processes)\n'
 printf '# share those %s cores; load average before the run: %s\n' "$(getconf _NPROCESSORS_ONLN)" \
     "$(cut -d' ' -f1-3 /proc/loadavg)"

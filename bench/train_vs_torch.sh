@@ -30,46 +30,32 @@
 # (default 200) and STEPS_SMALL (default 3000); WARMUP (default 20).
 set -euo pipefail
 
-BUILD=${1:-./build}
-REPEAT=${REPEAT:-3}
+# The shared set-up (build directory, REPEAT, WARMUP, the interpreter, and
+# the helpers die, best, metrics_rate); BENCH_NAME prefixes its messages.
+# shellcheck disable=SC2034
+BENCH_NAME=train_vs_torch
+# shellcheck source=bench/common.sh disable=SC1091
+. "$(dirname "$0")/common.sh" "$@"
 STEPS_BIG=${STEPS_BIG:-200}
 STEPS_SMALL=${STEPS_SMALL:-3000}
-WARMUP=${WARMUP:-20}
-PY=${DDPLAB_PYTHON:-/usr/bin/python3}
 
-die() { echo "train_vs_torch: $*" >&2; exit 1; }
-
-[ -d "$BUILD" ] || die "no build directory $BUILD (build first: cmake -S . -B $BUILD && cmake --build $BUILD)"
-DDPLAB=""
-for f in "$BUILD/ddplab" "$BUILD/cli/ddplab" "$BUILD/bin/ddplab"; do
-    [ -x "$f" ] && { DDPLAB=$f; break; }
-done
-[ -n "$DDPLAB" ] || die "no ddplab program in $BUILD"
-"$PY" -c "import torch" 2>/dev/null || die "$PY cannot import torch (apt-get install python3-torch)"
-
-export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+bench_find_ddplab
+bench_need_torch "import torch" torch
+bench_scratch
 
 cat >"$TMP/torch_loop.py" <<'EOF'
 # The PyTorch side: the training loop of `ddplab run` for an MLP, plainly.
 import sys
-import time
 
 import torch
-import torch.nn as nn
-import torch.nn.functional as F
+
+from mlp_loop import mlp, timed_loop
 
 widths = [int(w) for w in sys.argv[1].split(",")]
 batch, steps, warmup = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 torch.set_num_threads(1)
 torch.manual_seed(0)
-layers = []
-for i in range(len(widths) - 1):
-    layers.append(nn.Linear(widths[i], widths[i + 1]))
-    if i < len(widths) - 2:
-        layers.append(nn.ReLU())
-model = nn.Sequential(*layers)
+model = mlp(widths)
 opt = torch.optim.SGD(model.parameters(), lr=0.01)
 n = 4096
 x_all = torch.randn(n, widths[0])
@@ -83,19 +69,7 @@ def batches():
             yield perm[b:b + batch]
 
 
-source = batches()
-start = None
-for step in range(steps):
-    if step == warmup:
-        start = time.perf_counter()
-    idx = next(source)
-    x, y = x_all[idx], y_all[idx]
-    opt.zero_grad()
-    loss = F.cross_entropy(model(x), y)
-    loss.item()
-    loss.backward()
-    opt.step()
-elapsed = time.perf_counter() - start
+elapsed = timed_loop(model, opt, x_all, y_all, batches(), steps, warmup)
 print("%.3f" % ((steps - warmup) / elapsed))
 EOF
 
@@ -110,12 +84,7 @@ ddplab_rate() { # ddplab_rate WIDTHS BATCH STEPS -> steps/s after the warmup
         --metrics "$TMP/m.jsonl" --progress lines --log-every 1000000000 \
         >"$TMP/ddplab.out" 2>"$TMP/ddplab.err" ||
         { cat "$TMP/ddplab.err" >&2; die "ddplab run failed"; }
-    "$PY" - "$TMP/m.jsonl" "$WARMUP" <<'EOF'
-import json, sys
-walls = [json.loads(line)["wall_s"] for line in open(sys.argv[1])]
-timed = walls[int(sys.argv[2]):]
-print("%.3f" % (len(timed) / sum(timed)))
-EOF
+    metrics_rate "$TMP/m.jsonl"
 }
 
 # shellcheck disable=SC2317
@@ -123,19 +92,9 @@ torch_rate() { # torch_rate WIDTHS BATCH STEPS -> steps/s after the warmup
     "$PY" "$TMP/torch_loop.py" "$1" "$2" "$3" "$WARMUP" || die "the torch loop failed"
 }
 
-best() { # best CMD...: the largest of REPEAT runs of CMD
-    local b=0 r
-    for _ in $(seq "$REPEAT"); do
-        r=$("$@")
-        b=$("$PY" -c "print(max($b, $r))")
-    done
-    echo "$b"
-}
-
 printf '# ddplab run --strategy single vs PyTorch %s, 1 thread each, best of %s runs\n' \
-    "$("$PY" -c 'import torch; print(torch.__version__)')" "$REPEAT"
-printf '# host: %s, %s cores (%s)\n' "$(uname -m)" "$(getconf _NPROCESSORS_ONLN)" \
-    "$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')"
+    "$(torch_version)" "$REPEAT"
+host_line
 printf '%-22s %6s %6s %14s %14s %8s %8s %s\n' model batch steps "ddplab step/s" "torch step/s" \
     ratio target result
 for cfg in "784,1024,1024,10 128 $STEPS_BIG 1.0" "32,64,64,10 32 $STEPS_SMALL 5.0"; do

@@ -5,7 +5,7 @@
 # batches. Label cli: it runs the built program. Skipped (exit 77) without
 # python3-torch.
 ddplab_add_test(test_ddp_torch
-  SOURCES test_ddp_torch.c test_cli_run.c test_files.c
+  SOURCES test_ddp_torch.c test_train_ref.c test_cli_run.c test_files.c
   LIBS ddplab_sim ddplab_torch_ref ${CJSON_LIBRARY}
   ARGS $<TARGET_FILE:ddplab>
   LABELS cli

@@ -43,7 +43,7 @@ foreach(t IN ITEMS learn output)
 endforeach()
 
 ddplab_add_test(test_cli_run_torch
-  SOURCES test_cli_run_torch.c test_cli_run.c test_files.c
+  SOURCES test_cli_run_torch.c test_train_ref.c test_cli_run.c test_files.c
   LIBS ddplab_sim ddplab_torch_ref ${CJSON_LIBRARY}
   ARGS $<TARGET_FILE:ddplab>
   LABELS cli

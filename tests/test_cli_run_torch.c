@@ -11,18 +11,14 @@
 //      with torch.optim, and checks that final.st loads strictly too;
 //   4. the per-step losses and the final parameters must agree.
 // Exits 77 (skipped) when python3-torch is not installed.
-#include <cjson/cJSON.h>
-#include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "npy.h"
-#include "safetensors.h"
 #include "test_cli_run.h"
 #include "test_files.h"
+#include "test_train_ref.h"
 #include "torch_ref.h"
 
 #define TIMEOUT_S 120.0
@@ -36,38 +32,13 @@
 #define LOSS_TOL 1e-5
 #define NORM_TOL 1e-5
 #define PARAM_FLOOR 1e-2
+#define SGD_TOL 1e-5
+#define ADAMW_TOL 1e-4
 
 static const char *exe;
 static char dir[512];
 
 static const char *in_dir(const char *name) { return tcli_path(dir, name); }
-
-// Features with structure: 4 classes by the sign pattern of two linear
-// forms of the inputs, so the MLP has something to learn.
-static int write_mlp_data(int n, int d) {
-    float *x = malloc((size_t)n * (size_t)d * sizeof(float));
-    int64_t *y = malloc((size_t)n * sizeof(int64_t));
-    CHECK(x && y);
-    uint64_t s = 12345;
-    for (int i = 0; i < n * d; i++) {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        x[i] = (float)((double)(s >> 40) / (double)(1 << 24) * 4.0 - 2.0);
-    }
-    for (int i = 0; i < n; i++) {
-        float a = 0, b = 0;
-        for (int k = 0; k < d; k++) {
-            a += x[i * d + k] * (float)(k % 3 - 1);
-            b += x[i * d + k] * (float)((k * 7) % 5 - 2);
-        }
-        y[i] = (a > 0) * 2 + (b > 0);
-    }
-    int64_t xs[2] = {n, d}, ys[1] = {n};
-    CHECK_EQ_INT(sim_npy_write(in_dir("X.npy"), SIM_NPY_F32, x, 2, xs), SIM_OK);
-    CHECK_EQ_INT(sim_npy_write(in_dir("y.npy"), SIM_NPY_I64, y, 1, ys), SIM_OK);
-    free(x);
-    free(y);
-    return 0;
-}
 
 static int write_text(void) {
     const char *t = "ddplab trains a small transformer on this line, then on it again; "
@@ -89,71 +60,6 @@ typedef struct {
 
 static int run_ddplab(const char *const *a, const char *const *b) {
     return tcli_run_cmd(exe, a, b, TIMEOUT_S);
-}
-
-// The losses of a --metrics file, as floats (they are fp32 losses).
-static int read_losses(const char *path, float *out, int max) {
-    char *text = tfile_read(path, NULL);
-    int n = 0;
-    for (char *line = text ? strtok(text, "\n") : NULL; line && n < max;
-         line = strtok(NULL, "\n")) {
-        cJSON *j = cJSON_Parse(line);
-        const cJSON *l = cJSON_GetObjectItemCaseSensitive(j, "loss");
-        out[n++] = cJSON_IsNumber(l) ? (float)l->valuedouble : -1.0f;
-        cJSON_Delete(j);
-    }
-    free(text);
-    return n;
-}
-
-// ||a - b|| / ||b|| over n floats.
-static double norm_rel(const float *a, const float *b, size_t n) {
-    double d = 0, r = 0;
-    for (size_t i = 0; i < n; i++) {
-        d += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-        r += (double)b[i] * b[i];
-    }
-    return r > 0 ? sqrt(d / r) : sqrt(d);
-}
-
-static int compare_params(const char *final, double elem_tol) {
-    SimStFile f;
-    char err[512];
-    CHECK_EQ_INT(sim_stfile_load(&f, final, err, sizeof err), SIM_OK);
-    int compared = 0;
-    double worst = 0, worst_norm = 0;
-    for (int i = 0; i < f.ntensors; i++) {
-        const SimStTensor *t = &f.tensors[i];
-        if (strchr(t->name, '/') || t->dtype != SIM_FP32 || strstr(t->name, "mask"))
-            continue; // training state, or a buffer training does not change
-        size_t n = 1;
-        for (int d = 0; d < t->ndim; d++)
-            n *= (size_t)t->shape[d];
-        float *ours = malloc(n * sizeof(float)), *ref = malloc(n * sizeof(float));
-        CHECK(ours && ref);
-        memcpy(ours, t->data, n * sizeof(float));
-        char name[200];
-        snprintf(name, sizeof name, "ref.%s.f32", t->name);
-        CHECK(torchref_read(dir, name, ref, n * sizeof(float)) == 0);
-        size_t at = 0;
-        double rel = torchref_max_rel(ours, ref, n, PARAM_FLOOR, &at);
-        double nrel = norm_rel(ours, ref, n);
-        worst = rel > worst ? rel : worst;
-        worst_norm = nrel > worst_norm ? nrel : worst_norm;
-        if (!(rel <= elem_tol) || !(nrel <= NORM_TOL))
-            fprintf(stderr, "  %s[%zu]: ddplab %.9g, torch %.9g (rel %.3g; tensor %.3g)\n",
-                    t->name, at, (double)ours[at], (double)ref[at], rel, nrel);
-        free(ours);
-        free(ref);
-        CHECK(rel <= elem_tol);
-        CHECK(nrel <= NORM_TOL);
-        compared++;
-    }
-    printf("  %d parameters: largest relative difference of a tensor %.3g, of an element %.3g\n",
-           compared, worst_norm, worst);
-    sim_stfile_free(&f);
-    CHECK(compared > 0);
-    return 0;
 }
 
 static int run_case(const Case *c) {
@@ -203,7 +109,7 @@ static int run_case(const Case *c) {
 
     int steps = atoi(c->steps);
     float ours[64], ref[64];
-    CHECK_EQ_INT(read_losses(metrics, ours, 64), steps);
+    CHECK_EQ_INT(ttrain_read_losses(metrics, ours, NULL, 64), steps);
     CHECK(torchref_read(dir, "ref_losses.f32", ref, (size_t)steps * sizeof(float)) == 0);
     size_t at = 0;
     double rel = torchref_max_rel(ours, ref, (size_t)steps, 1e-6, &at);
@@ -214,28 +120,23 @@ static int run_case(const Case *c) {
                 (double)ref[at]);
     CHECK(rel <= LOSS_TOL);
     CHECK(ref[steps - 1] < ref[0]); // it trained
-    return compare_params(final, c->elem_tol);
+    const TtrainTol tol = {c->elem_tol, NORM_TOL, PARAM_FLOOR};
+    double worst = 0, worst_norm = 0;
+    return ttrain_compare_params(final, dir, &tol, 1, &worst, &worst_norm);
 }
 
-#define SGD_OPTS "--lr", "0.1", "--momentum", "0.9"
-#define SGD_CASE "optimizer=sgd\nlr=0.1\nmomentum=0.9\nnesterov=0\nweight_decay=0\n" \
-                 "schedule=constant\nwarmup=0\nmin_lr=0\nclip=0"
-#define ADAMW_OPTS(lr) "--optimizer", "adamw", "--lr", lr, "--weight-decay", "0.1",          \
-                       "--clip-grad-norm", "0.5", "--lr-schedule", "cosine", "--warmup", "3", \
-                       "--min-lr", "0.0005"
-#define ADAMW_CASE(lr) "optimizer=adamw\nlr=" lr "\nweight_decay=0.1\nbetas=0.9,0.999\n"   \
-                       "eps=1e-8\nschedule=cosine\nwarmup=3\nmin_lr=0.0005\nclip=0.5"
-
 static const Case mlp_sgd = {"mlp, sgd + momentum", "mlp:8,32,32,4", 0, "16", "14",
-                             {SGD_OPTS, NULL}, SGD_CASE, 1e-5};
+                             {TTRAIN_SGD_OPTS, NULL}, TTRAIN_SGD_CASE, SGD_TOL};
 static const Case mlp_adamw = {"mlp, adamw + clip + warmup-cosine", "mlp:8,32,32,4", 0, "16",
-                               "14", {ADAMW_OPTS("0.01"), NULL}, ADAMW_CASE("0.01"), 1e-4};
+                               "14", {TTRAIN_ADAMW_OPTS("0.01", "3"), NULL},
+                               TTRAIN_ADAMW_CASE("0.01", "3"), ADAMW_TOL};
 static const Case gpt_sgd = {"minigpt, sgd + momentum",
                              "gpt:layers=2,embd=32,heads=4,ctx=16,vocab=40", 1, "8", "12",
-                             {SGD_OPTS, NULL}, SGD_CASE, 1e-5};
+                             {TTRAIN_SGD_OPTS, NULL}, TTRAIN_SGD_CASE, SGD_TOL};
 static const Case gpt_adamw = {"minigpt, adamw + clip + warmup-cosine",
                                "gpt:layers=2,embd=32,heads=4,ctx=16,vocab=40", 1, "8", "12",
-                               {ADAMW_OPTS("0.003"), NULL}, ADAMW_CASE("0.003"), 1e-4};
+                               {TTRAIN_ADAMW_OPTS("0.003", "3"), NULL},
+                               TTRAIN_ADAMW_CASE("0.003", "3"), ADAMW_TOL};
 
 static int test_mlp_sgd(void) {
     return run_case(&mlp_sgd);
@@ -251,19 +152,13 @@ static int test_gpt_adamw(void) {
 }
 
 int main(int argc, char **argv) {
-    exe = tcli_exe_arg(argc, argv);
-    if (exe == NULL)
-        return 2;
-    if (!torchref_available())
-        return 77;
-    if (torchref_tmpdir(dir, sizeof dir) != 0) {
-        perror("tmpdir");
-        return 1;
-    }
+    int rc = ttrain_start(argc, argv, &exe, dir, sizeof dir);
+    if (rc >= 0)
+        return rc;
     int failures = 0;
     // 88 samples in batches of 16: 6 batches per epoch, the last of 8, so 14
     // steps cross two epochs and their reshuffles.
-    if (write_mlp_data(88, 8) != 0 || write_text() != 0)
+    if (ttrain_write_mlp_data(dir, 88, 8, 12345) != 0 || write_text() != 0)
         return 1;
     RUN(test_mlp_sgd);
     RUN(test_mlp_adamw);

@@ -23,19 +23,15 @@
 // batch on every rank (asserted from the batch sizes torch saw).
 // The cases of one world size share one launch of R processes.
 // Exits 77 (skipped) when python3-torch is not installed.
-#include <cjson/cJSON.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "check.h"
-#include "npy.h"
-#include "safetensors.h"
 #include "test_cli_run.h"
 #include "test_files.h"
+#include "test_train_ref.h"
 #include "torch_ref.h"
 
 #define DDPLAB_TIMEOUT_S 60.0
@@ -53,6 +49,9 @@
 #define PARAM_FLOOR 1e-2
 #define SGD_TOL 1e-5
 #define ADAMW_TOL 1e-4
+// AdamW's learning rate and warmup steps (string literals for both sides).
+#define ADAMW_LR "0.005"
+#define ADAMW_WARMUP "2"
 
 // The data: 91 samples (MLP) and 59 windows of 16 tokens (MiniGPT). Per
 // rank, DistributedSampler gives ceil(N / R) samples, padding the epoch
@@ -98,29 +97,6 @@ static void describe(const Case *c, char *out, size_t len) {
              c->shuffle ? "" : ", shuffle off");
 }
 
-// Features with structure (4 classes from the signs of two linear forms).
-static int write_mlp_data(void) {
-    float x[MLP_N * MLP_D];
-    int64_t y[MLP_N];
-    uint64_t s = 2024;
-    for (int i = 0; i < MLP_N * MLP_D; i++) {
-        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-        x[i] = (float)((double)(s >> 40) / (double)(1 << 24) * 4.0 - 2.0);
-    }
-    for (int i = 0; i < MLP_N; i++) {
-        float a = 0, b = 0;
-        for (int k = 0; k < MLP_D; k++) {
-            a += x[i * MLP_D + k] * (float)(k % 3 - 1);
-            b += x[i * MLP_D + k] * (float)((k * 7) % 5 - 2);
-        }
-        y[i] = (a > 0) * 2 + (b > 0);
-    }
-    int64_t xs[2] = {MLP_N, MLP_D}, ys[1] = {MLP_N};
-    CHECK_EQ_INT(sim_npy_write(in_dir("X.npy"), SIM_NPY_F32, x, 2, xs), SIM_OK);
-    CHECK_EQ_INT(sim_npy_write(in_dir("y.npy"), SIM_NPY_I64, y, 1, ys), SIM_OK);
-    return 0;
-}
-
 // ddplab's data options for the case's model, into a[] (NULL-terminated).
 static void data_args(const Case *c, const char **a) {
     static char x[600], y[600], t[600];
@@ -155,15 +131,6 @@ static int write_inits(void) {
     return 0;
 }
 
-#define SGD_OPTS "--lr", "0.1", "--momentum", "0.9"
-#define SGD_CASE "optimizer=sgd\nlr=0.1\nmomentum=0.9\nnesterov=0\nweight_decay=0\n" \
-                 "schedule=constant\nwarmup=0\nmin_lr=0\nclip=0\n"
-#define ADAMW_OPTS "--optimizer", "adamw", "--lr", "0.005", "--weight-decay", "0.1",          \
-                   "--clip-grad-norm", "0.5", "--lr-schedule", "cosine", "--warmup", "2", \
-                   "--min-lr", "0.0005"
-#define ADAMW_CASE "optimizer=adamw\nlr=0.005\nweight_decay=0.1\nbetas=0.9,0.999\n"   \
-                   "eps=1e-8\nschedule=cosine\nwarmup=2\nmin_lr=0.0005\nclip=0.5\n"
-
 // Step 2 for case k: ddplab's DDP run, and case.txt for ddp_ref.py.
 static int run_ddplab(int k) {
     const Case *c = &cases[k];
@@ -190,43 +157,24 @@ static int run_ddplab(int k) {
     for (int i = 0; common[i]; i++)
         argv[n++] = common[i];
     argv[n] = NULL;
-    const char *sgd[] = {SGD_OPTS, NULL}, *adamw[] = {ADAMW_OPTS, NULL};
+    const char *sgd[] = {TTRAIN_SGD_OPTS, NULL};
+    const char *adamw[] = {TTRAIN_ADAMW_OPTS(ADAMW_LR, ADAMW_WARMUP), NULL};
     CHECK_EQ_INT(tcli_run_cmd(exe, argv, c->adamw ? adamw : sgd, DDPLAB_TIMEOUT_S), 0);
 
     const char *d[8];
     data_args(c, d);
     int len = snprintf(text, sizeof text,
                        "spec=%s\nbatch=%s\nsteps=%s\nseed=7\nshuffle=%d\nranks=%d\naccum=%d\n"
-                       "no_sync=%d\ninit=%s\nfinal=%s\n%s",
+                       "no_sync=%d\ninit=%s\nfinal=%s\n%s\n",
                        c->gpt ? GPT_SPEC : MLP_SPEC, c->gpt ? "7" : "8", steps, c->shuffle,
                        c->ranks, c->accum, c->no_sync, init, final,
-                       c->adamw ? ADAMW_CASE : SGD_CASE);
+                       c->adamw ? TTRAIN_ADAMW_CASE(ADAMW_LR, ADAMW_WARMUP) : TTRAIN_SGD_CASE);
     if (c->gpt)
         len += snprintf(text + len, sizeof text - (size_t)len, "text=%s\n", d[1]);
     else
         len += snprintf(text + len, sizeof text - (size_t)len, "x=%s\ny=%s\n", d[1], d[3]);
     CHECK(tfile_write(tcli_path(cd, "case.txt"), text, (size_t)len) == 0);
     return 0;
-}
-
-// The losses of a --metrics file (fp32 losses, written as doubles): `loss`
-// (all-reduced across ranks with --loss-log avg) into avg[], and rank 0's own
-// (`loss_rank0`, present when it differs from `loss`) into rank0[].
-static int read_losses(const char *path, float *avg, float *rank0, int max) {
-    char *text = tfile_read(path, NULL);
-    int n = 0;
-    for (char *line = text ? strtok(text, "\n") : NULL; line && n < max;
-         line = strtok(NULL, "\n")) {
-        cJSON *j = cJSON_Parse(line);
-        const cJSON *l = cJSON_GetObjectItemCaseSensitive(j, "loss");
-        const cJSON *l0 = cJSON_GetObjectItemCaseSensitive(j, "loss_rank0");
-        avg[n] = cJSON_IsNumber(l) ? (float)l->valuedouble : -1.0f;
-        rank0[n] = cJSON_IsNumber(l0) ? (float)l0->valuedouble : avg[n];
-        n++;
-        cJSON_Delete(j);
-    }
-    free(text);
-    return n;
 }
 
 // Largest relative difference of ddplab's losses from torch's, reported
@@ -241,54 +189,6 @@ static double loss_diff(const char *what, const char *kind, const float *ours,
     return rel;
 }
 
-// ||a - b|| / ||b|| over n floats.
-static double norm_rel(const float *a, const float *b, size_t n) {
-    double d = 0, r = 0;
-    for (size_t i = 0; i < n; i++) {
-        d += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-        r += (double)b[i] * b[i];
-    }
-    return r > 0 ? sqrt(d / r) : sqrt(d);
-}
-
-// Final parameters of ddplab's checkpoint against torch rank 0's.
-static int compare_params(const char *cd, double elem_tol, double *worst, double *worst_norm) {
-    SimStFile f;
-    char err[512];
-    CHECK_EQ_INT(sim_stfile_load(&f, tcli_path(cd, "final.st"), err, sizeof err), SIM_OK);
-    int compared = 0;
-    for (int i = 0; i < f.ntensors; i++) {
-        const SimStTensor *t = &f.tensors[i];
-        if (strchr(t->name, '/') || t->dtype != SIM_FP32 || strstr(t->name, "mask"))
-            continue; // training state, or a buffer training does not change
-        size_t n = 1;
-        for (int d = 0; d < t->ndim; d++)
-            n *= (size_t)t->shape[d];
-        float *ours = malloc(n * sizeof(float)), *ref = malloc(n * sizeof(float));
-        CHECK(ours && ref);
-        memcpy(ours, t->data, n * sizeof(float));
-        char name[200];
-        snprintf(name, sizeof name, "ref.%s.f32", t->name);
-        CHECK(torchref_read(cd, name, ref, n * sizeof(float)) == 0);
-        size_t at = 0;
-        double rel = torchref_max_rel(ours, ref, n, PARAM_FLOOR, &at);
-        double nrel = norm_rel(ours, ref, n);
-        *worst = rel > *worst ? rel : *worst;
-        *worst_norm = nrel > *worst_norm ? nrel : *worst_norm;
-        if (!(rel <= elem_tol) || !(nrel <= NORM_TOL))
-            fprintf(stderr, "  %s[%zu]: ddplab %.9g, torch %.9g (rel %.3g; tensor %.3g)\n",
-                    t->name, at, (double)ours[at], (double)ref[at], rel, nrel);
-        free(ours);
-        free(ref);
-        CHECK(rel <= elem_tol);
-        CHECK(nrel <= NORM_TOL);
-        compared++;
-    }
-    sim_stfile_free(&f);
-    CHECK(compared > 0);
-    return 0;
-}
-
 // Step 4 for case k, after ddp_ref.py ran it.
 static int compare_case(int k) {
     const Case *c = &cases[k];
@@ -297,7 +197,7 @@ static int compare_case(int k) {
     describe(c, what, sizeof what);
     int steps = steps_of(c), micro = steps * c->accum;
     float ours[16], ours0[16], ref[16], ref_avg[16];
-    CHECK_EQ_INT(read_losses(tcli_path(cd, "m.jsonl"), ours, ours0, 16), steps);
+    CHECK_EQ_INT(ttrain_read_losses(tcli_path(cd, "m.jsonl"), ours, ours0, 16), steps);
     CHECK(torchref_read(cd, "ref_losses.r0.f32", ref, (size_t)steps * sizeof(float)) == 0);
     CHECK(torchref_read(cd, "ref_losses_avg.r0.f32", ref_avg, (size_t)steps * sizeof(float)) ==
           0);
@@ -324,7 +224,9 @@ static int compare_case(int k) {
     double rel = rel0 > rel_avg ? rel0 : rel_avg;
     CHECK(ref[steps - 1] < ref[0]); // it trained
     double worst = 0, worst_norm = 0;
-    CHECK_EQ_INT(compare_params(cd, c->adamw ? ADAMW_TOL : SGD_TOL, &worst, &worst_norm), 0);
+    const TtrainTol tol = {c->adamw ? ADAMW_TOL : SGD_TOL, NORM_TOL, PARAM_FLOOR};
+    CHECK_EQ_INT(
+        ttrain_compare_params(tcli_path(cd, "final.st"), cd, &tol, 0, &worst, &worst_norm), 0);
     printf("  %-66s losses %.4f -> %.4f, rel. difference: loss %.2g, tensor %.2g, element %.2g\n",
            what, (double)ref[0], (double)ref[steps - 1], rel, worst_norm, worst);
     return 0;
@@ -360,17 +262,11 @@ static int test_three_ranks(void) { return run_world(3); }
 static int test_four_ranks(void) { return run_world(4); }
 
 int main(int argc, char **argv) {
-    exe = tcli_exe_arg(argc, argv);
-    if (exe == NULL)
-        return 2;
-    if (!torchref_available())
-        return 77;
-    if (torchref_tmpdir(dir, sizeof dir) != 0) {
-        perror("tmpdir");
-        return 1;
-    }
+    int rc = ttrain_start(argc, argv, &exe, dir, sizeof dir);
+    if (rc >= 0)
+        return rc;
     int failures = 0;
-    if (write_mlp_data() != 0 ||
+    if (ttrain_write_mlp_data(dir, MLP_N, MLP_D, 2024) != 0 ||
         tfile_write(in_dir("text.txt"), GPT_TEXT, strlen(GPT_TEXT)) != 0 || write_inits() != 0)
         return 1;
     RUN(test_two_ranks);
