@@ -14,6 +14,7 @@
 
 #include "backends.h" // defines: cli_backend_find
 #include "cli.h"      // defines: CLI_EXIT_*
+#include "layer_owner.h" // defines: sim_layer_owner_strategy
 #include "outfile.h"  // defines: SimOutFile
 
 #define RUN_TRACE_CAP 1000000 // trace events kept per rank
@@ -120,6 +121,15 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     } else if (strcmp(o->strategy, "dp") == 0) {
         c->strategy = &sim_dp_strategy;
         c->strategy_cfg = &o->dp;
+    } else if (run_fsdp_is_strategy(o->strategy)) {
+        c->strategy = &sim_fsdp_strategy;
+        c->strategy_cfg = &o->fsdp;
+        c->loss_log = o->loss_log;
+    } else if (strcmp(o->strategy, "layer-owner") == 0) {
+        // the wrong picture of FSDP, for the lessons (sim/layer_owner.h)
+        static const SimLayerOwnerOptions layer_owner = {SIM_ALGO_AUTO};
+        c->strategy = &sim_layer_owner_strategy;
+        c->strategy_cfg = &layer_owner;
     }
     SimLrSchedule sched;
     char err[512];
@@ -181,6 +191,7 @@ static int train(RunOptions *o, SimTrainConfig *c) {
     wc.watchdog_s = o->watchdog_s;
     wc.trace = o->trace != NULL; // the trace costs memory and time: only when asked
     wc.trace_max_per_rank = RUN_TRACE_CAP;
+    wc.device_memory = o->device_memory; // 0: unlimited
     SimWorld w;
     if (sim_world_init(&w, &wc, cli_backend_find(o->backend)) != SIM_OK) {
         run_error("cannot start the ranks: %s", sim_world_error(&w));
@@ -195,6 +206,7 @@ static int train(RunOptions *o, SimTrainConfig *c) {
     }
     RunReport rep;
     run_report_init(&rep, o, c->data, c, o->metrics ? mo.f : NULL);
+    rep.world = &w;
     c->on_ready = on_ready;
     c->on_ready_arg = &rep;
     c->on_step = on_step;
@@ -202,6 +214,7 @@ static int train(RunOptions *o, SimTrainConfig *c) {
     c->on_eval = on_eval;
     c->on_eval_arg = &rep;
     o->ddp.print_buckets = o->print_buckets ? stdout : NULL;
+    o->fsdp.print_units = o->print_units ? stdout : NULL;
     SimTrainer *trainers = calloc((size_t)o->nranks, sizeof *trainers);
     if (trainers == NULL) {
         run_error("out of memory for %d ranks", o->nranks);
@@ -221,6 +234,8 @@ static int train(RunOptions *o, SimTrainConfig *c) {
         const SimTrainer *ft = failed_trainer(trainers, o->nranks);
         run_error("%s", ft->error[0] ? ft->error : sim_world_error(&w));
         rc = exit_for(st, ft);
+        if (run_memory_oom(o, c, &w))
+            rc = CLI_EXIT_CHECK; // the configuration does not fit --device-memory
         uneven_note(trainers, o->nranks);
         if (c->eval_every > 0 && c->eval_variant == SIM_EVAL_RANK0_ONLY && o->nranks > 1)
             run_error("--eval-variant rank0-only: rank 0 evaluated and entered the metrics "
@@ -232,6 +247,8 @@ static int train(RunOptions *o, SimTrainConfig *c) {
         run_error("--metrics: cannot write '%s' (disk full?)", o->metrics);
         rc = CLI_EXIT_INTERNAL;
     }
+    if (rc == CLI_EXIT_OK)
+        run_memory_table(o, &w);
     if (rc == CLI_EXIT_OK && o->trace)
         rc = write_trace(o, &w);
     sim_world_free(&w);

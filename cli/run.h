@@ -18,6 +18,7 @@
 #include "dataset.h"     // defines: SimDataset
 #include "ddp.h"         // defines: SimDdpOptions
 #include "dp.h"          // defines: SimDpOptions
+#include "fsdp.h"        // defines: SimFsdpOptions
 #include "model.h"       // defines: SimModelSpec
 #include "optim_flags.h" // defines: SimOptimFlags
 #include "train.h"       // defines: SimTrainConfig, SimStepStats
@@ -40,6 +41,10 @@ typedef struct {
     SimEvalVariant eval_variant; // --eval-variant (ddp)
     SimDdpOptions ddp;        // --strategy ddp's options (print_buckets set by run.c)
     SimDpOptions dp;          // --strategy dp's options (defaults)
+    SimFsdpOptions fsdp;      // --strategy fsdp / zero1-3 options (print_units set by run.c)
+    const char *fsdp_flag;    // the first fsdp-only option given, for messages
+    int sharding_set;         // 1: --sharding was given
+    int print_units;          // --print-units
     int print_buckets;
     const char *ddp_flag;     // the first ddp-only option given, for messages
     const char *backend;
@@ -66,6 +71,9 @@ typedef struct {
     const char *trace;
     int64_t log_every;        // 0: about ten lines per run
     int progress;             // -1 auto (a bar when stderr is a terminal), 0 lines, 1 bar
+    uint64_t device_memory;   // --device-memory: each rank's device capacity in bytes
+                              // for the memory ledger (0: unlimited)
+    const char *device_memory_text; // as given (a size or a device name)
 } RunOptions;
 
 typedef enum { RUN_PARSE_OK, RUN_PARSE_HELP, RUN_PARSE_ERROR } RunParse;
@@ -77,6 +85,13 @@ RunParse run_opts_parse(int argc, char **argv, RunOptions *o);
 // The sampler replicas the ranks split each epoch into: the ranks, except
 // under dp, where one loader draws whole batches that the devices split (1).
 int run_sampler_replicas(const RunOptions *o);
+// FSDP and ZeRO (run_fsdp.c): 1 if the strategy is fsdp, zero1, zero2 or
+// zero3; one option of theirs; their checks against the rest (and the
+// zero stage's sharding filled in).
+struct RunOptSpec;
+int run_fsdp_is_strategy(const char *name);
+RunParse run_fsdp_apply(const struct RunOptSpec *s, const char *v, RunOptions *o);
+RunParse run_fsdp_check(RunOptions *o);
 // Prints "ddplab run: <fmt>" as one line on stderr.
 void run_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -96,6 +111,8 @@ typedef struct {
     double last_draw;         // wall time of the last bar update
     double wall_start;
     SimStepStats last;        // the last step's numbers
+    const SimWorld *world;    // rank 0's memory ledger for the metrics lines (read
+                              // on rank 0's thread only while the ranks run)
     int64_t nsteps;           // steps taken by this process
     int64_t samples;          // samples they trained on
 } RunReport;
@@ -110,5 +127,14 @@ void run_report_step(RunReport *rep, const SimStepStats *s);
 void run_report_eval(RunReport *rep, const SimEvalStats *s);
 // The final summary, on stdout.
 void run_report_summary(RunReport *rep, const SimTrainer *t);
+
+// Memory (run_memory.c), read after the ranks have finished: the table of
+// every rank's peak by category on stdout, and the out-of-memory report on
+// stderr: the failed rank's ledger at the refusal and, from the closed forms
+// (sim/memory_formula.h), what would fit. run_memory_oom returns 1 when a
+// rank ran out of --device-memory (and reports it), else 0 (and prints
+// nothing).
+void run_memory_table(const RunOptions *o, const SimWorld *w);
+int run_memory_oom(const RunOptions *o, const SimTrainConfig *c, const SimWorld *w);
 
 #endif

@@ -15,8 +15,14 @@ static const RunOptSpec run_specs[RO_COUNT] = {
      "PyTorch script does; ddp: DistributedData-\n"
      "Parallel on -n ranks; dp: DataParallel, one\n"
      "controller (device 0) splitting each --batch\n"
-     "over -n devices (2 or more); fsdp is not\n"
-     "available yet"},
+     "over -n devices (2 or more); layer-owner:\n"
+     "the WRONG picture of FSDP, for lessons (each\n"
+     "layer owned whole by one rank, broadcast\n"
+     "before use, gradients reduced to its owner;\n"
+     "real FSDP shards every layer over all ranks);\n"
+     "fsdp: FullyShardedDataParallel (--sharding);\n"
+     "zero1, zero2, zero3: the ZeRO stages (zero2 =\n"
+     "fsdp shard_grad_op, zero3 = full_shard)"},
     {RO_RANKS, 'n', "ranks", "R", "1",
      "simulated ranks (single: 1); with ddp rank r\n"
      "reads DistributedSampler(num_replicas=R,\n"
@@ -66,7 +72,8 @@ static const RunOptSpec run_specs[RO_COUNT] = {
     {RO_METRICS, 0, "metrics", "FILE.jsonl", NULL,
      "one JSON line per step: step, epoch, loss, lr,\n"
      "loss_scale, grad_norm, samples_per_s, skipped,\n"
-     "wall_s, sim_s"},
+     "wall_s, sim_s, mem_peak_bytes (rank 0's device\n"
+     "peak so far in the memory ledger)"},
     {RO_SAVE, 0, "save", "FILE", NULL,
      "write a checkpoint (safetensors) at the end"},
     {RO_SAVE_EVERY, 0, "save-every", "N", "0",
@@ -164,6 +171,70 @@ static const RunOptSpec run_specs[RO_COUNT] = {
      "the ranks' own means (unweighted: wrong when\n"
      "shards differ); rank0-only = only rank 0\n"
      "evaluates and all_reduces (a deadlock)"},
+    {RO_SHARDING, 0, "sharding", "NAME", "full_shard",
+     "fsdp: full_shard (ZeRO-3), shard_grad_op\n"
+     "(ZeRO-2), no_shard (DDP), hybrid_shard (shard\n"
+     "in a node, replicate across --nodes),\n"
+     "hybrid_zero2, zero1; PyTorch's spellings too"},
+    {RO_FSDP_WRAP, 0, "fsdp-wrap", "auto|block|layer|size|none", "auto",
+     "fsdp units: block = each transformer block,\n"
+     "layer = each module (Linear, BatchNorm,\n"
+     "embedding, block), size = modules with at\n"
+     "least --min-params parameters, none = one\n"
+     "unit; auto = block (gpt) or layer (mlp); the\n"
+     "root unit takes what no unit took"},
+    {RO_MIN_PARAMS, 0, "min-params", "N", "100000000",
+     "--fsdp-wrap size: size_based_auto_wrap_policy's\n"
+     "min_num_params"},
+    {RO_BACKWARD_PREFETCH, 0, "backward-prefetch", "backward_pre|backward_post|none",
+     "backward_pre",
+     "fsdp: when the next unit's all-gather is\n"
+     "issued in backward (before or after this\n"
+     "unit's gradient computation, or on demand)"},
+    {RO_FORWARD_PREFETCH, 0, "forward-prefetch", NULL, NULL,
+     "fsdp: issue the next unit's all-gather\n"
+     "before this unit's forward compute"},
+    {RO_NO_LIMIT_AG, 0, "no-limit-all-gathers", NULL, NULL,
+     "fsdp: limit_all_gathers=False: with\n"
+     "--forward-prefetch every later unit is\n"
+     "gathered at once (the host running ahead),\n"
+     "the memory spike the rate limiter prevents"},
+    {RO_PARAM_DTYPE, 0, "param-dtype", "fp32|bf16|fp16", "fp32",
+     "fsdp MixedPrecision: units gathered and\n"
+     "computed in this type; fp32 master shards"},
+    {RO_REDUCE_DTYPE, 0, "reduce-dtype", "fp32|bf16|fp16", "param dtype",
+     "fsdp MixedPrecision: gradients reduced in\n"
+     "this type"},
+    {RO_BUFFER_DTYPE, 0, "buffer-dtype", "fp32|bf16|fp16", "fp32",
+     "fsdp MixedPrecision: buffers (BatchNorm\n"
+     "statistics) rounded to this type"},
+    {RO_CPU_OFFLOAD, 0, "cpu-offload", NULL, NULL,
+     "fsdp: sharded parameters, gradients and\n"
+     "optimizer state in host memory; copies on\n"
+     "the host stream"},
+    {RO_ZERO1_RS, 0, "zero1-reduce-scatter", NULL, NULL,
+     "zero1: reduce-scatter the gradients instead\n"
+     "of DeepSpeed's all_reduce"},
+    {RO_STATE_DICT, 0, "state-dict", "full|sharded|local", "full",
+     "fsdp --save: full = gathered, rank 0 writes\n"
+     "a checkpoint any strategy resumes; sharded =\n"
+     "a file per rank plus an index (resumes at\n"
+     "another world size); local = flat shards"},
+    {RO_SD_RANK0_CALL, 0, "state-dict-rank0-call", NULL, NULL,
+     "fsdp: a bug on purpose: only rank 0 calls\n"
+     "state_dict(); its gathers meet the others'\n"
+     "next collectives (a diagnosed mismatch)"},
+    {RO_PRINT_UNITS, 0, "print-units", NULL, NULL,
+     "fsdp: print the units, their sizes, padding\n"
+     "and each rank's slice"},
+    // (designated, so that it stays at its index whatever goes in before it)
+    [RO_DEVICE_MEMORY] = {RO_DEVICE_MEMORY, 0, "device-memory", "SIZE|DEVICE", "unlimited",
+     "each rank's device memory for the memory\n"
+     "ledger: 80GB, 80GiB, 512MiB, or a device:\n"
+     "h100, h200, a100-40, a100-80, l40s, rtx4090;\n"
+     "a run that needs more fails with an itemised\n"
+     "out-of-memory report and what would fit\n"
+     "(exit code 1)"},
     {RO_HELP, 'h', "help", NULL, NULL, "print this help"},
 };
 
@@ -256,6 +327,11 @@ void run_help(FILE *out) {
             "  ddplab run --data X.npy --labels y.npy --model mlp:784,256,10 --epochs 3\n"
             "  ddplab run --strategy ddp -n 4 --data blobs --steps 100 --print-buckets\n"
             "  ddplab run --strategy dp -n 4 --data blobs --batch 64 --steps 100\n"
+            "  ddplab run --strategy layer-owner -n 4 --data blobs --trace t.json\n"
+            "  ddplab run --strategy fsdp -n 4 --data blobs --steps 100 --print-units\n"
+            "  ddplab run --strategy zero1 -n 4 --nodes 2 --data blobs --steps 100\n"
+            "  ddplab run --strategy fsdp --sharding hybrid_shard -n 4 --nodes 2 \\\n"
+            "      --data blobs --param-dtype bf16 --save ck.st --state-dict sharded\n"
             "\n"
             "Checkpoints are safetensors files: the model's tensors under their PyTorch\n"
             "names (load_state_dict(strict=True) takes them), the optimizer state under\n"

@@ -75,13 +75,31 @@ static RunParse parse_bool(const RunOptSpec *s, const char *v, int *out) {
 }
 
 static RunParse parse_strategy(const RunOptSpec *s, const char *v, RunOptions *o) {
-    if (strcmp(v, "single") == 0 || strcmp(v, "ddp") == 0 || strcmp(v, "dp") == 0) {
+    if (strcmp(v, "single") == 0 || strcmp(v, "ddp") == 0 || strcmp(v, "dp") == 0 ||
+        strcmp(v, "layer-owner") == 0 || run_fsdp_is_strategy(v)) {
         o->strategy = v;
         return RUN_PARSE_OK;
     }
-    if (strcmp(v, "fsdp") == 0)
-        return opt_fail(s, v, "is not yet available in this version", "single, ddp, dp");
-    return opt_fail(s, v, "is not a strategy", "single, ddp, dp (fsdp is coming)");
+    return opt_fail(s, v, "is not a strategy",
+                    "single, ddp, dp, fsdp, zero1, zero2, zero3, layer-owner");
+}
+
+// --device-memory: a size ("80GB", "80GiB", "512MiB", "1.5e9") or a device
+// name ("h100"), above 0.
+static RunParse parse_device_memory(const RunOptSpec *s, const char *v, RunOptions *o) {
+    char names[256], allowed[400];
+    uint64_t bytes = 0;
+    if (sim_mem_device_capacity(v, &bytes) != 0 && sim_mem_parse_size(v, &bytes) != 0) {
+        snprintf(allowed, sizeof allowed, "a size such as 80GB, 80GiB, 512MiB or 1.5e9 (bytes), "
+                 "or a device: %s", sim_mem_device_names(names, sizeof names));
+        return opt_fail(s, v, "is not a size or a device", allowed);
+    }
+    if (bytes == 0)
+        return opt_fail(s, v, "is not above 0", "a size above 0 (leave the option out for "
+                        "unlimited memory)");
+    o->device_memory = bytes;
+    o->device_memory_text = v;
+    return RUN_PARSE_OK;
 }
 
 // --bucket-cap-mb: a number of MiB above 0.
@@ -166,6 +184,11 @@ static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) 
     case RO_PRINT_BUCKETS: case RO_COMM_HOOK: case RO_LOSS_LOG: case RO_UNEVEN: case RO_JOIN:
     case RO_EVAL_VARIANT:
         return apply_ddp_option(s, v, o);
+    case RO_SHARDING: case RO_FSDP_WRAP: case RO_MIN_PARAMS: case RO_BACKWARD_PREFETCH:
+    case RO_FORWARD_PREFETCH: case RO_NO_LIMIT_AG: case RO_PARAM_DTYPE: case RO_REDUCE_DTYPE:
+    case RO_BUFFER_DTYPE: case RO_CPU_OFFLOAD: case RO_ZERO1_RS: case RO_STATE_DICT:
+    case RO_SD_RANK0_CALL: case RO_PRINT_UNITS:
+        return run_fsdp_apply(s, v, o);
     case RO_EVAL_EVERY: return parse_count(s, v, 1, 1000000000000LL, &o->eval_every);
     case RO_WATCHDOG: {
         char *end = NULL;
@@ -240,6 +263,7 @@ static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) 
         else
             return opt_fail(s, v, "is not a progress style", "auto, bar, lines");
         return RUN_PARSE_OK;
+    case RO_DEVICE_MEMORY: return parse_device_memory(s, v, o);
     default: return RUN_PARSE_OK;
     }
 }
@@ -314,6 +338,7 @@ static void set_defaults(RunOptions *o) {
     o->nodes = 1;
     sim_ddp_options_default(&o->ddp);
     sim_dp_options_default(&o->dp);
+    sim_fsdp_options_default(&o->fsdp);
     o->loss_log = SIM_LOSS_AVG;
     o->watchdog_s = 5.0;
     o->backend = cli_backend_default()->name;
@@ -375,7 +400,7 @@ static RunParse parse_one(int argc, char **argv, int *i, RunOptions *o) {
 }
 
 // The strategy against the ranks, nodes and ddp's options.
-static RunParse check_strategy(const RunOptions *o) {
+static RunParse check_strategy(RunOptions *o) {
     int ddp = strcmp(o->strategy, "ddp") == 0;
     if (strcmp(o->strategy, "dp") == 0) {
         if (o->nranks < 2) {
@@ -384,7 +409,8 @@ static RunParse check_strategy(const RunOptions *o) {
                       "one device)", o->nranks, o->nranks == 1 ? "" : "s");
             return RUN_PARSE_ERROR;
         }
-    } else if (!ddp && o->nranks != 1) {
+    } else if (!ddp && strcmp(o->strategy, "layer-owner") != 0 &&
+               !run_fsdp_is_strategy(o->strategy) && o->nranks != 1) {
         run_error("--ranks: '%d' is more than --strategy single runs; allowed: 1 (or "
                   "--strategy ddp)", o->nranks);
         return RUN_PARSE_ERROR;
@@ -398,6 +424,14 @@ static RunParse check_strategy(const RunOptions *o) {
         run_error("--eval-every: needs --strategy single or ddp; allowed: --strategy ddp");
         return RUN_PARSE_ERROR;
     }
+    if (strcmp(o->strategy, "layer-owner") == 0 && (o->eval_every > 0 || o->uneven)) {
+        run_error("--%s: not supported with --strategy layer-owner (its ranks hold only the "
+                  "layers they own); allowed: --strategy ddp", o->eval_every > 0 ? "eval-every"
+                  : "uneven");
+        return RUN_PARSE_ERROR;
+    }
+    if (run_fsdp_check(o) != RUN_PARSE_OK)
+        return RUN_PARSE_ERROR;
     if (o->join && !o->uneven) {
         run_error("--join: needs uneven inputs; allowed: --uneven K --join");
         return RUN_PARSE_ERROR;

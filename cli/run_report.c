@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "layer_owner.h" // defines: sim_layer_owner_strategy
 #include "outfile.h" // defines: SimJsonOut
 #include "run.h"
 
@@ -189,6 +190,28 @@ static void dp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
             "device 0");
 }
 
+// --strategy layer-owner: the wrong picture of FSDP, and who owns what.
+static void layer_owner_rows(Table *tb, const RunOptions *o, const SimModel *m) {
+    row(tb, "layer-owner", "the WRONG picture of FSDP, run to compare: real FSDP shards every "
+        "layer over all ranks; here each layer lives whole on one rank");
+    char buf[200];
+    size_t len = 0;
+    for (int r = 0; r < o->nranks && len + 1 < sizeof buf; r++) {
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%srank %d:", r ? "; " : "", r);
+        int any = 0;
+        for (int k = 1; k < m->nmodules && len + 1 < sizeof buf; k++)
+            if (sim_layer_owner_of(m, k, o->nranks) == r)
+                len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", any++ ? "," : " ",
+                                        m->modules[k].name);
+        if (!any && len + 1 < sizeof buf)
+            len += (size_t)snprintf(buf + len, sizeof buf - len, " nothing");
+    }
+    row(tb, "owners", "%s", buf);
+    row(tb, "each layer", "broadcast by its owner before its forward and again before its "
+        "backward, dropped by the others after use; gradient reduced (SUM, then / R) into the "
+        "owner, which alone steps it");
+}
+
 static void start_rows(Table *tb, const RunReport *rep, const SimTrainer *t) {
     const RunOptions *o = rep->o;
     const SimTrainConfig *c = rep->cfg;
@@ -243,6 +266,8 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
             : "blocks restart each epoch, its short last block is dropped (no step)");
     if (c->strategy == &sim_dp_strategy)
         dp_rows(&tb, o, c);
+    else if (c->strategy == &sim_layer_owner_strategy)
+        layer_owner_rows(&tb, o, t->model);
     else if (c->strategy)
         ddp_rows(&tb, o, c);
     int64_t per_epoch = sim_train_batches_per_epoch(c, run_sampler_replicas(o));
@@ -260,7 +285,9 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
 // ----------------------------------------------------------------------------
 // every step
 
-static void metrics_line(FILE *f, const SimStepStats *s) {
+// mem_peak: rank 0's device peak so far in its memory ledger (the most a
+// run allocates, as torch.cuda.max_memory_allocated() reports it).
+static void metrics_line(FILE *f, const SimStepStats *s, int64_t mem_peak) {
     SimJsonOut j;
     sim_json_begin(&j, f);
     sim_json_raw(&j, "{\"step\":");
@@ -287,6 +314,8 @@ static void metrics_line(FILE *f, const SimStepStats *s) {
     sim_json_num(&j, s->wall_s);
     sim_json_raw(&j, ",\"sim_s\":");
     sim_json_num(&j, s->sim_s);
+    sim_json_raw(&j, ",\"mem_peak_bytes\":");
+    sim_json_i64(&j, mem_peak);
     sim_json_raw(&j, "}\n");
     sim_json_flush(&j);
 }
@@ -317,7 +346,8 @@ void run_report_step(RunReport *rep, const SimStepStats *s) {
     rep->nsteps++;
     rep->samples += s->samples;
     if (rep->metrics)
-        metrics_line(rep->metrics, s);
+        metrics_line(rep->metrics, s,
+                     rep->world ? rep->world->ranks[0].mem.peak[SIM_MEM_DEVICE] : 0);
     int last = s->step == rep->end;
     if (rep->bar) {
         draw_bar(rep, s, last);

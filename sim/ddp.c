@@ -166,6 +166,7 @@ SimStatus ddp_rebuild(DdpState *s, SimRank *r) {
     SimTensor order;
     int64_t shape[1] = {n + 1};
     sim_tensor_init(&order, "ddp.rebuilt_order", SIM_INT32, 1, shape);
+    order.mem_cat = SIM_MEM_COMM;
     SimStatus st = sim_tensor_alloc(r, &order, 0);
     if (st == SIM_OK)
         st = sim_tensor_upload(r, &order, msg);

@@ -24,6 +24,7 @@ static SimStatus allreduce_value(DdpState *s, SimRank *r, const char *name, SimR
     SimTensor v;
     int64_t shape[1] = {1};
     sim_tensor_init(&v, name, SIM_FP32, 1, shape);
+    v.mem_cat = SIM_MEM_COMM;
     SimStatus st = sim_tensor_alloc(r, &v, 0);
     if (st == SIM_OK)
         st = sim_tensor_upload(r, &v, x);

@@ -97,6 +97,7 @@ SimStatus ddp_reducer_build(DdpState *s, SimRank *r) {
         b->numel = bk->bytes / sizeof(float);
         int64_t shape[1] = {(int64_t)b->numel};
         sim_tensor_init(&b->buf, "ddp.bucket", SIM_FP32, 1, shape);
+        b->buf.mem_cat = SIM_MEM_COMM; // a view instead holds no memory of its own
         if (s->o->gradient_as_bucket_view && contiguous_range(s, bk, &b->base)) {
             b->view = 1;
             b->buf = range_view(&s->m->grad, "ddp.bucket", b->base, b->numel);
@@ -106,6 +107,7 @@ SimStatus ddp_reducer_build(DdpState *s, SimRank *r) {
         SimDtype low = hook_dtype(s->o->comm_hook);
         if (st == SIM_OK && low != SIM_FP32) {
             sim_tensor_init(&b->low, "ddp.bucket_compressed", low, 1, shape);
+            b->low.mem_cat = SIM_MEM_COMM;
             st = sim_tensor_alloc(r, &b->low, s->m->grad.data == NULL);
         }
         for (int j = 0; j < bk->nparams; j++) {

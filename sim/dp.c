@@ -82,10 +82,15 @@ static void mark(SimRank *r, const char *name) {
     (void)sim_trace_append(tr, &ev); // a full trace counts the drop itself
 }
 
-// A 1-d staging tensor of n 4-byte elements (freed by the caller).
-static SimStatus stage(SimRank *r, SimTensor *t, const char *name, SimDtype dt, size_t n) {
+// A 1-d staging tensor of n 4-byte elements (freed by the caller), charged
+// to the memory ledger as cat: the scattered inputs and the loss scalars are
+// SIM_MEM_OTHER, the gathered outputs and their gradients SIM_MEM_ACT (on
+// device 0 they are the whole batch's output activations).
+static SimStatus stage(SimRank *r, SimTensor *t, const char *name, SimDtype dt, size_t n,
+                       SimMemCat cat) {
     int64_t shape[1] = {(int64_t)(n > 0 ? n : 1)};
     sim_tensor_init(t, name, dt, 1, shape);
+    t->mem_cat = (int16_t)cat;
     return sim_tensor_alloc(r, t, 0);
 }
 
@@ -145,9 +150,11 @@ static SimStatus dp_setup(SimRank *r, SimTrainer *t, const void *cfg, void **sta
         return SIM_EINVAL;
     }
     // Only the controller holds an optimizer (its state is never allocated
-    // on the replicas' devices).
-    if (r->rank != 0)
+    // on the replicas' devices, so their memory peaks start without it).
+    if (r->rank != 0) {
         sim_optim_free(&t->optim, r);
+        sim_mem_reset_peak(&r->mem, r->clock[SIM_STREAM_COMPUTE]);
+    }
     // The first replicate happens before the first forward, like
     // DataParallel's; nothing to broadcast at construction.
     return SIM_OK;
@@ -210,7 +217,7 @@ static SimStatus scatter_array(DpState *s, SimRank *r, const DpArray *a, int ai,
         s->host_cap[ai] = n * 4;
     }
     SimTensor t;
-    SIM_CHECK(stage(r, &t, a->name, a->dt, n));
+    SIM_CHECK(stage(r, &t, a->name, a->dt, n, SIM_MEM_OTHER));
     SimStatus st = SIM_OK;
     if (me == 0) {
         st = sim_tensor_upload(r, &t, a->src);
@@ -262,8 +269,9 @@ static SimStatus gather(DpState *s, SimRank *r, int nch, int N, float loss, doub
         return SIM_OK;
     size_t per = out && out->data ? sim_tensor_numel(out) / (size_t)s->size[me] : 0;
     SimTensor g, l;
-    SIM_CHECK(stage(r, &l, "dp.gather.loss", SIM_FP32, 1));
-    SimStatus st = stage(r, &g, "dp.gather.outputs", SIM_FP32, me == 0 ? (size_t)N * per : 1);
+    SIM_CHECK(stage(r, &l, "dp.gather.loss", SIM_FP32, 1, SIM_MEM_OTHER));
+    SimStatus st = stage(r, &g, "dp.gather.outputs", SIM_FP32, me == 0 ? (size_t)N * per : 1,
+                         SIM_MEM_ACT);
     if (st != SIM_OK) {
         sim_tensor_free(r, &l);
         return st;
@@ -304,8 +312,8 @@ static SimStatus scatter_grad(DpState *s, SimRank *r, int nch, int N, float *see
     size_t per = out && out->data ? sim_tensor_numel(out) / (size_t)s->size[me] : 0;
     size_t n = (size_t)(me == 0 ? N : s->size[me]) * per;
     SimTensor g, l;
-    SIM_CHECK(stage(r, &l, "dp.scatter_grad.seed", SIM_FP32, 1));
-    SimStatus st = stage(r, &g, "dp.scatter_grad.grads", SIM_FP32, n);
+    SIM_CHECK(stage(r, &l, "dp.scatter_grad.seed", SIM_FP32, 1, SIM_MEM_OTHER));
+    SimStatus st = stage(r, &g, "dp.scatter_grad.grads", SIM_FP32, n, SIM_MEM_ACT);
     if (st != SIM_OK) {
         sim_tensor_free(r, &l);
         return st;

@@ -65,6 +65,44 @@ SimStatus sim_model_add_buffer(SimModel *m, const char *name, SimDtype torch_dty
     return SIM_OK;
 }
 
+SimStatus sim_model_begin_module(SimModel *m, const char *name, int *idx) {
+    SimModuleInfo *t = realloc(m->modules, (size_t)(m->nmodules + 1) * sizeof *t);
+    if (!t)
+        return SIM_ENOMEM;
+    m->modules = t;
+    SimModuleInfo *mod = &t[m->nmodules];
+    memset(mod, 0, sizeof *mod);
+    snprintf(mod->name, sizeof mod->name, "%s", name);
+    mod->parent = m->nmodules == 0 ? -1 : 0;
+    mod->first_param = m->nparams;
+    *idx = m->nmodules++;
+    return SIM_OK;
+}
+
+void sim_model_end_module(SimModel *m, int idx) {
+    m->modules[idx].nparams = m->nparams - m->modules[idx].first_param;
+}
+
+SimStatus sim_model_module_event(SimModel *m, SimModuleEvent ev, int module) {
+    if (m->module_hook == NULL || module < 0)
+        return SIM_OK;
+    return m->module_hook(m->module_hook_arg, ev, module);
+}
+
+void sim_model_set_module_hook(SimModel *m, SimModuleHook hook, void *arg) {
+    m->module_hook = hook;
+    m->module_hook_arg = arg;
+}
+
+int sim_model_param_module(const SimModel *m, int i) {
+    for (int k = 1; k < m->nmodules; k++) {
+        const SimModuleInfo *mod = &m->modules[k];
+        if (i >= mod->first_param && i < mod->first_param + mod->nparams)
+            return k;
+    }
+    return 0;
+}
+
 // Lays the views out; returns the elements used of each arena.
 static void arrange(SimModel *m, int n, int seq, size_t used[3]) {
     SimModelImpl *im = m->impl;
@@ -88,9 +126,10 @@ void sim_model_lay_out(SimModel *m, int n, int seq) {
 }
 
 static SimStatus alloc_flat(SimRank *r, SimTensor *t, const char *name, SimDtype dt, size_t n,
-                            int phantom) {
+                            int phantom, SimMemCat cat) {
     int64_t shape[1] = {(int64_t)n};
     sim_tensor_init(t, name, dt, 1, shape);
+    t->mem_cat = (int16_t)cat; // the memory ledger's category (sim/memory.h)
     if (n == 0)
         return SIM_OK; // nothing to hold (e.g. no int32 inputs): stays without storage
     return sim_tensor_alloc(r, t, phantom);
@@ -142,19 +181,28 @@ static SimStatus check_spec(SimRank *r, const SimModelSpec *spec, int max_batch)
 
 static SimStatus build(SimRank *r, SimModel *m, int phantom) {
     SimModelImpl *im = m->impl;
+    int root;
+    SIM_CHECK(sim_model_begin_module(m, "", &root));
     SimStatus st = m->spec.kind == SIM_MODEL_GPT ? sim_model_gpt_build(m) : sim_model_mlp_build(m);
     if (st != SIM_OK)
         return st;
-    SIM_CHECK(alloc_flat(r, &m->param, "params", SIM_FP32, m->param_count, phantom));
-    SIM_CHECK(alloc_flat(r, &m->grad, "grads", SIM_FP32, m->param_count, phantom));
-    SIM_CHECK(alloc_flat(r, &m->buffer, "buffers", SIM_FP32, m->buffer_count, phantom));
+    sim_model_end_module(m, root);
+    SIM_CHECK(alloc_flat(r, &m->param, "params", SIM_FP32, m->param_count, phantom,
+                         SIM_MEM_PARAM));
+    SIM_CHECK(alloc_flat(r, &m->grad, "grads", SIM_FP32, m->param_count, phantom,
+                         SIM_MEM_GRAD));
+    SIM_CHECK(alloc_flat(r, &m->buffer, "buffers", SIM_FP32, m->buffer_count, phantom,
+                         SIM_MEM_OTHER)); // BatchNorm running stats
     SIM_CHECK(make_views(m));
     size_t used[3];
     int seq = m->spec.kind == SIM_MODEL_GPT ? m->spec.ctx : 0;
     arrange(m, m->max_batch, seq, used);
-    SIM_CHECK(alloc_flat(r, &im->acts, "activations", SIM_FP32, used[0], phantom));
-    SIM_CHECK(alloc_flat(r, &im->dacts, "activation grads", SIM_FP32, used[1], phantom));
-    SIM_CHECK(alloc_flat(r, &im->ints, "token ids and labels", SIM_INT32, used[2], phantom));
+    SIM_CHECK(alloc_flat(r, &im->acts, "activations", SIM_FP32, used[0], phantom,
+                         SIM_MEM_ACT));
+    SIM_CHECK(alloc_flat(r, &im->dacts, "activation grads", SIM_FP32, used[1], phantom,
+                         SIM_MEM_ACT));
+    SIM_CHECK(alloc_flat(r, &im->ints, "token ids and labels", SIM_INT32, used[2], phantom,
+                         SIM_MEM_OTHER));
     im->host_cap = (size_t)m->max_batch * (size_t)(seq ? seq : 1);
     if (!phantom && (im->host = malloc(im->host_cap * sizeof(float))) == NULL)
         return SIM_ENOMEM;
@@ -215,6 +263,7 @@ void sim_model_destroy(SimRank *r, SimModel *m) {
     sim_tensor_free(r, &m->buffer);
     free(m->params);
     free(m->buffers);
+    free(m->modules);
     free(m);
 }
 

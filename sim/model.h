@@ -64,6 +64,38 @@ typedef struct {
 // order PyTorch's autograd completes them for the same module.
 typedef void (*SimGradHook)(void *arg, int param_index);
 
+// Modules: the model's module tree, as PyTorch's named_modules() sees it,
+// two levels deep: the root (index 0, name "") and its children that hold
+// parameters: each Linear and BatchNorm of an MLP ("0", "1", "3", ...; the
+// extra head too), and tok_emb, pos_emb, blocks.0 .. blocks.L-1, ln_f and
+// head of a GPT. A module's parameters are the range [first_param,
+// first_param + nparams) of the parameter table (its whole subtree).
+// Wrapping policies (FSDP units) and the layer-owner strategy choose among
+// these modules.
+typedef struct {
+    char name[SIM_NAME_MAX];
+    int parent;              // -1 for the root
+    int first_param, nparams;
+} SimModuleInfo;
+
+// Points where a module hook is called (sim_model_set_module_hook):
+//   PRE_FORWARD   before the module's first op in forward
+//   POST_FORWARD  after its last op in forward (the root's: before the loss)
+//   PRE_BACKWARD  before the first op of its backward (the root's: before the
+//                 loss backward)
+//   POST_BACKWARD after its last backward op, once every gradient of its
+//                 parameters is complete (after the gradient hooks fired)
+// A module the forward did not run (the MLP's extra head on odd steps) gets
+// no call. A hook that fails stops the pass with its status.
+typedef enum {
+    SIM_MODULE_PRE_FORWARD = 0,
+    SIM_MODULE_POST_FORWARD,
+    SIM_MODULE_PRE_BACKWARD,
+    SIM_MODULE_POST_BACKWARD,
+} SimModuleEvent;
+
+typedef SimStatus (*SimModuleHook)(void *arg, SimModuleEvent ev, int module);
+
 typedef struct SimModelImpl SimModelImpl; // activations and layer plans, private
 
 typedef struct {
@@ -79,6 +111,10 @@ typedef struct {
     size_t buffer_count;
     SimTensor buffer;        // [buffer_count] fp32
     int training;            // 1: train mode (BatchNorm uses batch statistics)
+    int nmodules;
+    SimModuleInfo *modules;  // [nmodules]: the root first, then its children in order
+    SimModuleHook module_hook; // NULL: none (sim_model_set_module_hook)
+    void *module_hook_arg;
     SimModelImpl *impl;
 } SimModel;
 
@@ -139,6 +175,12 @@ SimStatus sim_model_backward(SimRank *r, SimModel *m, float dloss_scale, SimGrad
 const SimTensor *sim_model_output(const SimModel *m);
 // 1 if the last forward used parameter i (so backward gives it a gradient).
 int sim_model_param_used(const SimModel *m, int i);
+// Sets (or with NULL clears) the hook called at module boundaries in
+// forward and backward.
+void sim_model_set_module_hook(SimModel *m, SimModuleHook hook, void *arg);
+// The module whose own range holds parameter i most closely (a child, else
+// the root).
+int sim_model_param_module(const SimModel *m, int i);
 // Index of the parameter or buffer with this name, or -1.
 int sim_model_find_param(const SimModel *m, const char *name);
 int sim_model_find_buffer(const SimModel *m, const char *name);

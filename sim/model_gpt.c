@@ -48,6 +48,8 @@ typedef struct {
 
 typedef struct {
     int wte, wpe, lnfw, lnfb, head;
+    int mod_wte, mod_wpe, mod_lnf, mod_head; // module indices
+    int *mod_block;      // [layers]
     GptBlockParams *bp;  // [layers]
     GptBlockActs *ba;    // [layers]
     SimTensor tokens;    // [B,T] int32
@@ -97,15 +99,30 @@ SimStatus sim_model_gpt_build(SimModel *m) {
     m->impl->kind = s;
     s->bp = calloc((size_t)sp->layers, sizeof *s->bp);
     s->ba = calloc((size_t)sp->layers, sizeof *s->ba);
-    if (!s->bp || !s->ba)
+    s->mod_block = calloc((size_t)sp->layers, sizeof *s->mod_block);
+    if (!s->bp || !s->ba || !s->mod_block)
         return SIM_ENOMEM;
+    SIM_CHECK(sim_model_begin_module(m, "tok_emb", &s->mod_wte));
     SIM_CHECK(add(m, &s->wte, 2, sp->vocab, sp->embd, "tok_emb.weight", 0));
+    sim_model_end_module(m, s->mod_wte);
+    SIM_CHECK(sim_model_begin_module(m, "pos_emb", &s->mod_wpe));
     SIM_CHECK(add(m, &s->wpe, 2, sp->ctx, sp->embd, "pos_emb.weight", 0));
-    for (int i = 0; i < sp->layers; i++)
+    sim_model_end_module(m, s->mod_wpe);
+    for (int i = 0; i < sp->layers; i++) {
+        char name[SIM_NAME_MAX];
+        snprintf(name, sizeof name, "blocks.%d", i);
+        SIM_CHECK(sim_model_begin_module(m, name, &s->mod_block[i]));
         SIM_CHECK(add_block(m, &s->bp[i], i));
+        sim_model_end_module(m, s->mod_block[i]);
+    }
+    SIM_CHECK(sim_model_begin_module(m, "ln_f", &s->mod_lnf));
     SIM_CHECK(add(m, &s->lnfw, 1, sp->embd, 0, "ln_f.weight", 0));
     SIM_CHECK(add(m, &s->lnfb, 1, sp->embd, 0, "ln_f.bias", 0));
-    return add(m, &s->head, 2, sp->vocab, sp->embd, "head.weight", 0);
+    sim_model_end_module(m, s->mod_lnf);
+    SIM_CHECK(sim_model_begin_module(m, "head", &s->mod_head));
+    SIM_CHECK(add(m, &s->head, 2, sp->vocab, sp->embd, "head.weight", 0));
+    sim_model_end_module(m, s->mod_head);
+    return SIM_OK;
 }
 
 void sim_model_gpt_free(SimModel *m) {
@@ -113,6 +130,7 @@ void sim_model_gpt_free(SimModel *m) {
     if (s) {
         free(s->bp);
         free(s->ba);
+        free(s->mod_block);
         free(s);
     }
     m->impl->kind = NULL;
@@ -273,15 +291,27 @@ SimStatus sim_model_gpt_forward(SimRank *r, SimModel *m, const SimBatch *b, floa
     for (int i = 0; i < m->nparams; i++)
         im->used[i] = 1;
     SimTensor wpe = first_rows(&im->pv[s->wpe], b->seq);
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_FORWARD, 0));
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_FORWARD, s->mod_wte));
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_FORWARD, s->mod_wpe));
     SIM_CHECK(sim_op_embedding_forward(r, &s->x0, &s->tokens, &im->pv[s->wte], &wpe));
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_FORWARD, s->mod_wte));
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_FORWARD, s->mod_wpe));
     const SimTensor *x = &s->x0;
     for (int l = 0; l < m->spec.layers; l++) {
+        SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_FORWARD, s->mod_block[l]));
         SIM_CHECK(block_forward(r, m, l, x));
+        SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_FORWARD, s->mod_block[l]));
         x = &s->ba[l].res3;
     }
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_FORWARD, s->mod_lnf));
     SIM_CHECK(sim_op_layernorm_forward(r, &s->lnf, &s->lnf_mean, &s->lnf_rstd, x,
                                        &im->pv[s->lnfw], &im->pv[s->lnfb], 1e-5f));
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_FORWARD, s->mod_lnf));
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_FORWARD, s->mod_head));
     SIM_CHECK(sim_op_linear_forward(r, &s->logits, &s->lnf, &im->pv[s->head], NULL, im->amp));
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_FORWARD, s->mod_head));
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_FORWARD, 0));
     im->output = &s->logits;
     return sim_model_loss_forward(r, m, &s->logits, loss);
 }
@@ -329,24 +359,35 @@ SimStatus sim_model_gpt_backward(SimRank *r, SimModel *m, float dloss_scale, Sim
     SimModelImpl *im = m->impl;
     GptState *s = im->kind;
     int L = m->spec.layers;
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_BACKWARD, 0));
     SIM_CHECK(sim_model_loss_backward(r, m, &s->dlogits, dloss_scale));
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_BACKWARD, s->mod_head));
     SIM_CHECK(sim_op_linear_backward(r, &s->dlnf, &im->gv[s->head], NULL, &s->dlogits, &s->lnf,
                                      &im->pv[s->head], im->amp));
     sim_model_ready(m, hook, arg, s->head);
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_BACKWARD, s->mod_head));
     const SimTensor *top = L > 0 ? &s->ba[L - 1].res3 : &s->x0;
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_BACKWARD, s->mod_lnf));
     SIM_CHECK(sim_op_layernorm_backward(r, &s->dres, &im->gv[s->lnfw], &im->gv[s->lnfb],
                                         &s->dlnf, top, &im->pv[s->lnfw], &s->lnf_mean,
                                         &s->lnf_rstd));
     sim_model_ready(m, hook, arg, s->lnfw);
     sim_model_ready(m, hook, arg, s->lnfb);
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_BACKWARD, s->mod_lnf));
     for (int l = L - 1; l >= 0; l--) {
         if (l < L - 1) // the scratch still holds the block above's gradients
             SIM_CHECK(sim_op_fill(r, &im->dacts, s->scratch_off, s->scratch_n, 0.0f));
+        SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_BACKWARD, s->mod_block[l]));
         SIM_CHECK(block_backward(r, m, l, l > 0 ? &s->ba[l - 1].res3 : &s->x0, hook, arg));
+        SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_BACKWARD, s->mod_block[l]));
     }
     SimTensor dwpe = first_rows(&im->gv[s->wpe], im->fwd_seq);
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_BACKWARD, s->mod_wpe));
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_BACKWARD, s->mod_wte));
     SIM_CHECK(sim_op_embedding_backward(r, &im->gv[s->wte], &dwpe, &s->dres, &s->tokens));
     sim_model_ready(m, hook, arg, s->wpe);
     sim_model_ready(m, hook, arg, s->wte);
-    return SIM_OK;
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_BACKWARD, s->mod_wpe));
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_BACKWARD, s->mod_wte));
+    return sim_model_module_event(m, SIM_MODULE_POST_BACKWARD, 0);
 }

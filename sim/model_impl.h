@@ -57,6 +57,13 @@ SimStatus sim_model_add_param(SimModel *m, const char *name, int ndim, const int
 SimStatus sim_model_add_buffer(SimModel *m, const char *name, SimDtype torch_dtype, int ndim,
                                const int64_t *shape);
 
+// Module table builders: begin opens a child of the root named `name` whose
+// parameters are those added until end (index returned in *idx).
+SimStatus sim_model_begin_module(SimModel *m, const char *name, int *idx);
+void sim_model_end_module(SimModel *m, int idx);
+// Calls the module hook, if any.
+SimStatus sim_model_module_event(SimModel *m, SimModuleEvent ev, int module);
+
 // Writes an error into r->error and returns SIM_EINVAL.
 SimStatus sim_model_fail(SimRank *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -33,6 +33,7 @@ typedef struct {
     int bn_w[MLP_MAX], bn_b[MLP_MAX];   // BatchNorm after Linear i (-1: none)
     int bn_rm[MLP_MAX], bn_rv[MLP_MAX], bn_nbt[MLP_MAX]; // its buffers
     int aux_w, aux_b;             // the extra head (-1: none)
+    int mod_lin[MLP_MAX], mod_bn[MLP_MAX], mod_aux; // module indices (-1: none)
     // Views for the current batch of n samples (widths w[i]).
     SimTensor one;                // [1] the constant 1 (num_batches_tracked += 1)
     SimTensor x;                  // [n, w0] input features
@@ -47,26 +48,33 @@ static int has_bn(const MlpState *s, int i) {
     return s->bn_w[i] >= 0;
 }
 
-static SimStatus add_linear(SimModel *m, int idx, int in, int out, int *w, int *b) {
+static SimStatus add_linear(SimModel *m, int idx, int in, int out, int *w, int *b, int *mod) {
     char name[SIM_NAME_MAX];
     int64_t ws[2] = {out, in}, bs[1] = {out};
+    snprintf(name, sizeof name, "%d", idx);
+    SIM_CHECK(sim_model_begin_module(m, name, mod));
     *w = m->nparams;
     snprintf(name, sizeof name, "%d.weight", idx);
     SIM_CHECK(sim_model_add_param(m, name, 2, ws));
     *b = m->nparams;
     snprintf(name, sizeof name, "%d.bias", idx);
-    return sim_model_add_param(m, name, 1, bs);
+    SIM_CHECK(sim_model_add_param(m, name, 1, bs));
+    sim_model_end_module(m, *mod);
+    return SIM_OK;
 }
 
 static SimStatus add_batchnorm(SimModel *m, MlpState *s, int idx, int i, int width) {
     char name[SIM_NAME_MAX];
     int64_t cs[1] = {width};
+    snprintf(name, sizeof name, "%d", idx);
+    SIM_CHECK(sim_model_begin_module(m, name, &s->mod_bn[i]));
     s->bn_w[i] = m->nparams;
     snprintf(name, sizeof name, "%d.weight", idx);
     SIM_CHECK(sim_model_add_param(m, name, 1, cs));
     s->bn_b[i] = m->nparams;
     snprintf(name, sizeof name, "%d.bias", idx);
     SIM_CHECK(sim_model_add_param(m, name, 1, cs));
+    sim_model_end_module(m, s->mod_bn[i]);
     s->bn_rm[i] = m->nbuffers;
     snprintf(name, sizeof name, "%d.running_mean", idx);
     SIM_CHECK(sim_model_add_buffer(m, name, SIM_FP32, 1, cs));
@@ -86,10 +94,13 @@ SimStatus sim_model_mlp_build(SimModel *m) {
     m->impl->kind = s;
     s->L = m->spec.nwidths - 1;
     s->aux_w = s->aux_b = -1;
+    s->mod_aux = -1;
     int idx = 0; // the nn.Sequential index of the next module
     for (int i = 0; i < s->L; i++) {
         s->bn_w[i] = s->bn_b[i] = -1;
-        SIM_CHECK(add_linear(m, idx++, w[i], w[i + 1], &s->lin_w[i], &s->lin_b[i]));
+        s->mod_bn[i] = -1;
+        SIM_CHECK(add_linear(m, idx++, w[i], w[i + 1], &s->lin_w[i], &s->lin_b[i],
+                             &s->mod_lin[i]));
         if (i == s->L - 1)
             break;
         if (m->spec.batchnorm)
@@ -97,7 +108,7 @@ SimStatus sim_model_mlp_build(SimModel *m) {
         idx++; // the activation has no parameters
     }
     if (m->spec.unused_branch)
-        SIM_CHECK(add_linear(m, idx, w[s->L - 1], w[s->L], &s->aux_w, &s->aux_b));
+        SIM_CHECK(add_linear(m, idx, w[s->L - 1], w[s->L], &s->aux_w, &s->aux_b, &s->mod_aux));
     return SIM_OK;
 }
 
@@ -213,19 +224,24 @@ SimStatus sim_model_mlp_forward(SimRank *r, SimModel *m, const SimBatch *b, int 
     if (bn_train)
         SIM_CHECK(sim_op_fill(r, &s->one, 0, 0, 1.0f));
     const SimTensor *h = &s->x;
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_FORWARD, 0));
     for (int i = 0; i < s->L; i++) {
+        SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_FORWARD, s->mod_lin[i]));
         SIM_CHECK(sim_op_linear_forward(r, &s->z[i], h, &im->pv[s->lin_w[i]],
                                         &im->pv[s->lin_b[i]], im->amp));
+        SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_FORWARD, s->mod_lin[i]));
         if (i == s->L - 1)
             break;
         const SimTensor *pre = &s->z[i];
         if (has_bn(s, i)) {
+            SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_FORWARD, s->mod_bn[i]));
             SIM_CHECK(sim_op_batchnorm_forward(r, &s->bn[i], &s->mean[i], &s->invstd[i],
                                                &im->bv[s->bn_rm[i]], &im->bv[s->bn_rv[i]],
                                                &s->z[i], &im->pv[s->bn_w[i]],
                                                &im->pv[s->bn_b[i]], 0.1f, 1e-5f, m->training));
             if (bn_train)
                 SIM_CHECK(sim_op_axpy(r, &im->bv[s->bn_nbt[i]], 1.0f, &s->one));
+            SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_FORWARD, s->mod_bn[i]));
             pre = &s->bn[i];
         }
         SIM_CHECK(sim_op_act_forward(r, m->spec.act, &s->a[i], pre));
@@ -235,23 +251,27 @@ SimStatus sim_model_mlp_forward(SimRank *r, SimModel *m, const SimBatch *b, int 
     if (aux) {
         // The extra head reads what the last Linear reads; its output is
         // added to the logits, so both heads see the same output gradient.
+        SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_FORWARD, s->mod_aux));
         SIM_CHECK(sim_op_linear_forward(r, &s->aux, h, &im->pv[s->aux_w], &im->pv[s->aux_b],
                                         im->amp));
+        SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_FORWARD, s->mod_aux));
         SIM_CHECK(sim_op_axpy(r, logits, 1.0f, &s->aux));
     }
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_FORWARD, 0));
     im->output = logits;
     return sim_model_loss_forward(r, m, logits, loss);
 }
 
-static SimStatus linear_back(SimRank *r, SimModel *m, SimTensor *dinp, int w, int b,
+static SimStatus linear_back(SimRank *r, SimModel *m, SimTensor *dinp, int w, int b, int mod,
                              const SimTensor *dout, const SimTensor *inp, SimGradHook hook,
                              void *arg) {
     SimModelImpl *im = m->impl;
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_BACKWARD, mod));
     SIM_CHECK(sim_op_linear_backward(r, dinp, &im->gv[w], &im->gv[b], dout, inp, &im->pv[w],
                                      im->amp));
     sim_model_ready(m, hook, arg, b);
     sim_model_ready(m, hook, arg, w);
-    return SIM_OK;
+    return sim_model_module_event(m, SIM_MODULE_POST_BACKWARD, mod);
 }
 
 SimStatus sim_model_mlp_backward(SimRank *r, SimModel *m, float dloss_scale, SimGradHook hook,
@@ -262,16 +282,18 @@ SimStatus sim_model_mlp_backward(SimRank *r, SimModel *m, float dloss_scale, Sim
     if (m->spec.batchnorm && !im->fwd_training)
         return sim_model_fail(r, "model mlp with bn: backward after an eval-mode forward is "
                               "not supported (BatchNorm used its running statistics)");
+    SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_BACKWARD, 0));
     SIM_CHECK(sim_model_loss_backward(r, m, &s->dz[L - 1], dloss_scale));
     const SimTensor *last_in = L > 1 ? &s->a[L - 2] : &s->x;
     SimTensor *dlast_in = L > 1 ? &s->da[L - 2] : NULL;
     if (s->aux_w >= 0 && im->used[s->aux_w])
-        SIM_CHECK(linear_back(r, m, dlast_in, s->aux_w, s->aux_b, &s->dz[L - 1], last_in, hook,
-                              arg));
+        SIM_CHECK(linear_back(r, m, dlast_in, s->aux_w, s->aux_b, s->mod_aux, &s->dz[L - 1],
+                              last_in, hook, arg));
     for (int i = L - 1; i >= 0; i--) {
         const SimTensor *inp = i > 0 ? &s->a[i - 1] : &s->x;
         SimTensor *dinp = i > 0 ? &s->da[i - 1] : NULL; // the input needs no gradient
-        SIM_CHECK(linear_back(r, m, dinp, s->lin_w[i], s->lin_b[i], &s->dz[i], inp, hook, arg));
+        SIM_CHECK(linear_back(r, m, dinp, s->lin_w[i], s->lin_b[i], s->mod_lin[i], &s->dz[i], inp,
+                              hook, arg));
         if (i == 0)
             break;
         int h = i - 1; // the hidden layer below
@@ -280,11 +302,13 @@ SimStatus sim_model_mlp_backward(SimRank *r, SimModel *m, float dloss_scale, Sim
             continue;
         }
         SIM_CHECK(sim_op_act_backward(r, m->spec.act, &s->dbn[h], &s->bn[h], &s->da[h]));
+        SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_BACKWARD, s->mod_bn[h]));
         SIM_CHECK(sim_op_batchnorm_backward(r, &s->dz[h], &im->gv[s->bn_w[h]],
                                             &im->gv[s->bn_b[h]], &s->dbn[h], &s->z[h],
                                             &im->pv[s->bn_w[h]], &s->mean[h], &s->invstd[h]));
         sim_model_ready(m, hook, arg, s->bn_w[h]);
         sim_model_ready(m, hook, arg, s->bn_b[h]);
+        SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_BACKWARD, s->mod_bn[h]));
     }
-    return SIM_OK;
+    return sim_model_module_event(m, SIM_MODULE_POST_BACKWARD, 0);
 }

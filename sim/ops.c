@@ -17,39 +17,37 @@ static SimWorld *world_of(SimRank *r) {
     return r->world;
 }
 
-// Appends a memory event: `bytes` allocated (alloc) or released (free), and
-// the rank's live total after it, at the compute stream's simulated time.
-static void trace_memory(SimRank *r, const char *what, size_t bytes) {
-    SimWorld *w = world_of(r);
-    if (w->trace == NULL)
-        return;
-    SimEvent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.rank = r->rank;
-    ev.stream = SIM_STREAM_COMPUTE;
-    ev.kind = SIM_EV_MEMORY;
-    ev.name = what;
-    ev.bytes = bytes;
-    ev.count = r->mem_bytes;
-    ev.step = ev.nsteps = ev.chunk = ev.src = ev.dst = -1;
-    ev.sim_start = ev.sim_end = r->clock[SIM_STREAM_COMPUTE];
-    ev.wall_start = ev.wall_end = sim_rank_wall(r);
-    (void)sim_trace_append(w->trace, &ev);
-}
+// Storage is counted twice, for two questions. r->mem_bytes / mem_peak:
+// the bytes this process really holds through the backend (phantom tensors
+// hold none). The ledger (sim/memory.h): what the modelled run would hold,
+// by the tensor's category and space; phantom tensors are charged by their
+// shape, so phantom mode accounts memory exactly as numeric mode does. The
+// ledger's charge comes first: a tensor over the device capacity is refused
+// before anything is allocated. The trace's memory events come from the
+// ledger (one per alloc and per free).
 
 SimStatus sim_tensor_alloc(SimRank *r, SimTensor *t, int phantom) {
     t->data = NULL;
+    t->charged = 0;
     if (sim_dtype_size(t->dtype) == 0) {
         snprintf(r->error, sizeof r->error, "tensor_alloc: %s has an invalid dtype",
                  t->name ? t->name : "tensor");
         return SIM_EINVAL;
     }
-    if (phantom)
-        return SIM_OK;
-    SimWorld *w = world_of(r);
     size_t bytes = sim_tensor_bytes(t);
+    SimStatus st = sim_mem_charge_item(r, (SimMemSpace)t->mem_space, (SimMemCat)t->mem_cat,
+                                       (int64_t)bytes, t->name);
+    if (st != SIM_OK)
+        return st;
+    if (phantom) {
+        t->charged = (int64_t)bytes;
+        return SIM_OK;
+    }
+    SimWorld *w = world_of(r);
     void *p = w->ops->alloc(w->ctx, r->rank, bytes);
     if (p == NULL) {
+        (void)sim_mem_charge_item(r, (SimMemSpace)t->mem_space, (SimMemCat)t->mem_cat,
+                                  -(int64_t)bytes, t->name);
         char shape[96];
         snprintf(r->error, sizeof r->error, "tensor_alloc: out of memory for %s %s (%zu bytes)",
                  t->name ? t->name : "tensor", sim_tensor_shape_str(t, shape, sizeof shape),
@@ -57,22 +55,30 @@ SimStatus sim_tensor_alloc(SimRank *r, SimTensor *t, int phantom) {
         return SIM_ENOMEM;
     }
     t->data = p;
+    t->charged = (int64_t)bytes;
     r->mem_bytes += bytes;
     if (r->mem_bytes > r->mem_peak)
         r->mem_peak = r->mem_bytes;
-    trace_memory(r, "alloc", bytes);
     return SIM_OK;
 }
 
 void sim_tensor_free(SimRank *r, SimTensor *t) {
-    if (t == NULL || t->data == NULL)
+    if (t == NULL)
+        return;
+    if (t->charged > 0) {
+        // A release cannot fail unless the ledger was charged elsewhere for
+        // this tensor; the storage goes either way.
+        (void)sim_mem_charge_item(r, (SimMemSpace)t->mem_space, (SimMemCat)t->mem_cat,
+                                  -t->charged, t->name);
+        t->charged = 0;
+    }
+    if (t->data == NULL)
         return;
     SimWorld *w = world_of(r);
     w->ops->free(w->ctx, r->rank, t->data);
     t->data = NULL;
     size_t bytes = sim_tensor_bytes(t);
     r->mem_bytes -= bytes < r->mem_bytes ? bytes : r->mem_bytes;
-    trace_memory(r, "free", bytes);
 }
 
 SimStatus sim_tensor_upload(SimRank *r, SimTensor *t, const void *host) {

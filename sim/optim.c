@@ -71,6 +71,7 @@ SimStatus sim_optim_init(SimOptim *o, SimRank *r, const SimOptimOptions *opt, Si
     int phantom = param->data == NULL;
     for (int k = 0; k < o->nstate; k++) {
         sim_tensor_init(&o->state[k], o->state_names[k], SIM_FP32, 1, shape);
+        o->state[k].mem_cat = SIM_MEM_OPTIM;
         SimStatus st = sim_tensor_alloc(r, &o->state[k], phantom);
         if (st == SIM_OK && count > 0)
             st = sim_op_fill(r, &o->state[k], 0, count, 0.0f);
@@ -84,8 +85,7 @@ SimStatus sim_optim_init(SimOptim *o, SimRank *r, const SimOptimOptions *opt, Si
 
 void sim_optim_free(SimOptim *o, SimRank *r) {
     for (int k = 0; k < SIM_OPTIM_MAX_STATE; k++) {
-        if (o->state[k].data)
-            sim_tensor_free(r, &o->state[k]);
+        sim_tensor_free(r, &o->state[k]); // phantom state too: it was charged
         o->state[k].data = NULL;
     }
     free(o->param_steps);

@@ -29,6 +29,7 @@
 #include "world.h"  // defines: SimRank
 
 typedef struct SimTrainer SimTrainer;
+typedef struct SimStepStats SimStepStats;
 
 typedef struct SimStrategyOps {
     const char *name; // "ddp"
@@ -60,6 +61,18 @@ typedef struct SimStrategyOps {
     // has run out (the end of each epoch and of the run: post_hook).
     SimStatus (*join_shadow)(void *state, SimRank *r, SimTrainer *t);
     SimStatus (*join_exit)(void *state, SimRank *r, SimTrainer *t);
+    // Optional (NULL: the loop's own): replaces unscaling, clipping and the
+    // optimizer step, for a strategy that updates sharded state itself. Sets
+    // s->grad_norm (when clipping or t->cfg->want_grad_norm), s->lr and
+    // s->skipped as the loop would.
+    SimStatus (*update)(void *state, SimRank *r, SimTrainer *t, SimStepStats *s);
+    // Optional (NULL: rank 0 writes sim_train_save): writes a checkpoint to
+    // path; called on EVERY rank, since gathering or sharding state needs
+    // every rank's collectives.
+    SimStatus (*save)(void *state, SimRank *r, SimTrainer *t, const char *path);
+    // Optional (NULL: sim_train_setup restores t->cfg->resume_path itself,
+    // before setup): restores the checkpoint after setup, on every rank.
+    SimStatus (*restore)(void *state, SimRank *r, SimTrainer *t, const char *path);
 } SimStrategyOps;
 
 #endif

@@ -18,9 +18,17 @@ typedef struct {
     int ndim;                       // 0..SIM_MAX_DIMS (0 = scalar)
     int64_t shape[SIM_MAX_DIMS];    // row-major: the last dimension is contiguous
     void *data;                     // backend memory of numel elements, or NULL (phantom)
+    // The memory ledger (sim/memory.h): the category and space that
+    // sim_tensor_alloc charges the storage to (zero: SIM_MEM_OTHER on the
+    // device; set them after sim_tensor_init, before the alloc), and the
+    // bytes it charged, which sim_tensor_free releases (phantom tensors are
+    // charged too; views and tensors never allocated hold 0).
+    int16_t mem_cat;                // SimMemCat
+    int16_t mem_space;              // SimMemSpace
+    int64_t charged;                // bytes charged to the ledger
 } SimTensor;
 
-// Fills t with a shape (ndim values) and no storage.
+// Fills t with a shape (ndim values) and no storage (ledger fields zero).
 void sim_tensor_init(SimTensor *t, const char *name, SimDtype dt, int ndim, const int64_t *shape);
 size_t sim_tensor_numel(const SimTensor *t);
 size_t sim_tensor_bytes(const SimTensor *t);

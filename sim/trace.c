@@ -175,6 +175,7 @@ const char *sim_event_kind_name(SimEventKind k) {
         [SIM_EV_XFER] = "xfer",       [SIM_EV_COMPUTE] = "compute",
         [SIM_EV_MARKER] = "marker",   [SIM_EV_FAULT] = "fault",
         [SIM_EV_MEMORY] = "memory",   [SIM_EV_BUCKET] = "bucket",
+        [SIM_EV_SHARD] = "shard",
     };
     if ((int)k < 0 || k >= SIM_EV_KIND_COUNT)
         return "unknown";

@@ -25,12 +25,23 @@ typedef enum {
     SIM_EV_COMPUTE,    // a compute op
     SIM_EV_MARKER,     // a lesson or user marker
     SIM_EV_FAULT,      // a diagnosed failure (watchdog, protocol)
-    SIM_EV_MEMORY,     // an allocation ("alloc") or release ("free") of `bytes`;
-                       // `count` holds the rank's live bytes after it
+    SIM_EV_MEMORY,     // a change to the rank's memory ledger (sim/memory.h):
+                       // label "alloc" or "free" of `bytes` to category
+                       // `mem_cat` in space `mem_space`; name: the item
+                       // ("alloc" / "free" for tensor storage); `count`: the
+                       // ledger's total of that space after it (what the
+                       // modelled run holds: backing stores left out,
+                       // phantom tensors counted)
     SIM_EV_BUCKET,     // a DDP gradient bucket (label "ready": a parameter's
                        // gradient copied in, parameter index in `chunk`;
                        // "launch": its all_reduce started; "done": waited
                        // for); bucket index in `step`, bucket bytes in `bytes`
+    SIM_EV_SHARD,      // an FSDP unit on one rank (label "gather": its all-gather
+                       // issued; "gathered": unpacked, ready to compute; "free":
+                       // resharded; "reduce": its gradient's reduction launched;
+                       // "reduced": added to the gradient shard); unit index in
+                       // `step`, unit count in `nsteps`, the unit's padded bytes
+                       // in `bytes`, this rank's index in the shard group in `chunk`
     SIM_EV_KIND_COUNT
 } SimEventKind;
 
@@ -49,6 +60,8 @@ typedef struct {
     int16_t algo;                // SimAlgo
     int16_t dtype;               // SimDtype
     int16_t redop;               // SimRedOp
+    int16_t mem_cat;             // SimMemCat (memory events; 0 otherwise)
+    int16_t mem_space;           // SimMemSpace (memory events; 0 otherwise)
     int32_t step, nsteps;        // steps: index and total; -1 when not a step
     int32_t chunk, src, dst;     // transfers: chunk index and ranks; -1 otherwise
 } SimEvent;
@@ -80,7 +93,10 @@ SimEvent *sim_trace_merge(const SimTrace *t, size_t *n);
 // Writes the trace atomically (temporary file + rename).
 //   Chrome trace JSON: ts/dur in microseconds of simulated (or wall) time,
 //   pid = rank, tid = stream; loads in Perfetto and chrome://tracing.
-//   JSON lines: one object per event with every field.
+//   Memory events also draw a counter track per rank ("device memory (MiB)",
+//   "host memory (MiB)") of the ledger's bytes by category.
+//   JSON lines: one object per event with every field (mem_cat and
+//   mem_space on memory events only).
 SimStatus sim_trace_write_chrome(const SimTrace *t, const char *path, int use_wall);
 SimStatus sim_trace_write_jsonl(const SimTrace *t, const char *path);
 

@@ -5,7 +5,11 @@
 //
 // Chrome format: {"traceEvents":[...]} of "X" (complete) events with ts and
 // dur in microseconds, pid = rank and tid = stream, plus "M" metadata events
-// naming each process "rank N" and each thread after its stream.
+// naming each process "rank N" and each thread after its stream. Memory
+// events also feed one counter track ("ph":"C") per rank and space, "device
+// memory (MiB)" / "host memory (MiB)", with the ledger's current bytes by
+// category (sim_mem_cat_key; backing stores left out), rebuilt from the
+// events in order, so Perfetto draws the stacked memory timeline.
 #include "trace.h"
 
 #include <inttypes.h>
@@ -14,6 +18,7 @@
 
 #include "coll.h"
 #include "dtype.h"
+#include "memory.h"
 #include "outfile.h"
 #include "trace_order.h"
 
@@ -95,6 +100,10 @@ static void chrome_args(SimJsonOut *o, const SimEvent *e, int use_wall) {
         put_i64(o, "dst", e->dst);
     if (e->label != NULL)
         put_str(o, "label", e->label);
+    if (e->kind == SIM_EV_MEMORY) {
+        put_str(o, "mem_cat", sim_mem_cat_key((SimMemCat)e->mem_cat));
+        put_str(o, "mem_space", sim_mem_space_name((SimMemSpace)e->mem_space));
+    }
     // The clock not used for ts/dur, so both are in the file.
     if (use_wall) {
         put_num(o, "sim_start_us", e->sim_start * 1e6);
@@ -120,6 +129,45 @@ static void chrome_event(SimJsonOut *o, const SimEvent *e, int use_wall) {
     put_i64(o, "tid", e->stream);
     chrome_args(o, e, use_wall);
     sim_json_raw(o, "}");
+}
+
+// The ledger as the memory events rebuild it: bytes [rank][space][cat].
+typedef struct {
+    int64_t *cur; // NULL until the first memory event
+    int nranks;
+} ChromeMem;
+
+// After memory event e: the counter record of its rank and space, with the
+// current bytes of every counted category in MiB.
+static void chrome_counter(SimJsonOut *o, ChromeMem *m, const SimEvent *e, int use_wall) {
+    if (e->rank < 0 || e->rank >= m->nranks || e->mem_space < 0 ||
+        e->mem_space >= SIM_MEM_SPACE_COUNT || e->mem_cat < 0 || e->mem_cat >= SIM_MEM_CAT_COUNT)
+        return;
+    if (m->cur == NULL) {
+        m->cur = calloc((size_t)m->nranks * SIM_MEM_SPACE_COUNT * SIM_MEM_CAT_COUNT,
+                        sizeof *m->cur);
+        if (m->cur == NULL)
+            return; // the counters are a view of the events: leave them out
+    }
+    int64_t *cur = m->cur + ((size_t)e->rank * SIM_MEM_SPACE_COUNT + (size_t)e->mem_space) *
+                                SIM_MEM_CAT_COUNT;
+    int alloc = e->label != NULL && e->label[0] == 'a';
+    cur[e->mem_cat] += alloc ? (int64_t)e->bytes : -(int64_t)e->bytes;
+    sim_json_raw(o, ",\n{\"name\":");
+    sim_json_str(o, e->mem_space == SIM_MEM_HOST ? "host memory (MiB)" : "device memory (MiB)");
+    sim_json_raw(o, ",\"ph\":\"C\",\"ts\":");
+    sim_json_milli(o, chrome_ns(use_wall ? e->wall_start : e->sim_start));
+    put_i64(o, "pid", e->rank);
+    sim_json_raw(o, ",\"args\":{");
+    for (int c = 0; c < SIM_MEM_CAT_COUNT; c++) {
+        if (c == SIM_MEM_BACKING)
+            continue;
+        sim_json_raw(o, c ? ",\"" : "\"");
+        sim_json_raw(o, sim_mem_cat_key((SimMemCat)c)); // keys: nothing to escape
+        sim_json_raw(o, "\":");
+        sim_json_num(o, (double)cur[c] / 1048576.0);
+    }
+    sim_json_raw(o, "}}");
 }
 
 // One metadata record naming or ordering a process (tid 0) or a thread;
@@ -196,8 +244,14 @@ SimStatus sim_trace_write_chrome(const SimTrace *t, const char *path, int use_wa
         sim_json_begin(o, f.f);
         sim_json_raw(o, "{\"traceEvents\":[");
         chrome_metadata(o, nranks, used);
-        for (size_t i = 0; i < n; i++)
-            chrome_event(o, sim_trace_rank_events(t, keys[i].rank) + keys[i].pos, use_wall);
+        ChromeMem mem = {NULL, nranks};
+        for (size_t i = 0; i < n; i++) {
+            const SimEvent *e = sim_trace_rank_events(t, keys[i].rank) + keys[i].pos;
+            chrome_event(o, e, use_wall);
+            if (e->kind == SIM_EV_MEMORY)
+                chrome_counter(o, &mem, e, use_wall);
+        }
+        free(mem.cur);
         sim_json_raw(o, "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"format\":"
                         "\"ddplab-trace\",\"clock\":");
         sim_json_str(o, use_wall ? "wall" : "simulated");
@@ -215,7 +269,8 @@ SimStatus sim_trace_write_chrome(const SimTrace *t, const char *path, int use_wa
 }
 
 // ----------------------------------------------------------------------------
-// JSON lines: every field of every event, enums as names, times in seconds
+// JSON lines: every field of every event, enums as names, times in seconds;
+// memory events add mem_cat (sim_mem_cat_key) and mem_space
 
 static void jsonl_event(SimJsonOut *o, const SimEvent *e) {
     sim_json_raw(o, "{\"rank\":");
@@ -240,6 +295,10 @@ static void jsonl_event(SimJsonOut *o, const SimEvent *e) {
     put_i64(o, "chunk", e->chunk);
     put_i64(o, "src", e->src);
     put_i64(o, "dst", e->dst);
+    if (e->kind == SIM_EV_MEMORY) {
+        put_str(o, "mem_cat", sim_mem_cat_key((SimMemCat)e->mem_cat));
+        put_str(o, "mem_space", sim_mem_space_name((SimMemSpace)e->mem_space));
+    }
     sim_json_raw(o, "}\n");
 }
 

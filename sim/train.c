@@ -208,16 +208,23 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
         return sim_train_fail(t, 1, st, "%s", err);
     SIM_CHECK(setup_data(t, r));
     SIM_CHECK(check_uneven(t, r));
-    if (c->resume_path)
+    int own_restore = c->strategy && c->strategy->restore;
+    if (c->resume_path && !own_restore)
         SIM_CHECK(sim_train_restore(t, r));
-    sim_sampler_set_epoch(&t->sampler, t->epoch);
-    t->start_step = t->step;
     t->rank = r;
     if (c->strategy) {
         st = c->strategy->setup(r, t, c->strategy_cfg, &t->strategy);
         if (st != SIM_OK)
             return sim_train_fail(t, 0, st, "%s: %s", c->strategy->name, r->error);
     }
+    if (c->resume_path && own_restore) {
+        st = c->strategy->restore(t->strategy, r, t, c->resume_path);
+        if (st != SIM_OK)
+            return t->error[0] ? st : sim_train_fail(t, st == SIM_EINVAL || st == SIM_EFORMAT,
+                                                     st, "--resume: %s", r->error);
+    }
+    sim_sampler_set_epoch(&t->sampler, t->epoch);
+    t->start_step = t->step;
     return SIM_OK;
 }
 
@@ -236,6 +243,19 @@ void sim_train_free(SimTrainer *t, SimRank *r) {
 
 // ----------------------------------------------------------------------------
 // the run
+
+// A checkpoint: replicated strategies hold the same state on every rank and
+// rank 0 writes it; a strategy with its own save needs every rank.
+static SimStatus save(SimTrainer *t, SimRank *r) {
+    const SimTrainConfig *c = t->cfg;
+    if (c->strategy && c->strategy->save) {
+        SimStatus st = c->strategy->save(t->strategy, r, t, c->save_path);
+        if (st != SIM_OK && !t->error[0])
+            return sim_train_fail(t, 0, st, "--save: %s", r->error);
+        return st;
+    }
+    return r->rank == 0 ? sim_train_save(t, r, c->save_path) : SIM_OK;
+}
 
 SimStatus sim_train_run(SimRank *r, void *arg) {
     SimTrainer *t = (SimTrainer *)arg + r->rank;
@@ -257,13 +277,11 @@ SimStatus sim_train_run(SimRank *r, void *arg) {
             if (c->on_eval)
                 c->on_eval(c->on_eval_arg, r->rank, &e);
         }
-        // Every rank holds the same state; rank 0 writes it.
         int last = t->step == end;
-        if (c->save_path && r->rank == 0 && !last && c->save_every > 0 &&
-            t->step % c->save_every == 0)
-            SIM_CHECK(sim_train_save(t, r, c->save_path));
+        if (c->save_path && !last && c->save_every > 0 && t->step % c->save_every == 0)
+            SIM_CHECK(save(t, r));
     }
-    if (c->save_path && r->rank == 0)
-        SIM_CHECK(sim_train_save(t, r, c->save_path));
+    if (c->save_path)
+        SIM_CHECK(save(t, r));
     return SIM_OK;
 }

@@ -36,7 +36,7 @@
 #include "world.h"       // defines: SimRank
 
 // What one optimizer step did (reported on every rank).
-typedef struct {
+typedef struct SimStepStats {
     int64_t step;         // 1 for the first optimizer step of the run
     int64_t epoch;        // epoch of the step's first batch (0-based)
     float loss;           // mean loss of the step's batches (mean over micro-batches);

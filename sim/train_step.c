@@ -314,9 +314,16 @@ SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out) {
         if (st != SIM_OK)
             return sim_train_fail(t, 0, st, "gradient sync: %s", r->error);
     }
-    // DataParallel: the replicas on ranks > 0 hold no optimizer
-    if (!(c->strategy && c->strategy->root_only_update && r->rank != 0))
+    // DataParallel: the replicas on ranks > 0 hold no optimizer; a sharded
+    // strategy updates its shards itself
+    if (c->strategy && c->strategy->update) {
+        st = c->strategy->update(t->strategy, r, t, &s);
+        if (st != SIM_OK)
+            return t->error[0] ? st : sim_train_fail(t, 0, st, "%s: optimizer step: %s",
+                                                     c->strategy->name, r->error);
+    } else if (!(c->strategy && c->strategy->root_only_update && r->rank != 0)) {
         SIM_CHECK(update(t, r, &s));
+    }
     if (c->zero_grad_after_step)
         SIM_CHECK(zero_grad(t, r));
     SIM_CHECK(reduce_loss(t, r, &s));

@@ -65,6 +65,7 @@ SimStatus sim_world_init(SimWorld *w, const SimWorldConfig *cfg, const SimBacken
     for (int r = 0; r < cfg->nranks; r++) {
         w->ranks[r].world = w;
         w->ranks[r].rank = r;
+        sim_mem_ledger_init(&w->ranks[r].mem, cfg->device_memory);
     }
     if (cfg->trace) {
         w->trace = sim_trace_new(cfg->nranks, cfg->trace_max_per_rank);

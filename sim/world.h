@@ -9,6 +9,7 @@
 
 #include "backend.h" // defines: SimBackendOps, SimCollCall
 #include "cost.h"    // defines: SimSysProfile, SimCost
+#include "memory.h"  // defines: SimMemLedger
 #include "trace.h"   // defines: SimTrace, SimStream
 
 typedef struct {
@@ -18,6 +19,8 @@ typedef struct {
     SimSysProfile profile;   // cost model; default the "dgx-h100" system
     int trace;               // 1: record a trace (default 1)
     size_t trace_max_per_rank; // 0 = unlimited (default 1,000,000)
+    uint64_t device_memory;  // each rank's device capacity in bytes for the
+                             // memory ledger; 0 = unlimited (default)
 } SimWorldConfig;
 
 void sim_world_config_default(SimWorldConfig *c);
@@ -34,6 +37,10 @@ struct SimRank {
                                     // on first use)
     uint64_t mem_bytes;             // live bytes allocated through sim_tensor_alloc
     uint64_t mem_peak;              // the most mem_bytes has been
+                                    // (mem_bytes/mem_peak: storage this
+                                    // process really holds; the ledger: what
+                                    // the modelled run holds, by category)
+    SimMemLedger mem;               // the memory ledger (sim/memory.h)
     void *user;                     // for the code running on the rank
     char error[512];                // why this rank's last call failed, or ""
 };

@@ -66,8 +66,16 @@ static int expect_bad(const char *const *args, const char *const *want, int inpu
 #define A(...) __VA_ARGS__
 
 static int test_options(void) {
-    BAD(0, A("--strategy", "fsdp"), "--strategy: 'fsdp' is not yet available",
-        "allowed: single, ddp, dp");
+    BAD(0, A("--strategy", "fsdp2"), "--strategy: 'fsdp2' is not a strategy",
+        "allowed: single, ddp, dp, fsdp, zero1");
+    BAD(0, A("--strategy", "ddp", "-n", "2", "--sharding", "full_shard"),
+        "--sharding: needs --strategy fsdp");
+    BAD(0, A("--strategy", "zero2", "-n", "2", "--sharding", "full_shard"),
+        "--sharding: 'full_shard' contradicts --strategy zero2");
+    BAD(0, A("--strategy", "fsdp", "-n", "4", "--sharding", "hybrid_shard"),
+        "needs --nodes 2 or more");
+    BAD(0, A("--strategy", "fsdp", "-n", "2", "--param-dtype", "fp8"),
+        "--param-dtype: 'fp8' is not a dtype");
     BAD(0, A("--strategy", "dp"), "--ranks: '1' device for --strategy dp", "-n 2 or more");
     BAD(0, A("--strategy", "dp", "-n", "1"), "DataParallel splits each batch over 2 or more");
     BAD(0, A("--strategy", "dp", "-n", "2", "--bucket-cap-mb", "1"),

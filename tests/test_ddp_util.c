@@ -87,7 +87,7 @@ SimStatus tddp_run(TddpRun *t) {
         c->tr[i].cfg = &t->cfg;
     SimWorld w;
     double w0 = sim_wall_now();
-    t->st = tworld_init_cpu(&w, t->R, t->trace, 5.0);
+    t->st = tworld_init_cpu_nodes(&w, t->R, t->nodes, t->trace, 5.0);
     if (t->st == SIM_OK)
         t->st = sim_world_run(&w, rank_main, c);
     t->wall_s = sim_wall_now() - w0;

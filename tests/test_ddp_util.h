@@ -14,6 +14,7 @@ typedef struct {
     SimDdpOptions ddp;          // used when ddp = 1
     int use_ddp;                // 1: --strategy ddp
     int R;
+    int nodes;                  // nodes the R ranks are spread over (0 or 1: one)
     int trace;                  // 1: keep the world's trace in events/nevents
     // Called on each rank after the run, before anything is freed (may be NULL).
     SimStatus (*after)(void *arg, SimRank *r, SimTrainer *t);

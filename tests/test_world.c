@@ -9,9 +9,14 @@
 #include "cpu_backend.h"
 
 SimStatus tworld_init_cpu(SimWorld *w, int R, int trace, double watchdog_s) {
+    return tworld_init_cpu_nodes(w, R, 1, trace, watchdog_s);
+}
+
+SimStatus tworld_init_cpu_nodes(SimWorld *w, int R, int nodes, int trace, double watchdog_s) {
     SimWorldConfig cfg;
     sim_world_config_default(&cfg);
     cfg.nranks = R;
+    cfg.nodes = nodes > 1 ? nodes : 1;
     cfg.trace = trace;
     cfg.watchdog_s = watchdog_s;
     return sim_world_init(w, &cfg, &cpu_backend_ops);

@@ -1,0 +1,225 @@
+// sim/fsdp_grad.c: FSDP's gradient path and its sharded optimizer step.
+//
+// After a unit's backward (when the micro-step synchronises) its unsharded
+// gradient [padded] is pre-divided by `pre`, cast to reduce_dtype and
+// reduce-scattered over the shard group (S = 1: nothing to scatter; ZeRO-1:
+// all_reduced as DeepSpeed does, each rank keeping its slice); HYBRID then
+// all_reduces the shard across nodes. At the end of backward every
+// reduction is waited for, post-divided by `post` and added to the fp32
+// sharded gradient. pre * post = the world size, so the shards hold the mean
+// gradient, as DDP's buckets do.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "comm.h"   // defines: sim_coll_launch, sim_all_reduce
+#include "memory.h" // defines: SIM_MEM_GRAD
+#include "ops.h"    // defines: sim_op_scale
+
+#include "fsdp_internal.h"
+#include "train_internal.h"
+
+SimStatus fsdp_grad_begin(FsdpState *s, SimRank *r, int u) {
+    FsdpUnitState *us = &s->u[u];
+    if (fsdp_params_replicated(s) || us->grad_held || s->plan.units[u].numel == 0)
+        return SIM_OK;
+    us->grad_held = 1;
+    return fsdp_mem_unit(s, r, u, SIM_MEM_GRAD, +1, "fsdp unsharded grad");
+}
+
+// ZeRO-1's default: one all_reduce of the whole gradient, each rank then
+// keeping its own slice (DeepSpeed's stage 1 does not reduce-scatter).
+static int zero1_all_reduce(const FsdpState *s) {
+    return s->o.sharding == SIM_FSDP_ZERO1 && !s->o.zero1_reduce_scatter;
+}
+
+// Copies unit u's gradients out of the layers' buffer into staging (zero
+// padding) and clears them there: the unsharded gradient is released.
+static SimStatus take_grads(FsdpState *s, SimRank *r, int u, SimTensor *flat) {
+    const SimFsdpUnit *un = &s->plan.units[u];
+    *flat = fsdp_view(&s->staging, 0, un->padded);
+    if (un->padded > un->numel) {
+        SimTensor pad = fsdp_view(&s->staging, un->numel, un->padded - un->numel);
+        SIM_CHECK(fsdp_backing_fill(r, &pad, 0.0f));
+    }
+    for (int k = 0; k < un->nparams; k++) {
+        const SimParamInfo *p = &s->m->params[un->params[k]];
+        SimTensor g = fsdp_view(&s->m->grad, p->offset, p->numel);
+        SimTensor d = fsdp_view(&s->staging, un->flat_offset[k], p->numel);
+        SIM_CHECK(fsdp_backing_cast(r, &d, &g));
+        SIM_CHECK(fsdp_backing_fill(r, &g, 0.0f));
+    }
+    return SIM_OK;
+}
+
+static SimStatus launch_reduce(FsdpState *s, SimRank *r, int u) {
+    FsdpUnitState *us = &s->u[u];
+    const SimFsdpUnit *un = &s->plan.units[u];
+    if (un->numel == 0 || us->reducing)
+        return SIM_OK;
+    SimDtype rd = s->o.reduce_dtype;
+    SimTensor flat;
+    SIM_CHECK(take_grads(s, r, u, &flat));
+    if (s->pre != 1.0)
+        SIM_CHECK(sim_op_scale(r, &flat, 0, 0, (float)(1.0 / s->pre)));
+    SIM_CHECK(fsdp_mem_unit(s, r, u, SIM_MEM_COMM, +1, "fsdp reduce-scatter buffers"));
+    SIM_CHECK(fsdp_alloc(r, &us->rs_in, "fsdp reduce-scatter input", rd, un->padded));
+    if (rd != SIM_FP32)
+        SIM_CHECK(sim_op_cast(r, &us->rs_in, &flat));
+    else
+        SIM_CHECK(fsdp_backing_cast(r, &us->rs_in, &flat));
+    if (us->grad_held) {
+        us->grad_held = 0;
+        SIM_CHECK(fsdp_mem_unit(s, r, u, SIM_MEM_GRAD, -1, "fsdp unsharded grad"));
+    }
+    us->reducing = 1;
+    memset(&us->rh, 0, sizeof us->rh);
+    fsdp_trace_unit(s, r, u, "reduce");
+    if (zero1_all_reduce(s) || s->S == 1) {
+        // all_reduce in place; this rank's slice is its shard
+        us->rs_out = fsdp_view(&us->rs_in, (size_t)s->gidx * un->shard, un->shard);
+        us->rs_out_view = 1;
+        int group = s->S == 1 ? s->rep_group.n : s->nranks;
+        if (group < 2)
+            return SIM_OK;
+        SimCollArgs a = {.kind = SIM_COLL_ALL_REDUCE, .algo = s->o.algo, .dtype = rd,
+                         .op = SIM_SUM, .sendbuf = us->rs_in.data, .recvbuf = us->rs_in.data,
+                         .count = un->padded};
+        return sim_coll_launch(r, &a, &us->rh);
+    }
+    us->rs_out_view = 0;
+    SIM_CHECK(fsdp_alloc(r, &us->rs_out, "fsdp reduce-scatter output", rd, un->shard));
+    return fsdp_reduce_scatter(s, r, &us->rs_in, &us->rs_out, &us->rh);
+}
+
+static SimStatus finish_unit(FsdpState *s, SimRank *r, int u);
+
+// Launches unit u's reduction, then completes the one launched before it:
+// PyTorch frees a reduce-scatter's buffers as soon as it has run, so at most
+// two are in flight while backward goes on (not one per unit).
+SimStatus fsdp_grad_reduce(FsdpState *s, SimRank *r, int u) {
+    SIM_CHECK(launch_reduce(s, r, u));
+    for (int v = s->plan.nunits - 1; v >= 0; v--)
+        if (v != u && s->u[v].reducing)
+            SIM_CHECK(finish_unit(s, r, v));
+    return SIM_OK;
+}
+
+// Waits for unit u's reduction and adds its post-divided shard into grad_shard.
+static SimStatus finish_unit(FsdpState *s, SimRank *r, int u) {
+    FsdpUnitState *us = &s->u[u];
+    const SimFsdpUnit *un = &s->plan.units[u];
+    SIM_CHECK(fsdp_coll_wait(r, &us->rh));
+    if (s->S > 1 && !zero1_all_reduce(s) && s->rep_group.n > 1)
+        SIM_CHECK(sim_group_all_reduce(r, &s->rep_group, us->rs_out.data, us->rs_out.data,
+                                       un->shard, us->rs_out.dtype, SIM_SUM));
+    SimTensor part = fsdp_view(&s->staging, 0, un->shard);
+    if (us->rs_out.dtype != SIM_FP32)
+        SIM_CHECK(sim_op_cast(r, &part, &us->rs_out));
+    else
+        SIM_CHECK(fsdp_backing_cast(r, &part, &us->rs_out));
+    if (s->post != 1.0)
+        SIM_CHECK(sim_op_scale(r, &part, 0, 0, (float)(1.0 / s->post)));
+    SimTensor dst = fsdp_view(&s->grad_shard, us->master_off, un->shard);
+    SIM_CHECK(sim_op_axpy(r, &dst, 1.0f, &part));
+    if (s->o.cpu_offload)
+        fsdp_host_copy(r, "fsdp grad shard D2H", (double)un->shard * 4);
+    if (!us->rs_out_view)
+        sim_tensor_free(r, &us->rs_out);
+    us->rs_out.data = NULL;
+    sim_tensor_free(r, &us->rs_in);
+    us->reducing = 0;
+    fsdp_trace_unit(s, r, u, "reduced");
+    return fsdp_mem_unit(s, r, u, SIM_MEM_COMM, -1, "fsdp reduce-scatter buffers");
+}
+
+SimStatus fsdp_grad_finish(FsdpState *s, SimRank *r) {
+    // the same order on every rank: hybrid's cross-node all_reduces are
+    // collectives of their own
+    for (int u = s->plan.nunits - 1; u >= 0; u--)
+        if (s->u[u].reducing)
+            SIM_CHECK(finish_unit(s, r, u));
+    return SIM_OK;
+}
+
+// ----------------------------------------------------------------------------
+// the step
+
+// A float summed (or maxed) over a group of ranks.
+static SimStatus group_sum(FsdpState *s, SimRank *r, const SimGroup *g, float *x, SimRedOp op) {
+    if (g->n < 2)
+        return SIM_OK;
+    SimTensor v;
+    int64_t shape[1] = {1};
+    sim_tensor_init(&v, "fsdp scalar", SIM_FP32, 1, shape);
+    v.mem_cat = SIM_MEM_BACKING;
+    SimStatus st = sim_tensor_alloc(r, &v, 0);
+    if (st == SIM_OK)
+        st = sim_tensor_upload(r, &v, x);
+    if (st == SIM_OK)
+        st = g->n == s->nranks ? sim_all_reduce(r, v.data, v.data, 1, SIM_FP32, op, s->o.algo)
+                               : sim_group_all_reduce(r, g, v.data, v.data, 1, SIM_FP32, op);
+    if (st == SIM_OK)
+        st = sim_tensor_download(r, &v, x);
+    sim_tensor_free(r, &v);
+    return st;
+}
+
+// The total norm over the shards: each shard group holds every element once.
+static SimStatus sharded_norm(FsdpState *s, SimRank *r, float *norm) {
+    SimTrainer *t = s->t;
+    double sumsq = 0;
+    SIM_CHECK(sim_clip_sumsq(r, &s->grad_shard, s->shard_params, s->m->nparams, t->has_grad,
+                             &sumsq));
+    float x = (float)sumsq;
+    if (s->S > 1)
+        SIM_CHECK(group_sum(s, r, &s->shard_group, &x, SIM_SUM));
+    *norm = (float)sqrt((double)x);
+    return SIM_OK;
+}
+
+// Parameters back into the layers after the step: NO_SHARD copies its
+// (whole) shard; ZeRO-1 all-gathers the updated shards.
+static SimStatus publish(FsdpState *s, SimRank *r) {
+    if (!fsdp_params_replicated(s))
+        return SIM_OK;
+    for (int u = 0; u < s->plan.nunits; u++) {
+        FsdpUnitState *us = &s->u[u];
+        const SimFsdpUnit *un = &s->plan.units[u];
+        if (un->numel == 0)
+            continue;
+        us->phase = FSDP_SHARDED;
+        SIM_CHECK(fsdp_gather_finish(s, r, u)); // uncharged: replicated parameters
+        sim_tensor_free(r, &us->gathered);
+    }
+    return SIM_OK;
+}
+
+SimStatus fsdp_update(void *state, SimRank *r, SimTrainer *t, SimStepStats *st) {
+    FsdpState *s = state;
+    const SimTrainConfig *c = t->cfg;
+    SimGradScaler *sc = &t->scaler;
+    SIM_CHECK(sim_scaler_unscale(sc, r, &s->grad_shard, s->shard_params, s->m->nparams,
+                                 t->has_grad));
+    if (sc->enabled) { // every rank must agree to skip: the inf check is all_reduced
+        float inf = (float)sc->found_inf;
+        SimGroup world;
+        sim_group_world(&world, r);
+        SIM_CHECK(group_sum(s, r, &world, &inf, SIM_MAX));
+        sc->found_inf = inf > 0;
+    }
+    if (c->opt.clip_grad_norm > 0 || c->want_grad_norm) {
+        SIM_CHECK(sharded_norm(s, r, &st->grad_norm));
+        if (c->opt.clip_grad_norm > 0)
+            SIM_CHECK(sim_clip_scale(r, &s->grad_shard, s->shard_params, s->m->nparams,
+                                     t->has_grad, sim_clip_coef(st->grad_norm,
+                                                                c->opt.clip_grad_norm)));
+    }
+    st->lr = sim_lr_at(&t->sched, t->step);
+    int stepped = 0;
+    SIM_CHECK(sim_scaler_step(sc, r, &s->optim, st->lr, t->has_grad, &stepped));
+    SIM_CHECK(sim_scaler_update(sc, r));
+    st->skipped = !stepped;
+    SIM_CHECK(fsdp_backing_fill(r, &s->grad_shard, 0.0f));
+    return publish(s, r);
+}

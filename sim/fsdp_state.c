@@ -1,0 +1,134 @@
+// sim/fsdp_state.c: FSDP state dicts and checkpoints.
+//
+// FULL (the default): every rank takes part. Each unit is all-gathered in
+// turn and its values kept (rank0_only: only rank 0's copy is the result;
+// in numeric mode the layers' buffer stands for that CPU copy), and so is
+// the optimizer state; rank 0 then writes the same checkpoint a replicated
+// run writes (sim/checkpoint.h), so a FULL checkpoint resumes under any
+// strategy and any world size. If only rank 0 calls it (the bug
+// state_dict_rank0_call puts in on purpose), rank 0's gathers meet the other
+// ranks' next collectives and the protocol check reports the mismatch.
+//
+// SHARDED and LOCAL: sim/fsdp_shards.c.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"   // defines: sim_all_reduce
+#include "memory.h" // defines: SIM_MEM_BACKING
+#include "ops.h"    // defines: sim_tensor_alloc
+
+#include "fsdp_internal.h"
+#include "train_internal.h"
+
+// Gathers state tensor k of the sharded optimizer into the loop's optimizer
+// (full layout), unit by unit.
+static SimStatus gather_state(FsdpState *s, SimRank *r, int k) {
+    SimTensor *full = &s->t->optim.state[k];
+    SimTensor *mine = &s->optim.state[k];
+    for (int u = 0; u < s->plan.nunits; u++) {
+        const SimFsdpUnit *un = &s->plan.units[u];
+        if (un->numel == 0)
+            continue;
+        SimTensor flat, send = fsdp_view(mine, s->u[u].master_off, un->shard);
+        SimCollHandle h;
+        SIM_CHECK(fsdp_alloc(r, &flat, "fsdp gathered optimizer state", SIM_FP32, un->padded));
+        SimStatus st = fsdp_all_gather(s, r, &send, &flat, &h);
+        if (st == SIM_OK)
+            st = fsdp_coll_wait(r, &h);
+        for (int j = 0; st == SIM_OK && j < un->nparams; j++) {
+            const SimParamInfo *p = &s->m->params[un->params[j]];
+            SimTensor dst = fsdp_view(full, p->offset, p->numel);
+            SimTensor src = fsdp_view(&flat, un->flat_offset[j], p->numel);
+            st = fsdp_backing_cast(r, &dst, &src);
+        }
+        sim_tensor_free(r, &flat);
+        SIM_CHECK(st);
+    }
+    return SIM_OK;
+}
+
+// Per-parameter step counters: a rank whose shard holds nothing of a
+// parameter never stepped it, so the largest count over the ranks is torch's.
+static SimStatus gather_steps(FsdpState *s, SimRank *r) {
+    int n = s->m->nparams;
+    SimTensor v;
+    int64_t shape[1] = {n};
+    sim_tensor_init(&v, "fsdp step counters", SIM_FP32, 1, shape);
+    v.mem_cat = SIM_MEM_BACKING;
+    SIM_CHECK(sim_tensor_alloc(r, &v, 0));
+    float *host = malloc(((size_t)n + 1) * sizeof *host);
+    if (!host) {
+        sim_tensor_free(r, &v);
+        return SIM_ENOMEM;
+    }
+    for (int i = 0; i < n; i++)
+        host[i] = (float)s->optim.param_steps[i];
+    SimStatus st = sim_tensor_upload(r, &v, host);
+    if (st == SIM_OK && s->nranks > 1)
+        st = sim_all_reduce(r, v.data, v.data, (size_t)n, SIM_FP32, SIM_MAX, s->o.algo);
+    if (st == SIM_OK)
+        st = sim_tensor_download(r, &v, host);
+    sim_tensor_free(r, &v);
+    for (int i = 0; st == SIM_OK && i < n; i++)
+        s->t->optim.param_steps[i] = (int64_t)host[i];
+    free(host);
+    SIM_CHECK(st);
+    s->t->optim.steps = s->optim.steps;
+    return SIM_OK;
+}
+
+static SimStatus save_full(FsdpState *s, SimRank *r, SimTrainer *t, const char *path) {
+    s->sd_round++;
+    if (s->o.state_dict_rank0_call && r->rank != 0)
+        return SIM_OK; // `if rank == 0: model.state_dict()`: the others never call it
+    SIM_CHECK(fsdp_gather_all(s, r));
+    for (int k = 0; k < s->optim.nstate && k < t->optim.nstate; k++)
+        SIM_CHECK(gather_state(s, r, k));
+    SIM_CHECK(gather_steps(s, r));
+    SimStatus st = r->rank == 0 ? sim_train_save(t, r, path) : SIM_OK;
+    SimStatus st2 = fsdp_poison_sharded(s, r);
+    return st != SIM_OK ? st : st2;
+}
+
+SimStatus fsdp_save(void *state, SimRank *r, SimTrainer *t, const char *path) {
+    FsdpState *s = state;
+    switch (s->o.state_dict) {
+    case SIM_FSDP_SD_FULL:
+        return save_full(s, r, t, path);
+    default:
+        return fsdp_save_shards(s, r, t, path);
+    }
+}
+
+// Takes this rank's slices of the loop's (full-layout) optimizer state.
+static SimStatus shard_state(FsdpState *s, SimRank *r) {
+    SimOptim *full = &s->t->optim;
+    for (int k = 0; k < s->optim.nstate && k < full->nstate; k++) {
+        for (int i = 0; i < s->m->nparams; i++) {
+            const SimParamInfo *sp = &s->shard_params[i];
+            if (sp->numel == 0)
+                continue;
+            SimTensor src = fsdp_view(&full->state[k], s->m->params[i].offset + s->shard_src[i],
+                                      sp->numel);
+            SimTensor dst = fsdp_view(&s->optim.state[k], sp->offset, sp->numel);
+            SIM_CHECK(fsdp_backing_cast(r, &dst, &src));
+        }
+    }
+    for (int i = 0; i < s->m->nparams; i++)
+        s->optim.param_steps[i] = full->param_steps[i];
+    s->optim.steps = full->steps;
+    return SIM_OK;
+}
+
+SimStatus fsdp_restore(void *state, SimRank *r, SimTrainer *t, const char *path) {
+    FsdpState *s = state;
+    if (fsdp_shards_is_index(path))
+        return fsdp_restore_shards(s, r, t, path);
+    SIM_CHECK(sim_train_restore(t, r)); // a full checkpoint: any strategy, any world size
+    for (int u = 0; u < s->plan.nunits; u++)
+        SIM_CHECK(fsdp_shard_from_model(s, r, u));
+    SIM_CHECK(shard_state(s, r));
+    return fsdp_poison_sharded(s, r);
+}
