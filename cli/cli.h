@@ -9,7 +9,8 @@
 // Exit codes. Scripts and tests rely on them, so they never change meaning.
 enum {
     CLI_EXIT_OK = 0,       // success
-    CLI_EXIT_CHECK = 1,    // a check failed: wrong results, or a calibration fit
+    CLI_EXIT_CHECK = 1,    // a check failed: wrong results, a calibration fit, or a
+                           // run that does not fit --device-memory
     CLI_EXIT_USAGE = 2,    // bad input: an unknown command, option or value
     CLI_EXIT_DIST = 3,     // a diagnosed distributed failure (protocol, watchdog)
     CLI_EXIT_INTERNAL = 4, // internal error, out of memory, backend unavailable

@@ -159,9 +159,9 @@ static SimMemfPlan current_plan(const RunOptions *o) {
             return SIM_MEMF_PLAN_DDP;
         return o->fsdp.cpu_offload ? SIM_MEMF_PLAN_OFFLOAD : SIM_MEMF_PLAN_FULL_SHARD;
     }
-    if (strcmp(o->strategy, "ddp") == 0 && o->ddp.gradient_as_bucket_view)
-        return SIM_MEMF_PLAN_DDP_VIEW;
-    return SIM_MEMF_PLAN_DDP;
+    if (strcmp(o->strategy, "ddp") == 0 && !o->ddp.gradient_as_bucket_view)
+        return SIM_MEMF_PLAN_DDP;
+    return SIM_MEMF_PLAN_DDP_VIEW; // replicas without bucket copies (single, dp, ...)
 }
 
 static const char *plan_option(SimMemfPlan p) {
@@ -227,9 +227,8 @@ static void suggest(const RunOptions *o, const Probe *p) {
         const SimMemfFit *f = &fit[k];
         if (!f->fits || (SimMemfPlan)k == now || f->device >= fit[now].device)
             continue;
-        n += (size_t)snprintf(line + n, sizeof line - n, "%s %s (%s) needs %s", any ? ";" : "",
-                              plan_option(f->plan), sim_memf_plan_name(f->plan),
-                              sim_mem_human((int64_t)f->device, a, sizeof a));
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s %s needs %s", any ? ";" : "",
+                              plan_option(f->plan), sim_mem_human((int64_t)f->device, a, sizeof a));
         if (f->host > 0 && n < sizeof line)
             n += (size_t)snprintf(line + n, sizeof line - n, " and %s of host memory",
                                   sim_mem_human((int64_t)f->host, b, sizeof b));
@@ -239,21 +238,24 @@ static void suggest(const RunOptions *o, const Probe *p) {
         int more = sim_memf_min_ranks(&q, SIM_MEMF_PLAN_FULL_SHARD, 65536);
         if (more > 0) {
             SimMemfFit f = sim_memf_fit_plan(&q, SIM_MEMF_PLAN_FULL_SHARD, more);
-            n += (size_t)snprintf(line + n, sizeof line - n, "%s --strategy fsdp -n %d (more "
-                                  "ranks) needs %s", any ? ";" : "", more,
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s --strategy fsdp -n %d needs %s",
+                                  any ? ";" : "", more,
                                   sim_mem_human((int64_t)f.device, a, sizeof a));
             any = 1;
         }
     }
+    // A smaller micro-batch, with the accumulation that keeps the samples
+    // per optimizer step (spread evenly over the micro-steps).
     int mb = sim_memf_max_batch(&q, now);
     if (mb > 0 && n < sizeof line) {
         long per_step = (long)o->batch * o->accum;
         long accum = (per_step + mb - 1) / mb;
+        long batch = (per_step + accum - 1) / accum;
         SimMemfQuery s = q;
-        s.act_bytes = q.act_bytes * mb / q.batch;
-        n += (size_t)snprintf(line + n, sizeof line - n, "%s --batch %d --accum %ld (a smaller "
-                              "micro-batch, about the same samples per step) needs %s",
-                              any ? ";" : "", mb, accum,
+        s.act_bytes = q.act_bytes * (double)batch / q.batch;
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s --batch %ld --accum %ld (%ld "
+                              "samples per step) needs %s", any ? ";" : "", batch, accum,
+                              batch * accum,
                               sim_mem_human((int64_t)sim_memf_fit_plan(&s, now, q.nranks).device,
                                             a, sizeof a));
         any = 1;

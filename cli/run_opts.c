@@ -218,8 +218,9 @@ static const RunOptSpec run_specs[RO_COUNT] = {
     {RO_STATE_DICT, 0, "state-dict", "full|sharded|local", "full",
      "fsdp --save: full = gathered, rank 0 writes\n"
      "a checkpoint any strategy resumes; sharded =\n"
-     "a file per rank plus an index (resumes at\n"
-     "another world size); local = flat shards"},
+     "a file per shard plus an index (resumes at\n"
+     "another world size or sharding); local =\n"
+     "each rank's flat shards (same world only)"},
     {RO_SD_RANK0_CALL, 0, "state-dict-rank0-call", NULL, NULL,
      "fsdp: a bug on purpose: only rank 0 calls\n"
      "state_dict(); its gathers meet the others'\n"

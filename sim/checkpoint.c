@@ -256,11 +256,26 @@ static SimStatus check_full(const SimCkpt *c, const SimModel *m, char *err, size
     return SIM_OK;
 }
 
+// Another kind of ddplab file (the index or a shard of a sharded FSDP
+// checkpoint) is named as what it is, with the way to use it that its
+// "description" gives, rather than as a model with every tensor missing.
+static SimStatus check_kind(const SimCkpt *c, char *err, size_t errlen) {
+    const char *format = sim_stfile_meta(&c->file, "format");
+    if (format == NULL || strcmp(format, SIM_CKPT_FORMAT) == 0 || strncmp(format, "ddplab-", 7))
+        return SIM_OK;
+    const char *what = sim_stfile_meta(&c->file, "description");
+    return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                           "%s: not a checkpoint of the whole model (format '%.40s')%s%.300s",
+                           c->path, format, what ? ": " : "", what ? what : "");
+}
+
 SimStatus sim_ckpt_open(SimCkpt *c, const char *path, const SimModel *m, int full, char *err,
                         size_t errlen) {
     memset(c, 0, sizeof *c);
     snprintf(c->path, sizeof c->path, "%s", path);
     SimStatus st = sim_stfile_load(&c->file, path, err, errlen);
+    if (st == SIM_OK)
+        st = check_kind(c, err, errlen);
     if (st == SIM_OK)
         st = check_model(c, m, err, errlen);
     if (st == SIM_OK && full)
@@ -331,6 +346,10 @@ static SimStatus upload_model_part(SimRank *r, const SimCkpt *c, SimTensor *dst,
 
 SimStatus sim_ckpt_apply_model(SimRank *r, const SimCkpt *c, SimModel *m) {
     SIM_CHECK(upload_model_part(r, c, &m->param, m->param_count, m, 0));
+    return sim_ckpt_apply_buffers(r, c, m);
+}
+
+SimStatus sim_ckpt_apply_buffers(SimRank *r, const SimCkpt *c, SimModel *m) {
     return upload_model_part(r, c, &m->buffer, m->buffer_count, m, 1);
 }
 

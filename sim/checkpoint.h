@@ -80,9 +80,11 @@ typedef struct {
 // shape and dtype, and every other tensor must be training state (a '/' in
 // its name). On failure writes one line naming the file and what is wrong
 // (truncated, corrupt header, checksum mismatch, not a ddplab checkpoint,
-// tensor NAME is missing, tensor NAME has shape [a, b] in the file, the
-// model expects [c, d], ...), returns SIM_EIO / SIM_EFORMAT / SIM_EINVAL and
-// c holds nothing.
+// another kind of ddplab file such as the index of a sharded FSDP
+// checkpoint (named as such, with its "description"), tensor NAME is
+// missing, tensor NAME has shape [a, b] in the file, the model expects
+// [c, d], ...), returns SIM_EIO / SIM_EFORMAT / SIM_EINVAL and c holds
+// nothing.
 SimStatus sim_ckpt_open(SimCkpt *c, const char *path, const SimModel *m, int full, char *err,
                         size_t errlen);
 // The metadata value of key, or NULL.
@@ -95,6 +97,8 @@ SimStatus sim_ckpt_expect(const SimCkpt *c, const char *name, SimDtype dt, int n
                           const int64_t *shape, char *err, size_t errlen);
 // Copies the parameters and buffers into the model (weights only).
 SimStatus sim_ckpt_apply_model(SimRank *r, const SimCkpt *c, SimModel *m);
+// Copies the buffers alone (every buffer must be in c: sim_ckpt_expect).
+SimStatus sim_ckpt_apply_buffers(SimRank *r, const SimCkpt *c, SimModel *m);
 // Copies the named tensors into their ranges (checked with sim_ckpt_expect
 // first). Ranges of a flat tensor that no view names keep their values.
 SimStatus sim_ckpt_apply_views(SimRank *r, const SimCkpt *c, const SimCkptView *views, int n);

@@ -108,6 +108,30 @@ static SimStatus poison(FsdpState *s, SimRank *r, int u) {
     return SIM_OK;
 }
 
+// 1 when unit u can be all-gathered straight into the layers' buffer: fp32
+// (nothing to cast), no padding (the flat parameter is exactly its
+// parameters) and those parameters consecutive there. Numeric mode then
+// skips copying the gathered unit into the buffer (a copy of the unit per
+// gather that the modelled run does not make).
+static int gather_in_place(const FsdpState *s, int u) {
+    const SimFsdpUnit *un = &s->plan.units[u];
+    if (s->o.param_dtype != SIM_FP32 || un->padded != un->numel || un->nparams == 0 ||
+        s->m->param.data == NULL)
+        return 0;
+    size_t base = s->m->params[un->params[0]].offset;
+    for (int k = 0; k < un->nparams; k++)
+        if (s->m->params[un->params[k]].offset != base + un->flat_offset[k])
+            return 0;
+    return 1;
+}
+
+void fsdp_free_gathered(SimRank *r, FsdpUnitState *us) {
+    if (!us->gathered_view)
+        sim_tensor_free(r, &us->gathered);
+    us->gathered.data = NULL;
+    us->gathered_view = 0;
+}
+
 SimStatus fsdp_gather_issue(FsdpState *s, SimRank *r, int u) {
     FsdpUnitState *us = &s->u[u];
     const SimFsdpUnit *un = &s->plan.units[u];
@@ -122,7 +146,11 @@ SimStatus fsdp_gather_issue(FsdpState *s, SimRank *r, int u) {
     int charge = !fsdp_params_replicated(s);
     if (charge)
         SIM_CHECK(fsdp_mem_unit(s, r, u, SIM_MEM_PARAM, +1, "fsdp all-gather output"));
-    SIM_CHECK(fsdp_alloc(r, &us->gathered, "fsdp gathered unit", pd, un->padded));
+    us->gathered_view = gather_in_place(s, u);
+    if (us->gathered_view)
+        us->gathered = fsdp_view(&s->m->param, s->m->params[un->params[0]].offset, un->padded);
+    else
+        SIM_CHECK(fsdp_alloc(r, &us->gathered, "fsdp gathered unit", pd, un->padded));
     SimTensor mine = fsdp_view(&s->master, us->master_off, un->shard);
     const SimTensor *send = &mine;
     if (pd != SIM_FP32) { // the shard is cast to param_dtype before the gather
@@ -159,7 +187,7 @@ SimStatus fsdp_gather_finish(FsdpState *s, SimRank *r, int u) {
     }
     // The layers compute from the model's buffer: unpack the flat parameter
     // into it, parameter by parameter (values stay in param_dtype's precision).
-    for (int k = 0; k < un->nparams; k++) {
+    for (int k = 0; k < un->nparams && !us->gathered_view; k++) {
         const SimParamInfo *p = &s->m->params[un->params[k]];
         SimTensor dst = fsdp_view(&s->m->param, p->offset, p->numel);
         SimTensor src = fsdp_view(&us->gathered, un->flat_offset[k], p->numel);
@@ -178,7 +206,7 @@ SimStatus fsdp_reshard(FsdpState *s, SimRank *r, int u) {
     us->phase = FSDP_SHARDED;
     if (s->plan.units[u].numel == 0)
         return SIM_OK;
-    sim_tensor_free(r, &us->gathered);
+    fsdp_free_gathered(r, us);
     SIM_CHECK(fsdp_mem_unit(s, r, u, SIM_MEM_PARAM, -1, "fsdp all-gather output"));
     fsdp_trace_unit(s, r, u, "free");
     return poison(s, r, u);
@@ -215,7 +243,7 @@ SimStatus fsdp_gather_all(FsdpState *s, SimRank *r) {
         us->phase = FSDP_SHARDED;
         if (s->plan.units[u].numel == 0)
             continue;
-        sim_tensor_free(r, &us->gathered);
+        fsdp_free_gathered(r, us);
         SIM_CHECK(fsdp_mem_unit(s, r, u, SIM_MEM_PARAM, -1, "fsdp all-gather output"));
     }
     return SIM_OK;
@@ -456,7 +484,7 @@ static void teardown(void *state, SimRank *r) {
     for (int u = 0; s->u && u < s->plan.nunits; u++) {
         FsdpUnitState *us = &s->u[u];
         sim_tensor_free(r, &us->lowp);
-        sim_tensor_free(r, &us->gathered);
+        fsdp_free_gathered(r, us);
         sim_tensor_free(r, &us->rs_in);
         if (!us->rs_out_view)
             sim_tensor_free(r, &us->rs_out);
@@ -503,6 +531,7 @@ const SimFsdpPlan *sim_fsdp_plan_of(const SimTrainer *t) {
 
 const SimStrategyOps sim_fsdp_strategy = {
     .name = "fsdp",
+    .backing_model = 1,
     .setup = setup,
     .before_forward = before_forward,
     .after_backward = after_backward,

@@ -33,19 +33,21 @@ static int zero1_all_reduce(const FsdpState *s) {
     return s->o.sharding == SIM_FSDP_ZERO1 && !s->o.zero1_reduce_scatter;
 }
 
-// Copies unit u's gradients out of the layers' buffer into staging (zero
-// padding) and clears them there: the unsharded gradient is released.
-static SimStatus take_grads(FsdpState *s, SimRank *r, int u, SimTensor *flat) {
+// Copies unit u's gradients out of the layers' buffer into buf (fp32, at
+// least [padded]; zero padding) and clears them there: the unsharded
+// gradient is released. *flat is buf's first padded elements.
+static SimStatus take_grads(FsdpState *s, SimRank *r, int u, const SimTensor *buf,
+                            SimTensor *flat) {
     const SimFsdpUnit *un = &s->plan.units[u];
-    *flat = fsdp_view(&s->staging, 0, un->padded);
+    *flat = fsdp_view(buf, 0, un->padded);
     if (un->padded > un->numel) {
-        SimTensor pad = fsdp_view(&s->staging, un->numel, un->padded - un->numel);
+        SimTensor pad = fsdp_view(buf, un->numel, un->padded - un->numel);
         SIM_CHECK(fsdp_backing_fill(r, &pad, 0.0f));
     }
     for (int k = 0; k < un->nparams; k++) {
         const SimParamInfo *p = &s->m->params[un->params[k]];
         SimTensor g = fsdp_view(&s->m->grad, p->offset, p->numel);
-        SimTensor d = fsdp_view(&s->staging, un->flat_offset[k], p->numel);
+        SimTensor d = fsdp_view(buf, un->flat_offset[k], p->numel);
         SIM_CHECK(fsdp_backing_cast(r, &d, &g));
         SIM_CHECK(fsdp_backing_fill(r, &g, 0.0f));
     }
@@ -58,16 +60,17 @@ static SimStatus launch_reduce(FsdpState *s, SimRank *r, int u) {
     if (un->numel == 0 || us->reducing)
         return SIM_OK;
     SimDtype rd = s->o.reduce_dtype;
+    // In fp32 the gradient is packed straight into the reduce-scatter input
+    // (one copy of the unit less); another reduce_dtype packs it into fp32
+    // staging, pre-divides there and casts.
+    SIM_CHECK(fsdp_alloc(r, &us->rs_in, "fsdp reduce-scatter input", rd, un->padded));
     SimTensor flat;
-    SIM_CHECK(take_grads(s, r, u, &flat));
+    SIM_CHECK(take_grads(s, r, u, rd == SIM_FP32 ? &us->rs_in : &s->staging, &flat));
     if (s->pre != 1.0)
         SIM_CHECK(sim_op_scale(r, &flat, 0, 0, (float)(1.0 / s->pre)));
     SIM_CHECK(fsdp_mem_unit(s, r, u, SIM_MEM_COMM, +1, "fsdp reduce-scatter buffers"));
-    SIM_CHECK(fsdp_alloc(r, &us->rs_in, "fsdp reduce-scatter input", rd, un->padded));
     if (rd != SIM_FP32)
         SIM_CHECK(sim_op_cast(r, &us->rs_in, &flat));
-    else
-        SIM_CHECK(fsdp_backing_cast(r, &us->rs_in, &flat));
     if (us->grad_held) {
         us->grad_held = 0;
         SIM_CHECK(fsdp_mem_unit(s, r, u, SIM_MEM_GRAD, -1, "fsdp unsharded grad"));
@@ -180,7 +183,7 @@ static SimStatus sharded_norm(FsdpState *s, SimRank *r, float *norm) {
 
 // Parameters back into the layers after the step: NO_SHARD copies its
 // (whole) shard; ZeRO-1 all-gathers the updated shards.
-static SimStatus publish(FsdpState *s, SimRank *r) {
+SimStatus fsdp_publish(FsdpState *s, SimRank *r) {
     if (!fsdp_params_replicated(s))
         return SIM_OK;
     for (int u = 0; u < s->plan.nunits; u++) {
@@ -190,7 +193,7 @@ static SimStatus publish(FsdpState *s, SimRank *r) {
             continue;
         us->phase = FSDP_SHARDED;
         SIM_CHECK(fsdp_gather_finish(s, r, u)); // uncharged: replicated parameters
-        sim_tensor_free(r, &us->gathered);
+        fsdp_free_gathered(r, us);
     }
     return SIM_OK;
 }
@@ -221,5 +224,5 @@ SimStatus fsdp_update(void *state, SimRank *r, SimTrainer *t, SimStepStats *st) 
     SIM_CHECK(sim_scaler_update(sc, r));
     st->skipped = !stepped;
     SIM_CHECK(fsdp_backing_fill(r, &s->grad_shard, 0.0f));
-    return publish(s, r);
+    return fsdp_publish(s, r);
 }

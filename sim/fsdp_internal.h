@@ -3,7 +3,9 @@
 //   fsdp_plan.c   options, names, the plan of units and shards
 //   fsdp.c        set-up, the module hooks (gather, free, prefetch), teardown
 //   fsdp_grad.c   gradient reduction and the sharded optimizer step
-//   fsdp_state.c  state dicts: full, sharded and local checkpoints
+//   fsdp_state.c  state dicts: the full one, and the choice of type
+//   fsdp_shards.c, fsdp_shards_load.c (with fsdp_shards.h)
+//                 sharded and local state dicts: the format, saving, restoring
 //   fsdp_mem.c    the memory ledger's view of a unit and of the model state
 #ifndef DDPLAB_SIM_FSDP_INTERNAL_H
 #define DDPLAB_SIM_FSDP_INTERNAL_H
@@ -21,6 +23,8 @@ typedef struct {
     FsdpUnitPhase phase;
     SimTensor lowp;        // [shard] param_dtype: the low-precision shard sent (mixed precision)
     SimTensor gathered;    // [padded] param_dtype: the all-gather output
+    int gathered_view;     // 1: gathered is the unit's range of the model's parameter
+                           // buffer (fp32, unpadded: gathered in place, no unpacking)
     SimCollHandle gh;      // the all-gather in flight (phase PENDING, world group)
     int grad_held;         // 1: its unsharded gradient is charged (between its backward
                            // and its reduction; across micro-steps under no_sync)
@@ -76,6 +80,8 @@ SimStatus fsdp_alloc(SimRank *r, SimTensor *t, const char *name, SimDtype dt, si
 SimStatus fsdp_gather_issue(FsdpState *s, SimRank *r, int u);
 SimStatus fsdp_gather_finish(FsdpState *s, SimRank *r, int u);
 SimStatus fsdp_reshard(FsdpState *s, SimRank *r, int u);
+// Releases a unit's all-gather output (nothing to free when it is a view).
+void fsdp_free_gathered(SimRank *r, FsdpUnitState *us);
 // Copies unit u's slice of the model's parameters into master (set-up, restore).
 SimStatus fsdp_shard_from_model(FsdpState *s, SimRank *r, int u);
 // Every unit's full parameters into the model's buffer (state dicts), one
@@ -88,6 +94,9 @@ SimStatus fsdp_grad_begin(FsdpState *s, SimRank *r, int u);   // PRE_BACKWARD
 SimStatus fsdp_grad_reduce(FsdpState *s, SimRank *r, int u);  // POST_BACKWARD, sync
 SimStatus fsdp_grad_finish(FsdpState *s, SimRank *r);         // end of a sync backward
 SimStatus fsdp_update(void *state, SimRank *r, SimTrainer *t, SimStepStats *st);
+// Replicated strategies (NO_SHARD, ZeRO-1): master into the layers' buffer
+// (after the step, and after a restore); nothing to do for the others.
+SimStatus fsdp_publish(FsdpState *s, SimRank *r);
 
 // Ledger (fsdp_mem.c).
 SimStatus fsdp_mem_state(FsdpState *s, SimRank *r, int sign);
@@ -107,9 +116,21 @@ SimStatus fsdp_retag(SimRank *r, SimTensor *t, SimMemSpace sp, SimMemCat cat);
 // State dicts (fsdp_state.c).
 SimStatus fsdp_save(void *state, SimRank *r, SimTrainer *t, const char *path);
 SimStatus fsdp_restore(void *state, SimRank *r, SimTrainer *t, const char *path);
+// Every parameter's step count as torch counts it (the largest over the
+// ranks: a rank holding nothing of a parameter never stepped it) into the
+// loop's optimizer, t->optim (a collective).
+SimStatus fsdp_gather_steps(FsdpState *s, SimRank *r);
+// Every rank's outcome of its own part of a save or restore (a file written
+// or read), agreed on with collectives, so that the ranks fail together
+// rather than leave the others waiting in their next collective: SIM_OK on
+// every rank when all succeeded; otherwise every rank returns the status of
+// the lowest failing rank and takes over its reason (t->error) and its
+// bad-input flag (fsdp_shards.c).
+SimStatus fsdp_agree(FsdpState *s, SimRank *r, SimTrainer *t, SimStatus mine);
 
-// Sharded and local state dicts (fsdp_shards.c): a file per rank plus an
-// index at path; is_index says whether path is such an index.
+// Sharded and local state dicts (fsdp_shards.c): a file per shard (per
+// rank for local) plus an index at path; is_index says whether path is such
+// an index. Both are collectives.
 SimStatus fsdp_save_shards(FsdpState *s, SimRank *r, SimTrainer *t, const char *path);
 SimStatus fsdp_restore_shards(FsdpState *s, SimRank *r, SimTrainer *t, const char *path);
 int fsdp_shards_is_index(const char *path);

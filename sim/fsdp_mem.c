@@ -99,6 +99,10 @@ SimStatus fsdp_mem_state(FsdpState *s, SimRank *r, int sign) {
             SIM_CHECK(fsdp_retag(r, &s->t->optim.state[k], SIM_MEM_DEVICE, SIM_MEM_BACKING));
         for (int k = 0; k < s->optim.nstate; k++)
             SIM_CHECK(fsdp_retag(r, &s->optim.state[k], sp, SIM_MEM_OPTIM));
+        r->mem.capacity = s->t->capacity; // from here on the device's limit holds
+        if (r->mem.total[SIM_MEM_DEVICE] > (int64_t)r->mem.capacity && r->mem.capacity > 0)
+            return sim_mem_charge(r, SIM_MEM_DEVICE, SIM_MEM_OTHER, 1,
+                                  "the state set-up built (nothing more fits)");
     }
     for (int i = 0; i < n; i++) {
         SimStatus st = sim_mem_charge(r, items[i].sp, items[i].cat, sign * items[i].bytes,

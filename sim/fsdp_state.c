@@ -9,7 +9,9 @@
 // state_dict_rank0_call puts in on purpose), rank 0's gathers meet the other
 // ranks' next collectives and the protocol check reports the mismatch.
 //
-// SHARDED and LOCAL: sim/fsdp_shards.c.
+// The same holds for SHARDED and LOCAL (sim/fsdp_shards.c), which agree on
+// the step counters and on every rank's success with collectives: the bug
+// applies to every state dict type.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +53,7 @@ static SimStatus gather_state(FsdpState *s, SimRank *r, int k) {
 
 // Per-parameter step counters: a rank whose shard holds nothing of a
 // parameter never stepped it, so the largest count over the ranks is torch's.
-static SimStatus gather_steps(FsdpState *s, SimRank *r) {
+SimStatus fsdp_gather_steps(FsdpState *s, SimRank *r) {
     int n = s->m->nparams;
     SimTensor v;
     int64_t shape[1] = {n};
@@ -80,26 +82,66 @@ static SimStatus gather_steps(FsdpState *s, SimRank *r) {
 }
 
 static SimStatus save_full(FsdpState *s, SimRank *r, SimTrainer *t, const char *path) {
-    s->sd_round++;
-    if (s->o.state_dict_rank0_call && r->rank != 0)
-        return SIM_OK; // `if rank == 0: model.state_dict()`: the others never call it
     SIM_CHECK(fsdp_gather_all(s, r));
     for (int k = 0; k < s->optim.nstate && k < t->optim.nstate; k++)
         SIM_CHECK(gather_state(s, r, k));
-    SIM_CHECK(gather_steps(s, r));
+    SIM_CHECK(fsdp_gather_steps(s, r));
     SimStatus st = r->rank == 0 ? sim_train_save(t, r, path) : SIM_OK;
     SimStatus st2 = fsdp_poison_sharded(s, r);
-    return st != SIM_OK ? st : st2;
+    // rank 0 failing to write fails every rank at once, with its reason
+    return fsdp_agree(s, r, t, st != SIM_OK ? st : st2);
+}
+
+// The last line of the backend's diagnosis (the watchdog's summary, or the
+// protocol check's one line), or "".
+static void diagnosis(const SimRank *r, char *out, size_t n) {
+    const SimWorld *w = r->world;
+    const char *d = w->ops->last_error ? w->ops->last_error(w->ctx) : NULL;
+    out[0] = '\0';
+    if (d == NULL)
+        return;
+    size_t end = strlen(d);
+    while (end > 0 && (d[end - 1] == '\n' || d[end - 1] == ' '))
+        end--;
+    size_t begin = end;
+    while (begin > 0 && d[begin - 1] != '\n')
+        begin--;
+    while (begin < end && d[begin] == ' ')
+        begin++;
+    snprintf(out, n, "%.*s", (int)(end - begin), d + begin);
+}
+
+// Rank 0's error when it alone called state_dict(): its collectives met the
+// other ranks' training collectives (the protocol check: SIM_EPROTO), or,
+// at the final save, the others had left and the watchdog found rank 0
+// waiting alone (SIM_ETIMEDOUT).
+static SimStatus rank0_only_failed(SimRank *r, SimTrainer *t, SimStatus st) {
+    char diag[400];
+    diagnosis(r, diag, sizeof diag);
+    const char *how = st == SIM_ETIMEDOUT
+                          ? "rank 0 waited alone in the state dict's collectives (the other "
+                            "ranks had left the training loop) until the watchdog stopped it"
+                      : st == SIM_EPROTO
+                          ? "rank 0's state-dict collectives met the other ranks' next "
+                            "training collectives"
+                          : "rank 0's state-dict collectives failed";
+    return sim_train_fail(t, 0, st, "--save: state_dict() called on rank 0 only: every rank "
+                          "must take part (gathering the shards is a collective); %s: "
+                          "%.200s%s%.400s%s", how, r->error, diag[0] ? " [" : "", diag,
+                          diag[0] ? "]" : "");
 }
 
 SimStatus fsdp_save(void *state, SimRank *r, SimTrainer *t, const char *path) {
     FsdpState *s = state;
-    switch (s->o.state_dict) {
-    case SIM_FSDP_SD_FULL:
-        return save_full(s, r, t, path);
-    default:
-        return fsdp_save_shards(s, r, t, path);
-    }
+    s->sd_round++;
+    int rank0_only = s->o.state_dict_rank0_call && s->nranks > 1;
+    if (rank0_only && r->rank != 0)
+        return SIM_OK; // `if rank == 0: model.state_dict()`: the others never call it
+    SimStatus st = s->o.state_dict == SIM_FSDP_SD_FULL ? save_full(s, r, t, path)
+                                                       : fsdp_save_shards(s, r, t, path);
+    if (st != SIM_OK && rank0_only)
+        return rank0_only_failed(r, t, st);
+    return st;
 }
 
 // Takes this rank's slices of the loop's (full-layout) optimizer state.

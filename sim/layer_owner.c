@@ -174,15 +174,19 @@ static SimStatus drop_params(LoState *s, int k, const char *when) {
     return hold_params(s, k, 0);
 }
 
-// Before module k's forward or backward: its owner broadcasts it.
+// Before module k's forward or backward: its owner broadcasts it. The
+// others make room first (a layer that does not fit fails here, in the
+// ledger's out-of-memory report); in backward also for its gradient.
 static SimStatus borrow(LoState *s, int k, int backward) {
+    if (s->owner[k] != s->rank) {
+        SIM_CHECK(hold_params(s, k, 1));
+        if (backward)
+            SIM_CHECK(hold_grad(s, k, 1));
+    }
     void *p = range_ptr(&s->m->param, s->off[k]);
     SIM_CHECK(sim_broadcast(s->r, p, p, s->numel[k], SIM_FP32, s->owner[k], s->o->algo));
     s->st.broadcasts++;
-    if (s->owner[k] == s->rank)
-        return SIM_OK;
-    SIM_CHECK(hold_params(s, k, 1));
-    return backward ? hold_grad(s, k, 1) : SIM_OK; // backward writes its gradient here
+    return SIM_OK;
 }
 
 // After module k's backward: on a synchronising micro-step its gradient is
@@ -282,12 +286,15 @@ static SimStatus drop_unowned(LoState *s) {
     s->st.param_bytes = s->st.grad_bytes = own;
     s->st.optim_bytes = own * (uint64_t)opt->nstate;
     note_peaks(s);
-    for (int w = 0; w < 2 + opt->nstate; w++) {
+    for (int w = 0; w < 2 + opt->nstate; w++)
         SIM_CHECK(book_as_backing(s, w));
+    // the loop built the full-size tensors without the device capacity
+    // (backing_model); what this rank holds is checked against it
+    s->r->mem.capacity = s->t->capacity;
+    for (int w = 0; w < 2 + opt->nstate; w++)
         SIM_CHECK(charge(s, w, (int64_t)own, w == 0 ? "layer-owner: owned layers" :
                          w == 1 ? "layer-owner: owned layers' gradients"
                                 : "layer-owner: owned layers' optimizer state"));
-    }
     return SIM_OK;
 }
 
@@ -504,6 +511,7 @@ const SimStrategyOps sim_layer_owner_strategy = {
     .update = lo_update,
     .save = lo_save,
     .restore = NULL, // every rank reads the whole checkpoint; setup drops the rest
+    .backing_model = 1, // the full-size tensors are numeric mode's backing store
 };
 
 int sim_layer_owner_stats(const SimTrainer *t, SimLayerOwnerStats *out) {

@@ -173,10 +173,10 @@ int sim_memf_max_batch(const SimMemfQuery *q, SimMemfPlan p) {
     double fixed = f.device - q->act_bytes, per = q->act_bytes / q->batch;
     if (q->capacity <= 0 || fixed + per > q->capacity)
         return 0;
-    int b = (int)floor((q->capacity - fixed) / per);
-    if (b >= q->batch)
-        b = q->batch - 1;
-    // The division may be a byte off; check the batch found as the plan would.
+    double most = floor((q->capacity - fixed) / per) + 1;
+    int b = most < q->batch ? (int)most : q->batch - 1;
+    // The division may be a byte off either way; check each batch from one
+    // above it down, as the plan would.
     for (; b >= 1; b--) {
         s.act_bytes = per * b;
         if (sim_memf_fit_plan(&s, p, q->nranks).fits)

@@ -54,6 +54,11 @@ typedef struct SimStrategyOps {
     // 1: only rank 0 holds the optimizer and steps; the other ranks skip
     // unscaling, clipping and the update (DataParallel's replicas).
     int root_only_update;
+    // 1: the model's full-size buffers and the loop's optimizer are only
+    // numeric mode's backing store (a sharded strategy): the loop builds them
+    // with the device capacity lifted (t->capacity keeps it), and setup must
+    // retag them (SIM_MEM_BACKING) and put r->mem.capacity back.
+    int backing_model;
     // Join for uneven inputs (NULL: the strategy has no join hook). With
     // cfg->join, join_shadow runs on a rank that has run out of data for
     // one iteration of the others (it shadows their collectives:

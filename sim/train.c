@@ -189,6 +189,9 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
     memset(t, 0, sizeof *t);
     t->cfg = c;
     char err[512];
+    t->capacity = r->mem.capacity;
+    if (c->strategy && c->strategy->backing_model)
+        r->mem.capacity = 0; // the strategy's setup puts it back
     SimStatus st = sim_model_create(r, &c->model, c->batch, 0, &t->model);
     if (st != SIM_OK)
         return sim_train_fail(t, st == SIM_EINVAL, st, "--model: %s", r->error);
@@ -214,6 +217,7 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
     t->rank = r;
     if (c->strategy) {
         st = c->strategy->setup(r, t, c->strategy_cfg, &t->strategy);
+        r->mem.capacity = t->capacity;
         if (st != SIM_OK)
             return sim_train_fail(t, 0, st, "%s: %s", c->strategy->name, r->error);
     }

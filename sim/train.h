@@ -189,6 +189,7 @@ struct SimTrainer {
     int64_t start_step;    // step at the start of this process
     void *strategy;        // the strategy's state on this rank (cfg->strategy)
     SimRank *rank;         // this trainer's rank (for the gradient hook)
+    uint64_t capacity;     // the device capacity (see SimStrategyOps.backing_model)
     char error[1024];      // why the last call failed
     int bad_input;         // 1: it failed because of bad input (a file, a value)
     int out_of_data;       // 1: uneven inputs without join: this rank's data ran

@@ -38,30 +38,21 @@ static void keep_values(const SimTrainer *t, int64_t v[K_KEEP]) {
 // ----------------------------------------------------------------------------
 // saving
 
-#define MAX_META 32
-#define META_LEN 80
-
-typedef struct {
-    SimStMeta meta[MAX_META];
-    char values[MAX_META][META_LEN];
-    int n;
-} MetaList;
-
-static void add_meta(MetaList *l, const char *key, const char *fmt, ...)
+static void add_meta(SimTrainPart *l, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static void add_meta(MetaList *l, const char *key, const char *fmt, ...) {
-    if (l->n == MAX_META)
+static void add_meta(SimTrainPart *l, const char *key, const char *fmt, ...) {
+    if (l->nmeta == SIM_TRAIN_META_MAX)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(l->values[l->n], META_LEN, fmt, ap);
+    vsnprintf(l->values[l->nmeta], SIM_TRAIN_META_LEN, fmt, ap);
     va_end(ap);
-    l->meta[l->n] = (SimStMeta){key, l->values[l->n]};
-    l->n++;
+    l->meta[l->nmeta] = (SimStMeta){key, l->values[l->nmeta]};
+    l->nmeta++;
 }
 
-static void fill_meta(const SimTrainer *t, const SimRank *r, MetaList *l) {
+static void fill_meta(const SimTrainer *t, const SimRank *r, SimTrainPart *l) {
     const SimTrainConfig *c = t->cfg;
     int64_t keep[K_KEEP];
     keep_values(t, keep);
@@ -88,17 +79,44 @@ static void fill_meta(const SimTrainer *t, const SimRank *r, MetaList *l) {
     add_meta(l, "sim_time_s", "%.17g", r->clock[SIM_STREAM_COMPUTE]);
 }
 
+SimStatus sim_train_part_make(SimTrainPart *p, const SimTrainer *t, const SimRank *r) {
+    const SimModel *m = t->model;
+    memset(p, 0, sizeof *p);
+    p->host = calloc((size_t)m->nparams + 2, sizeof *p->host);
+    p->step_names = calloc((size_t)m->nparams + 1, sizeof *p->step_names);
+    p->has_grad = calloc((size_t)m->nparams + 1, sizeof *p->has_grad);
+    if (!p->host || !p->step_names || !p->has_grad) {
+        sim_train_part_free(p);
+        return SIM_ENOMEM;
+    }
+    for (int i = 0; i < m->nparams; i++) {
+        p->has_grad[i] = t->has_grad[i];
+        if (t->optim.param_steps[i] == 0)
+            continue;
+        snprintf(p->step_names[i], sizeof p->step_names[i], "optimizer/state.%d.step", i);
+        p->host[p->nhost++] =
+            (SimStTensor){p->step_names[i], SIM_INT64, 0, {0}, &t->optim.param_steps[i]};
+    }
+    p->host[p->nhost++] = (SimStTensor){"train/has_grad", SIM_INT64, 1, {m->nparams}, p->has_grad};
+    fill_meta(t, r, p);
+    return SIM_OK;
+}
+
+void sim_train_part_free(SimTrainPart *p) {
+    free(p->host);
+    free(p->step_names);
+    free(p->has_grad);
+    memset(p, 0, sizeof *p);
+}
+
 SimStatus sim_train_save(SimTrainer *t, SimRank *r, const char *path) {
     const SimModel *m = t->model;
     int nviews = sim_optim_state_views(&t->optim, NULL, 0);
     SimOptimStateView *ov = calloc((size_t)nviews + 1, sizeof *ov);
     SimCkptView *views = calloc((size_t)nviews + 1, sizeof *views);
-    SimStTensor *host = calloc((size_t)m->nparams + 2, sizeof *host);
-    char(*step_names)[48] = calloc((size_t)m->nparams + 1, sizeof *step_names);
-    int64_t *has_grad = calloc((size_t)m->nparams + 1, sizeof *has_grad);
-    MetaList *meta = calloc(1, sizeof *meta);
+    SimTrainPart *part = calloc(1, sizeof *part);
     SimStatus st = SIM_ENOMEM;
-    if (!ov || !views || !host || !step_names || !has_grad || !meta)
+    if (!ov || !views || !part || sim_train_part_make(part, t, r) != SIM_OK)
         goto done;
     sim_optim_state_views(&t->optim, ov, nviews);
     for (int i = 0; i < nviews; i++) {
@@ -109,17 +127,7 @@ SimStatus sim_train_save(SimTrainer *t, SimRank *r, const char *path) {
         views[i].ndim = ov[i].ndim;
         memcpy(views[i].shape, ov[i].shape, sizeof views[i].shape);
     }
-    int nhost = 0;
-    for (int i = 0; i < m->nparams; i++) {
-        has_grad[i] = t->has_grad[i];
-        if (t->optim.param_steps[i] == 0)
-            continue;
-        snprintf(step_names[i], sizeof step_names[i], "optimizer/state.%d.step", i);
-        host[nhost++] = (SimStTensor){step_names[i], SIM_INT64, 0, {0}, &t->optim.param_steps[i]};
-    }
-    host[nhost++] = (SimStTensor){"train/has_grad", SIM_INT64, 1, {m->nparams}, has_grad};
-    fill_meta(t, r, meta);
-    SimCkptExtra x = {nviews, views, nhost, host, meta->n, meta->meta};
+    SimCkptExtra x = {nviews, views, part->nhost, part->host, part->nmeta, part->meta};
     char err[900];
     st = sim_ckpt_save(r, m, &x, path, err, sizeof err);
     if (st != SIM_OK)
@@ -129,10 +137,9 @@ done:
         sim_train_fail(t, 0, st, "--save: out of memory");
     free(ov);
     free(views);
-    free(host);
-    free(step_names);
-    free(has_grad);
-    free(meta);
+    if (part)
+        sim_train_part_free(part);
+    free(part);
     return st;
 }
 
@@ -140,19 +147,15 @@ done:
 // restoring
 
 typedef struct {
-    int64_t step, epoch, batch, opt_steps, skipped, tracker, enabled;
-    double scale, sim_time;
-    int64_t *param_steps;  // [nparams]
-    int64_t *has_grad;     // [nparams]
+    SimTrainScalars sc;
     SimCkptView *views;    // optimizer state to copy
     int nviews;
 } Restored;
-
 static SimStatus bad(SimTrainer *t, const SimCkpt *c, const char *what) {
     return sim_train_fail(t, 1, SIM_EFORMAT, "--resume: %s: %s", c->path, what);
 }
 
-static SimStatus read_scalars(SimTrainer *t, const SimCkpt *c, Restored *s) {
+static SimStatus read_scalars(SimTrainer *t, const SimCkpt *c, SimTrainScalars *s) {
     const SimTrainConfig *cfg = t->cfg;
     int64_t keep[K_KEEP];
     keep_values(t, keep);
@@ -179,9 +182,17 @@ static SimStatus read_scalars(SimTrainer *t, const SimCkpt *c, Restored *s) {
         sim_ckpt_meta_i64(c, "scaler.skipped", &s->skipped) ||
         sim_ckpt_meta_f64(c, "scaler.scale", &s->scale) ||
         sim_ckpt_meta_f64(c, "sim_time_s", &s->sim_time) || s->step < 0 || s->epoch < 0 ||
-        s->batch < 0 || s->batch > t->sampler.num_batches || !(s->scale > 0))
+        s->batch < 0 || !(s->scale > 0))
         return bad(t, c, "corrupt metadata: step, epoch, batch or scaler state is missing or "
                          "malformed");
+    // The position is a batch index of each rank's share of the epoch: at
+    // another world size the shares have other lengths.
+    if (s->batch > t->sampler.num_batches)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--resume: %s stopped at batch %" PRId64 " of "
+                              "its epoch; this run's epoch has %" PRId64 " batches per rank "
+                              "(another world size); resume at the saved world size, or from "
+                              "a checkpoint taken earlier in the epoch", c->path, s->batch,
+                              (int64_t)t->sampler.num_batches);
     if (s->enabled != t->scaler.enabled)
         return sim_train_fail(t, 1, SIM_EINVAL, "--resume: %s was saved %s a loss scaler (--amp "
                               "%s); this run has --amp %s", c->path,
@@ -206,8 +217,8 @@ static SimStatus read_ints(SimTrainer *t, const SimCkpt *c, const char *name, in
     return SIM_OK;
 }
 
-// Per-parameter step counts and the optimizer state they imply.
-static SimStatus read_optim(SimTrainer *t, const SimCkpt *c, Restored *s) {
+// Which parameters have a gradient, and their step counts.
+static SimStatus read_counters(SimTrainer *t, const SimCkpt *c, SimTrainScalars *s) {
     const SimModel *m = t->model;
     SIM_CHECK(read_ints(t, c, "train/has_grad", m->nparams, s->has_grad));
     for (int i = 0; i < m->nparams; i++) {
@@ -218,7 +229,32 @@ static SimStatus read_optim(SimTrainer *t, const SimCkpt *c, Restored *s) {
             SIM_CHECK(read_ints(t, c, name, 0, &s->param_steps[i]));
         if (s->param_steps[i] < 0)
             return bad(t, c, "corrupt optimizer state: a negative step count");
-        for (int k = 0; s->param_steps[i] > 0 && k < t->optim.nstate; k++) {
+    }
+    return SIM_OK;
+}
+
+SimStatus sim_train_part_read(SimTrainer *t, const SimCkpt *c, SimTrainScalars *s) {
+    int np = t->model->nparams;
+    memset(s, 0, sizeof *s);
+    s->param_steps = calloc((size_t)np + 1, sizeof *s->param_steps);
+    s->has_grad = calloc((size_t)np + 1, sizeof *s->has_grad);
+    if (!s->param_steps || !s->has_grad)
+        return sim_train_fail(t, 0, SIM_ENOMEM, "--resume: out of memory");
+    SIM_CHECK(read_scalars(t, c, s));
+    return read_counters(t, c, s);
+}
+
+void sim_train_scalars_free(SimTrainScalars *s) {
+    free(s->param_steps);
+    free(s->has_grad);
+    memset(s, 0, sizeof *s);
+}
+
+// The optimizer state the step counts imply.
+static SimStatus read_optim(SimTrainer *t, const SimCkpt *c, Restored *s) {
+    const SimModel *m = t->model;
+    for (int i = 0; i < m->nparams; i++) {
+        for (int k = 0; s->sc.param_steps[i] > 0 && k < t->optim.nstate; k++) {
             SimOptimStateView v;
             sim_optim_state_view(&t->optim, i, k, &v);
             SimCkptView *cv = &s->views[s->nviews++];
@@ -236,13 +272,7 @@ static SimStatus read_optim(SimTrainer *t, const SimCkpt *c, Restored *s) {
     return SIM_OK;
 }
 
-// Everything is read and checked; now it is copied in.
-static SimStatus apply(SimTrainer *t, SimRank *r, const SimCkpt *c, const Restored *s) {
-    SimStatus st = sim_ckpt_apply_model(r, c, t->model);
-    if (st == SIM_OK)
-        st = sim_ckpt_apply_views(r, c, s->views, s->nviews);
-    if (st != SIM_OK)
-        return sim_train_fail(t, 0, st, "--resume: cannot load the state: %s", r->error);
+void sim_train_part_apply(SimTrainer *t, SimRank *r, const SimTrainScalars *s) {
     for (int i = 0; i < t->model->nparams; i++) {
         t->optim.param_steps[i] = s->param_steps[i];
         t->has_grad[i] = s->has_grad[i] != 0;
@@ -257,6 +287,16 @@ static SimStatus apply(SimTrainer *t, SimRank *r, const SimCkpt *c, const Restor
     for (int k = 0; k < SIM_STREAM_COUNT; k++)
         r->clock[k] = s->sim_time;
     t->resumed = 1;
+}
+
+// Everything is read and checked; now it is copied in.
+static SimStatus apply(SimTrainer *t, SimRank *r, const SimCkpt *c, const Restored *s) {
+    SimStatus st = sim_ckpt_apply_model(r, c, t->model);
+    if (st == SIM_OK)
+        st = sim_ckpt_apply_views(r, c, s->views, s->nviews);
+    if (st != SIM_OK)
+        return sim_train_fail(t, 0, st, "--resume: cannot load the state: %s", r->error);
+    sim_train_part_apply(t, r, &s->sc);
     return SIM_OK;
 }
 
@@ -268,19 +308,16 @@ SimStatus sim_train_restore(SimTrainer *t, SimRank *r) {
         return sim_train_fail(t, st != SIM_ENOMEM, st, "--resume: %s", err);
     int np = t->model->nparams;
     Restored s = {0};
-    s.param_steps = calloc((size_t)np + 1, sizeof *s.param_steps);
-    s.has_grad = calloc((size_t)np + 1, sizeof *s.has_grad);
     s.views = calloc((size_t)np * SIM_OPTIM_MAX_STATE + 1, sizeof *s.views);
-    if (!s.param_steps || !s.has_grad || !s.views)
+    if (!s.views)
         st = sim_train_fail(t, 0, SIM_ENOMEM, "--resume: out of memory");
     if (st == SIM_OK)
-        st = read_scalars(t, &c, &s);
+        st = sim_train_part_read(t, &c, &s.sc);
     if (st == SIM_OK)
         st = read_optim(t, &c, &s);
     if (st == SIM_OK)
         st = apply(t, r, &c, &s);
-    free(s.param_steps);
-    free(s.has_grad);
+    sim_train_scalars_free(&s.sc);
     free(s.views);
     sim_ckpt_close(&c);
     return st;

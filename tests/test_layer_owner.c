@@ -20,7 +20,7 @@
 // owner here divides the reduced SUM by R, and the reduce adds the ranks in
 // its own order. The two differ by a few fp32 ulps per gradient element,
 // which a few steps carry into the parameters at < 1e-7 relative (at most
-// 7.5e-8 in these cases; exactly 0 on 1 and 2 ranks, where / R is exact);
+// 7.5e-8 in these cases; often exactly 0 on 1 and 2 ranks);
 // 1e-6 (as |a-b| / (1+|b|)) leaves room and still catches any real error (a
 // missing 1/R, a stale broadcast, a lost micro-step are all factors).
 #include <math.h>
@@ -295,11 +295,15 @@ static void config(SimTrainConfig *c, const SimDataset *ds, const SimModelSpec *
     (void)sim_optim_flags_validate(&c->opt, err, sizeof err);
 }
 
-// Modules with parameters, their total bytes and rank 0's.
-static void count_modules(const SimModelSpec *spec, int R, int *U, uint64_t *P, int *U0) {
+// Modules with parameters, their total bytes and rank 0's; own[r]: the
+// bytes of the modules rank r owns (may be NULL).
+static void count_modules(const SimModelSpec *spec, int R, int *U, uint64_t *P, int *U0,
+                          uint64_t *own) {
     SimWorld w;
     *U = *U0 = 0;
     *P = 0;
+    for (int r = 0; own && r < R; r++)
+        own[r] = 0;
     if (tworld_init_cpu(&w, 1, 0, 5.0) == SIM_OK) {
         SimModel *m = NULL;
         if (sim_model_create(&w.ranks[0], spec, 1, 1, &m) == SIM_OK) {
@@ -307,6 +311,10 @@ static void count_modules(const SimModelSpec *spec, int R, int *U, uint64_t *P, 
                 int o = sim_layer_owner_of(m, k, R);
                 *U += o >= 0;
                 *U0 += o == 0;
+                const SimModuleInfo *mod = &m->modules[k];
+                for (int i = mod->first_param; own && o >= 0 && i < mod->first_param +
+                     mod->nparams; i++)
+                    own[o] += m->params[i].numel * sizeof(float);
             }
             *P = m->param_count * sizeof(float);
         }
@@ -321,8 +329,8 @@ static void count_modules(const SimModelSpec *spec, int R, int *U, uint64_t *P, 
 static int traffic_case(const SimDataset *ds, const SimModelSpec *spec, const char *name, int R,
                         int accum, int every, int clip_amp, int64_t S) {
     int U, U0;
-    uint64_t P;
-    count_modules(spec, R, &U, &P, &U0);
+    uint64_t P, own[TDDP_MAX_RANKS];
+    count_modules(spec, R, &U, &P, &U0, own);
     CHECK(U > 0 && P > 0);
     SimTrainConfig lc, dc;
     config(&lc, ds, spec, accum, every, clip_amp, S);
@@ -374,6 +382,11 @@ static int traffic_case(const SimDataset *ds, const SimModelSpec *spec, const ch
     CHECK_EQ_INT(lo->bytes[SIM_COLL_REDUCE], syncs * Rm1 * P);
     if (!clip_amp)
         CHECK_EQ_INT(dd_bytes, syncs * 2 * Rm1 * P);
+    // per rank (the default direct algorithm): every layer it does not own
+    // twice per micro-step, and R-1 copies of each layer it owns per reduce
+    for (int r = 0; r < R; r++)
+        CHECK_EQ_INT(lo->rank_in[SIM_COLL_BROADCAST][r] + lo->rank_in[SIM_COLL_REDUCE][r],
+                     2 * micro * (P - own[r]) + syncs * Rm1 * own[r]);
     free(lo);
     return 0;
 }
@@ -405,7 +418,7 @@ static int test_memory(void) {
     const int R = 4;
     int U, U0;
     uint64_t P;
-    count_modules(&spec, R, &U, &P, &U0);
+    count_modules(&spec, R, &U, &P, &U0, NULL);
     Held *h = calloc(1, sizeof *h);
     float *whole = calloc(WHOLE_CAP, sizeof *whole);
     CHECK(h != NULL && whole != NULL);

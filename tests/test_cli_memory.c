@@ -1,0 +1,219 @@
+// tests/test_cli_memory.c: `ddplab run --device-memory` as a user runs it.
+// A run that fits prints every rank's peak by category and logs rank 0's
+// peak in --metrics; the peak it reports is exactly the capacity the run
+// needs (one byte less fails, mid-step, with the itemised report); a model
+// too big fails with exit code 1, the itemised report, the closed forms and
+// what would fit (and what is suggested does fit); a layer too big for any
+// sharding says so; bad sizes are bad input (exit code 2).
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "test_cli_run.h"
+#include "test_files.h"
+
+#define TIMEOUT_S 120.0
+
+static const char *exe;
+static char dir[512];
+
+// `ddplab run --data blobs:features=8 --model mlp:8,256,256,4 --optimizer
+// adam --steps 2 ARGS...`: 69,124 parameters, 270 KiB each of parameters and
+// gradients, 540 KiB of Adam state.
+static int run(TcliResult *r, const char *const *args) {
+    const char *argv[40] = {"run", "--data", "blobs:features=8", "--model", "mlp:8,256,256,4",
+                            "--optimizer", "adam", "--steps", "2", "--progress", "lines"};
+    int n = 11;
+    for (; *args && n < 38; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    return tcli_run(r, exe, argv, TIMEOUT_S);
+}
+
+// The last mem_peak_bytes of a --metrics file, or -1.
+static long long last_peak(const char *path) {
+    char *text = tfile_read(path, NULL);
+    long long peak = -1, prev = 0;
+    for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+        cJSON *j = cJSON_Parse(line);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "mem_peak_bytes");
+        peak = cJSON_IsNumber(v) && v->valuedouble >= (double)prev ? (long long)v->valuedouble
+                                                                   : -1;
+        prev = peak;
+        cJSON_Delete(j);
+        if (peak < 0)
+            break;
+    }
+    free(text);
+    return peak;
+}
+
+static int test_table(void) {
+    TcliResult r;
+    const char *args[] = {"--strategy", "ddp", "-n", "4", "--device-memory", "h100", NULL};
+    CHECK_EQ_INT(run(&r, args), 0);
+    CHECK_STR_CONTAINS(r.out, "memory: each rank's device peak by category (the memory ledger)\n"
+                              "  capacity: --device-memory h100 = 74.5 GiB per rank\n"
+                              "  rank                          0-3\n"
+                              "  params                    270 KiB\n"
+                              "  grads                     270 KiB\n"
+                              "  optimizer                 540 KiB\n");
+    CHECK_STR_CONTAINS(r.out, "  comm buffers              270 KiB\n");
+    CHECK_STR_CONTAINS(r.out, "  of the capacity              0.0%\n");
+    for (const char *line = r.out; *line; line += strcspn(line, "\n") + 1)
+        CHECK(strcspn(line, "\n") <= 79);
+    tcli_result_free(&r);
+    // DataParallel: device 0 holds the optimizer, the others do not.
+    const char *dp[] = {"--strategy", "dp", "-n", "4", NULL};
+    CHECK_EQ_INT(run(&r, dp), 0);
+    CHECK_STR_CONTAINS(r.out, "  rank                            0        1-3\n");
+    CHECK_STR_CONTAINS(r.out, "  optimizer                 540 KiB        0 B\n");
+    tcli_result_free(&r);
+    return 0;
+}
+
+// The peak a run reports is the capacity it needs, to the byte: DataParallel
+// on 4 devices, whose device 0 peaks while it scatters a batch.
+static int test_peak_is_the_need(void) {
+    const char *m = tcli_path(dir, "m.jsonl");
+    TcliResult r;
+    const char *first[] = {"--strategy", "dp", "-n", "4", "--metrics", m, NULL};
+    CHECK_EQ_INT(run(&r, first), 0);
+    tcli_result_free(&r);
+    long long peak = last_peak(m);
+    CHECK(peak > 1300000);
+    char cap[32], less[32];
+    snprintf(cap, sizeof cap, "%lld", peak);
+    snprintf(less, sizeof less, "%lld", peak - 1);
+    const char *fits[] = {"--strategy", "dp", "-n", "4", "--device-memory", cap, NULL};
+    CHECK_EQ_INT(run(&r, fits), 0);
+    CHECK_STR_CONTAINS(r.out, "  of the capacity            100.0%");
+    tcli_result_free(&r);
+    // One byte less: rank 0 fails inside a step, while the others wait in
+    // their collectives (the watchdog ends the wait).
+    const char *m2 = tcli_path(dir, "m2.jsonl");
+    const char *over[] = {"--strategy", "dp", "-n", "4", "--device-memory", less,
+                          "--watchdog", "1", "--metrics", m2, NULL};
+    CHECK_EQ_INT(run(&r, over), 1);
+    CHECK_STR_CONTAINS(r.err, "out of device memory on rank 0: allocating ");
+    CHECK_STR_CONTAINS(r.err, "over its capacity of 1.31 MiB; in use: ");
+    CHECK(strstr(r.out, "done:") == NULL);
+    CHECK(!tfile_exists(m2)); // a failed run leaves no metrics
+    tcli_result_free(&r);
+    return 0;
+}
+
+// DDP on 4 ranks with 1.4 MB each: the buckets do not fit.
+static int test_oom_report(void) {
+    TcliResult r;
+    const char *args[] = {"--strategy", "ddp", "-n", "4", "--device-memory", "1.4MB", NULL};
+    CHECK_EQ_INT(run(&r, args), 1);
+    // The failure, itemised in one line, then the ledger at the refusal.
+    CHECK_STR_CONTAINS(r.err, "ddplab run: ddp: out of device memory on rank 0: allocating 270 "
+                              "KiB of comm buffers (ddp.bucket) would bring the device to 1.57 "
+                              "MiB, over its capacity of 1.34 MiB; in use: other 128 B, params "
+                              "270 KiB, grads 270 KiB, optimizer 540 KiB, activations 259 KiB\n");
+    CHECK_STR_CONTAINS(r.err, "ddplab run: rank 0 ran out of device memory (--device-memory "
+                              "1.4MB = 1.34 MiB): it held this when 270 KiB for comm buffers "
+                              "(ddp.bucket) was refused:\n");
+    CHECK_STR_CONTAINS(r.err, "  optimizer                     540 KiB\n"
+                              "  activations                   259 KiB\n"
+                              "  total                        1.31 MiB\n");
+    // The closed forms: 16 bytes per parameter, the buckets on top.
+    CHECK_STR_CONTAINS(r.err, "69124 parameters at 16 bytes each");
+    CHECK_STR_CONTAINS(r.err, "  DDP                            states   1.05 MiB + transient    "
+                              "270 KiB ->   1.57 MiB  does not fit  <- this run\n");
+    CHECK_STR_CONTAINS(r.err, "ddplab run: would fit in 1.34 MiB per rank: --strategy ddp "
+                              "--gradient-as-bucket-view needs 1.31 MiB; --strategy zero1 needs "
+                              "1.18 MiB;");
+    CHECK_STR_CONTAINS(r.err, "--strategy fsdp --cpu-offload needs 773 KiB and 270 KiB of host "
+                              "memory");
+    CHECK(strstr(r.out, "done:") == NULL);
+    tcli_result_free(&r);
+    // What it suggests fits.
+    const char *view[] = {"--strategy", "ddp", "-n", "4", "--device-memory", "1.4MB",
+                          "--gradient-as-bucket-view", NULL};
+    CHECK_EQ_INT(run(&r, view), 0);
+    CHECK_STR_CONTAINS(r.out, "  peak                     1.31 MiB\n");
+    tcli_result_free(&r);
+    // One rank, a batch too big: offload, more ranks, or a smaller batch
+    // with accumulation; the smaller batch runs.
+    const char *big[] = {"--batch", "256", "--device-memory", "3MB", NULL};
+    CHECK_EQ_INT(run(&r, big), 1);
+    CHECK_STR_CONTAINS(r.err, "would fit in 2.86 MiB per rank: --strategy fsdp --cpu-offload "
+                              "needs 2.52 MiB and 1.05 MiB of host memory; --strategy fsdp -n 4 "
+                              "needs 2.79 MiB; --batch 128 --accum 2 (256 samples per step) "
+                              "needs 2.07 MiB\n");
+    tcli_result_free(&r);
+    const char *small[] = {"--batch", "128", "--accum", "2", "--device-memory", "3MB", NULL};
+    CHECK_EQ_INT(run(&r, small), 0);
+    CHECK_STR_CONTAINS(r.out, "  peak                     2.07 MiB\n");
+    tcli_result_free(&r);
+    return 0;
+}
+
+// A layer of 4.2M parameters (16 MiB, 32 MiB with its gradient) on 20 MB
+// devices: FSDP needs a unit whole while it computes, so no sharding and no
+// number of ranks fits.
+static int test_layer_too_big(void) {
+    const char *argv[] = {"run", "--data", "blobs:features=8", "--model", "mlp:8,2048,2048,4",
+                          "--strategy", "ddp", "-n", "4", "--steps", "1", "--device-memory",
+                          "20MB", NULL};
+    TcliResult r;
+    CHECK_EQ_INT(tcli_run(&r, exe, argv, TIMEOUT_S), 1);
+    CHECK_STR_CONTAINS(r.err, "out of device memory on rank 0: allocating 16.1 MiB of grads");
+    CHECK_STR_CONTAINS(r.err, "the largest module 4196352 parameters");
+    CHECK_STR_CONTAINS(r.err, "ddplab run: nothing here fits in 19.1 MiB per rank: even "
+                              "FULL_SHARD with CPU offload needs 34.0 MiB on the device");
+    CHECK_STR_CONTAINS(r.err, "FSDP computes a unit whole, so more ranks do not help");
+    tcli_result_free(&r);
+    return 0;
+}
+
+static int test_bad_sizes(void) {
+    static const struct {
+        const char *value, *want;
+    } cases[] = {
+        {"80XB", "--device-memory: '80XB' is not a size or a device; allowed: a size such as "
+                 "80GB, 80GiB, 512MiB or 1.5e9 (bytes), or a device: h100 (80 GB), h200 (141 "
+                 "GB), a100-40 (40 GB), a100-80 (80 GB), l40s (48 GB), rtx4090 (24 GB)"},
+        {"0", "--device-memory: '0' is not above 0"},
+        {"a100", "--device-memory: 'a100' is not a size or a device"},
+        {"-5GB", "--device-memory: '-5GB' is not a size or a device"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        TcliResult r;
+        const char *args[] = {"run", "--device-memory", cases[i].value, NULL};
+        CHECK_EQ_INT(tcli_run(&r, exe, args, TIMEOUT_S), 2);
+        CHECK_STR_CONTAINS(r.err, cases[i].want);
+        CHECK_EQ_INT(tcli_lines(r.err), 1);
+        CHECK_EQ_INT(r.out[0], '\0');
+        tcli_result_free(&r);
+    }
+    TcliResult r;
+    const char *help[] = {"run", "--help", NULL};
+    CHECK_EQ_INT(tcli_run(&r, exe, help, TIMEOUT_S), 0);
+    CHECK_STR_CONTAINS(r.out, "--device-memory SIZE|DEVICE");
+    CHECK_STR_CONTAINS(r.out, "does not fit --device-memory");
+    tcli_result_free(&r);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if ((exe = tcli_exe_arg(argc, argv)) == NULL)
+        return 2;
+    if (tfile_mkdtemp(dir, sizeof dir, "cli-memory") != 0) {
+        perror("mkdtemp");
+        return 1;
+    }
+    int failures = 0;
+    RUN(test_table);
+    RUN(test_peak_is_the_need);
+    RUN(test_oom_report);
+    RUN(test_layer_too_big);
+    RUN(test_bad_sizes);
+    tfile_rmtree(dir);
+    return failures ? 1 : 0;
+}
