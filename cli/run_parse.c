@@ -118,7 +118,7 @@ static RunParse parse_cap(const RunOptSpec *s, const char *v, double *out) {
 
 // The options that only --strategy ddp takes.
 static RunParse apply_ddp_option(const RunOptSpec *s, const char *v, RunOptions *o) {
-    if (o->ddp_flag == NULL)
+    if (o->ddp_flag == NULL && s->id != RO_LOSS_LOG)
         o->ddp_flag = s->longname;
     switch (s->id) {
     case RO_BUCKET_CAP: return parse_cap(s, v, &o->ddp.buckets.bucket_cap_mb);
@@ -432,6 +432,11 @@ static RunParse check_strategy(RunOptions *o) {
     }
     if (run_fsdp_check(o) != RUN_PARSE_OK)
         return RUN_PARSE_ERROR;
+    if (o->loss_log_set && !ddp && !run_fsdp_is_strategy(o->strategy)) {
+        run_error("--loss-log: needs --strategy ddp or fsdp (zero1-3); allowed: --strategy ddp "
+                  "-n R --loss-log avg");
+        return RUN_PARSE_ERROR;
+    }
     if (o->join && !o->uneven) {
         run_error("--join: needs uneven inputs; allowed: --uneven K --join");
         return RUN_PARSE_ERROR;

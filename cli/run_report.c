@@ -138,6 +138,16 @@ static void optimizer_rows(Table *tb, const SimTrainConfig *c, int nranks) {
         row(tb, "mixed precision", "off (fp32)");
 }
 
+// The loss the progress lines show.
+static void loss_row(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
+    if (o->nranks < 2 || c->loss_log == SIM_LOSS_LOCAL)
+        row(tb, "loss shown", "rank 0's (each rank's loss is of its own batch)");
+    else
+        row(tb, "loss shown", "%s", c->loss_log == SIM_LOSS_AVG
+            ? "mean over the ranks: all_reduce(loss, AVG)"
+            : "mean over the ranks: all_reduce(loss, SUM) / world_size");
+}
+
 // --strategy ddp: its options and what the progress lines show.
 static void ddp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
     const SimDdpOptions *d = &o->ddp;
@@ -162,12 +172,53 @@ static void ddp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
             o->nranks - 1, c->join
             ? "Join: ranks out of data shadow the collectives with zero gradients"
             : "no Join: the others will wait for a rank that has left (watchdog)");
-    if (o->nranks < 2 || c->loss_log == SIM_LOSS_LOCAL)
-        row(tb, "loss shown", "rank 0's (each rank's loss is of its own batch)");
-    else
-        row(tb, "loss shown", "%s", c->loss_log == SIM_LOSS_AVG
-            ? "mean over the ranks: all_reduce(loss, AVG)"
-            : "mean over the ranks: all_reduce(loss, SUM) / world_size");
+    loss_row(tb, o, c);
+}
+
+// --strategy fsdp / zero1-3: the sharding and its schedule.
+static void fsdp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c,
+                      const SimTrainer *t) {
+    const SimFsdpOptions *f = &o->fsdp;
+    const SimFsdpPlan *p = sim_fsdp_plan_of(t);
+    static const char *const what[SIM_FSDP_SHARDING_COUNT] = {
+        "ZeRO-3: parameters, gradients and optimizer state sharded; units gathered for "
+        "forward and again for backward",
+        "ZeRO-2: parameters, gradients and optimizer state sharded; units stay gathered "
+        "from forward to the end of their backward",
+        "DDP's layout: everything replicated, gradients all_reduced",
+        "full_shard inside each node, replicated across nodes",
+        "shard_grad_op inside each node, replicated across nodes",
+        "ZeRO-1: only the optimizer state sharded; gradients all_reduced, updated "
+        "parameters all-gathered after the step"};
+    row(tb, "sharding", "%s: %s", sim_fsdp_sharding_name(f->sharding), what[f->sharding]);
+    if (p)
+        row(tb, "units", "%d (wrap %s), each flat parameter padded to a multiple of %d and "
+            "sharded over %d rank%s x %d replica%s; largest unit %zu parameters", p->nunits,
+            sim_fsdp_wrap_name(f->wrap), p->shard_ranks, p->shard_ranks,
+            p->shard_ranks == 1 ? "" : "s", p->replicas, p->replicas == 1 ? "" : "s",
+            p->largest_unit);
+    double pre, post;
+    sim_fsdp_divide_factors(o->nranks, &pre, &post);
+    row(tb, "schedule", "backward prefetch %s, forward prefetch %s, limit_all_gathers %s; "
+        "gradients divided by %g before and %g after the reduction",
+        sim_fsdp_prefetch_name(f->prefetch), f->forward_prefetch ? "on" : "off",
+        f->limit_all_gathers ? "on" : "off", pre, post);
+    if (f->param_dtype != SIM_FP32 || f->reduce_dtype_set || f->buffer_dtype != SIM_FP32)
+        row(tb, "MixedPrecision", "param_dtype %s, reduce_dtype %s, buffer_dtype %s (fp32 "
+            "master shards)", sim_dtype_name(f->param_dtype),
+            sim_dtype_name(f->reduce_dtype_set ? f->reduce_dtype : f->param_dtype),
+            sim_dtype_name(f->buffer_dtype));
+    if (f->cpu_offload)
+        row(tb, "CPU offload", "sharded parameters, gradients and optimizer state in host "
+            "memory; the step runs there");
+    if (c->accum > 1)
+        row(tb, "accumulation", "%s", c->accum_sync_every
+            ? "reduce-scatter after every micro-step into the sharded gradients"
+            : "no_sync on the first micro-steps: unsharded gradients held until the last");
+    if (c->save_path)
+        row(tb, "state dict", "%s%s", sim_fsdp_state_dict_name(f->state_dict),
+            f->state_dict_rank0_call ? " (called on rank 0 only: a bug on purpose)" : "");
+    loss_row(tb, o, c);
 }
 
 // --strategy dp: what DataParallel does each step.
@@ -268,6 +319,8 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
         dp_rows(&tb, o, c);
     else if (c->strategy == &sim_layer_owner_strategy)
         layer_owner_rows(&tb, o, t->model);
+    else if (c->strategy == &sim_fsdp_strategy)
+        fsdp_rows(&tb, o, c, t);
     else if (c->strategy)
         ddp_rows(&tb, o, c);
     int64_t per_epoch = sim_train_batches_per_epoch(c, run_sampler_replicas(o));

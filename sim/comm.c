@@ -260,15 +260,9 @@ SimStatus sim_barrier(SimRank *r) {
 
 void sim_rank_compute(SimRank *r, const char *name, double seconds) {
     SimEvent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.rank = r->rank;
-    ev.stream = SIM_STREAM_COMPUTE;
-    ev.kind = SIM_EV_COMPUTE;
-    ev.name = name;
-    ev.step = ev.nsteps = ev.chunk = ev.src = ev.dst = -1;
-    ev.sim_start = r->clock[SIM_STREAM_COMPUTE];
+    sim_rank_event(&ev, r, SIM_EV_COMPUTE, SIM_STREAM_COMPUTE, name, NULL,
+                   r->clock[SIM_STREAM_COMPUTE]);
     ev.sim_end = ev.sim_start + (seconds > 0 ? seconds : 0);
-    ev.wall_start = ev.wall_end = sim_rank_wall(r);
     r->clock[SIM_STREAM_COMPUTE] = ev.sim_end;
     trace_put(r, &ev);
 }

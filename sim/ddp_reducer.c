@@ -24,21 +24,13 @@ static void trace_bucket(SimRank *r, const char *label, int bucket, int param, s
     if (r->world->trace == NULL)
         return;
     SimEvent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.rank = r->rank;
-    ev.stream = (int16_t)(param >= 0 ? SIM_STREAM_COMPUTE : SIM_STREAM_COMM);
-    ev.kind = SIM_EV_BUCKET;
-    ev.name = "bucket";
-    ev.label = label;
+    sim_rank_event(&ev, r, SIM_EV_BUCKET,
+                   param >= 0 ? SIM_STREAM_COMPUTE : SIM_STREAM_COMM, "bucket", label, t0);
     ev.bytes = bytes;
     ev.step = bucket;
-    ev.nsteps = -1;
     ev.chunk = param;
-    ev.src = ev.dst = -1;
-    ev.sim_start = t0;
     ev.sim_end = t1;
-    ev.wall_start = ev.wall_end = sim_rank_wall(r);
-    (void)sim_trace_append(r->world->trace, &ev);
+    sim_rank_trace(r, &ev);
 }
 
 // A 1-D view of n elements of a flat fp32 tensor from element off.

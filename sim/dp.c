@@ -61,25 +61,11 @@ static SimStatus fail(SimRank *r, SimStatus st, const char *msg) {
 
 // A marker opening one phase, at the rank's latest stream time.
 static void mark(SimRank *r, const char *name) {
-    SimTrace *tr = r->world->trace;
-    if (tr == NULL)
-        return;
     SimEvent ev;
-    memset(&ev, 0, sizeof ev);
-    double now = r->clock[SIM_STREAM_COMPUTE];
-    if (r->clock[SIM_STREAM_COMM] > now)
-        now = r->clock[SIM_STREAM_COMM];
-    ev.sim_start = ev.sim_end = now;
-    ev.wall_start = ev.wall_end = sim_rank_wall(r);
-    ev.name = name;
-    ev.label = "DataParallel";
-    ev.rank = r->rank;
-    ev.stream = SIM_STREAM_COMPUTE;
-    ev.kind = SIM_EV_MARKER;
+    sim_rank_event(&ev, r, SIM_EV_MARKER, SIM_STREAM_COMPUTE, name, "DataParallel",
+                   sim_rank_now(r));
     ev.seq = r->coll_seq;
-    ev.step = ev.nsteps = -1;
-    ev.chunk = ev.src = ev.dst = -1;
-    (void)sim_trace_append(tr, &ev); // a full trace counts the drop itself
+    sim_rank_trace(r, &ev);
 }
 
 // A 1-d staging tensor of n 4-byte elements (freed by the caller), charged

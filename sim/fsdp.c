@@ -108,21 +108,22 @@ static SimStatus poison(FsdpState *s, SimRank *r, int u) {
     return SIM_OK;
 }
 
-// 1 when unit u can be all-gathered straight into the layers' buffer: fp32
-// (nothing to cast), no padding (the flat parameter is exactly its
-// parameters) and those parameters consecutive there. Numeric mode then
-// skips copying the gathered unit into the buffer (a copy of the unit per
-// gather that the modelled run does not make).
-static int gather_in_place(const FsdpState *s, int u) {
+int fsdp_unit_in_model(const FsdpState *s, int u) {
     const SimFsdpUnit *un = &s->plan.units[u];
-    if (s->o.param_dtype != SIM_FP32 || un->padded != un->numel || un->nparams == 0 ||
-        s->m->param.data == NULL)
+    if (un->padded != un->numel || un->nparams == 0)
         return 0;
     size_t base = s->m->params[un->params[0]].offset;
     for (int k = 0; k < un->nparams; k++)
         if (s->m->params[un->params[k]].offset != base + un->flat_offset[k])
             return 0;
     return 1;
+}
+
+// An fp32 unit laid out as in the model is all-gathered straight into the
+// layers' buffer: no unpacking copy per gather.
+static int gather_in_place(const FsdpState *s, int u) {
+    return s->o.param_dtype == SIM_FP32 && s->m->param.data != NULL &&
+           fsdp_unit_in_model(s, u);
 }
 
 void fsdp_free_gathered(SimRank *r, FsdpUnitState *us) {
@@ -485,7 +486,8 @@ static void teardown(void *state, SimRank *r) {
         FsdpUnitState *us = &s->u[u];
         sim_tensor_free(r, &us->lowp);
         fsdp_free_gathered(r, us);
-        sim_tensor_free(r, &us->rs_in);
+        if (!us->rs_in_view)
+            sim_tensor_free(r, &us->rs_in);
         if (!us->rs_out_view)
             sim_tensor_free(r, &us->rs_out);
     }

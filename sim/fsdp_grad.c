@@ -60,12 +60,19 @@ static SimStatus launch_reduce(FsdpState *s, SimRank *r, int u) {
     if (un->numel == 0 || us->reducing)
         return SIM_OK;
     SimDtype rd = s->o.reduce_dtype;
-    // In fp32 the gradient is packed straight into the reduce-scatter input
-    // (one copy of the unit less); another reduce_dtype packs it into fp32
-    // staging, pre-divides there and casts.
-    SIM_CHECK(fsdp_alloc(r, &us->rs_in, "fsdp reduce-scatter input", rd, un->padded));
+    // In fp32 a unit laid out as in the model is reduced straight from the
+    // layers' gradient buffer (cleared by finish_unit once reduced); other
+    // fp32 units are packed into the reduce-scatter input; another
+    // reduce_dtype packs into fp32 staging, pre-divides there and casts.
     SimTensor flat;
-    SIM_CHECK(take_grads(s, r, u, rd == SIM_FP32 ? &us->rs_in : &s->staging, &flat));
+    us->rs_in_view = rd == SIM_FP32 && s->m->grad.data != NULL && fsdp_unit_in_model(s, u);
+    if (us->rs_in_view) {
+        us->rs_in = fsdp_view(&s->m->grad, s->m->params[un->params[0]].offset, un->padded);
+        flat = us->rs_in;
+    } else {
+        SIM_CHECK(fsdp_alloc(r, &us->rs_in, "fsdp reduce-scatter input", rd, un->padded));
+        SIM_CHECK(take_grads(s, r, u, rd == SIM_FP32 ? &us->rs_in : &s->staging, &flat));
+    }
     if (s->pre != 1.0)
         SIM_CHECK(sim_op_scale(r, &flat, 0, 0, (float)(1.0 / s->pre)));
     SIM_CHECK(fsdp_mem_unit(s, r, u, SIM_MEM_COMM, +1, "fsdp reduce-scatter buffers"));
@@ -116,11 +123,13 @@ static SimStatus finish_unit(FsdpState *s, SimRank *r, int u) {
     if (s->S > 1 && !zero1_all_reduce(s) && s->rep_group.n > 1)
         SIM_CHECK(sim_group_all_reduce(r, &s->rep_group, us->rs_out.data, us->rs_out.data,
                                        un->shard, us->rs_out.dtype, SIM_SUM));
-    SimTensor part = fsdp_view(&s->staging, 0, un->shard);
-    if (us->rs_out.dtype != SIM_FP32)
+    // fp32: post-divided where it is (rs_out is this unit's own); other
+    // dtypes are cast into fp32 staging first
+    SimTensor part = us->rs_out;
+    if (us->rs_out.dtype != SIM_FP32) {
+        part = fsdp_view(&s->staging, 0, un->shard);
         SIM_CHECK(sim_op_cast(r, &part, &us->rs_out));
-    else
-        SIM_CHECK(fsdp_backing_cast(r, &part, &us->rs_out));
+    }
     if (s->post != 1.0)
         SIM_CHECK(sim_op_scale(r, &part, 0, 0, (float)(1.0 / s->post)));
     SimTensor dst = fsdp_view(&s->grad_shard, us->master_off, un->shard);
@@ -130,7 +139,12 @@ static SimStatus finish_unit(FsdpState *s, SimRank *r, int u) {
     if (!us->rs_out_view)
         sim_tensor_free(r, &us->rs_out);
     us->rs_out.data = NULL;
-    sim_tensor_free(r, &us->rs_in);
+    if (us->rs_in_view) // the layers' gradient, reduced: released (zero for the next backward)
+        SIM_CHECK(fsdp_backing_fill(r, &us->rs_in, 0.0f));
+    else
+        sim_tensor_free(r, &us->rs_in);
+    us->rs_in.data = NULL;
+    us->rs_in_view = 0;
     us->reducing = 0;
     fsdp_trace_unit(s, r, u, "reduced");
     return fsdp_mem_unit(s, r, u, SIM_MEM_COMM, -1, "fsdp reduce-scatter buffers");

@@ -33,6 +33,8 @@ typedef struct {
     SimCollHandle rh;      // reduce-scatter (or S = 1: all_reduce) in flight
     int reducing;          // 1: rh is launched and not yet waited for
     int rs_out_view;       // 1: rs_out is a slice of rs_in (all_reduce paths)
+    int rs_in_view;        // 1: rs_in is the unit's range of the model's gradient buffer
+                           // (fp32, unpadded: reduced in place, cleared once reduced)
     size_t master_off;     // where its shard starts in master / grad_shard
 } FsdpUnitState;
 
@@ -82,6 +84,11 @@ SimStatus fsdp_gather_finish(FsdpState *s, SimRank *r, int u);
 SimStatus fsdp_reshard(FsdpState *s, SimRank *r, int u);
 // Releases a unit's all-gather output (nothing to free when it is a view).
 void fsdp_free_gathered(SimRank *r, FsdpUnitState *us);
+// 1 when unit u's flat parameter is exactly a range of the model's flat
+// buffers (no padding, its parameters consecutive there): numeric mode then
+// gathers into the parameter buffer and reduces from the gradient buffer in
+// place (fp32), without copies the modelled run does not make.
+int fsdp_unit_in_model(const FsdpState *s, int u);
 // Copies unit u's slice of the model's parameters into master (set-up, restore).
 SimStatus fsdp_shard_from_model(FsdpState *s, SimRank *r, int u);
 // Every unit's full parameters into the model's buffer (state dicts), one

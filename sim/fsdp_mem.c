@@ -147,25 +147,17 @@ SimStatus fsdp_mem_unit(FsdpState *s, SimRank *r, int u, SimMemCat cat, int sign
 }
 
 void fsdp_trace_unit(FsdpState *s, SimRank *r, int u, const char *label) {
-    SimWorld *w = r->world;
-    if (w->trace == NULL)
+    if (r->world->trace == NULL)
         return;
     SimEvent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.rank = r->rank;
-    ev.stream = SIM_STREAM_COMPUTE;
-    ev.kind = SIM_EV_SHARD;
-    ev.name = "fsdp unit";
-    ev.label = label;
+    sim_rank_event(&ev, r, SIM_EV_SHARD, SIM_STREAM_COMPUTE, "fsdp unit", label,
+                   r->clock[SIM_STREAM_COMPUTE]);
     ev.bytes = (uint64_t)s->plan.units[u].padded * (uint64_t)fsdp_param_bytes(s);
     ev.count = s->plan.units[u].numel;
     ev.step = u;
     ev.nsteps = s->plan.nunits;
     ev.chunk = s->gidx;
-    ev.src = ev.dst = -1;
-    ev.sim_start = ev.sim_end = r->clock[SIM_STREAM_COMPUTE];
-    ev.wall_start = ev.wall_end = sim_rank_wall(r);
-    (void)sim_trace_append(w->trace, &ev);
+    sim_rank_trace(r, &ev);
 }
 
 void fsdp_host_copy(SimRank *r, const char *name, double bytes) {
@@ -175,19 +167,9 @@ void fsdp_host_copy(SimRank *r, const char *name, double bytes) {
     *host = t1;
     if (r->clock[SIM_STREAM_COMM] < t1)
         r->clock[SIM_STREAM_COMM] = t1;
-    SimWorld *w = r->world;
-    if (w->trace == NULL)
-        return;
     SimEvent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.rank = r->rank;
-    ev.stream = SIM_STREAM_HOST;
-    ev.kind = SIM_EV_COMPUTE;
-    ev.name = name;
-    ev.bytes = (uint64_t)bytes;
-    ev.step = ev.nsteps = ev.chunk = ev.src = ev.dst = -1;
-    ev.sim_start = t0;
+    sim_rank_event(&ev, r, SIM_EV_COMPUTE, SIM_STREAM_HOST, name, NULL, t0);
     ev.sim_end = t1;
-    ev.wall_start = ev.wall_end = sim_rank_wall(r);
-    (void)sim_trace_append(w->trace, &ev);
+    ev.bytes = (uint64_t)bytes;
+    sim_rank_trace(r, &ev);
 }

@@ -263,25 +263,19 @@ static void call_trace(const GroupCall *c) {
     if (w->trace == NULL)
         return;
     SimEvent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.rank = r->rank;
-    ev.stream = SIM_STREAM_COMM;
-    ev.kind = SIM_EV_COLL;
-    ev.name = sim_coll_title(c->kind);
-    ev.label = group_name(c->g);
+    sim_rank_event(&ev, r, SIM_EV_COLL, SIM_STREAM_COMM, sim_coll_title(c->kind),
+                   group_name(c->g), c->sim0);
     ev.coll = (int16_t)c->kind;
     ev.algo = SIM_ALGO_RING;
     ev.dtype = (int16_t)c->dt;
     ev.redop = (int16_t)c->op;
     ev.count = c->count;
     ev.bytes = c->count * c->esz;
-    ev.step = ev.chunk = ev.src = ev.dst = -1;
     ev.nsteps = c->nsteps;
-    ev.sim_start = c->sim0;
     ev.sim_end = r->clock[SIM_STREAM_COMM] > c->sim0 ? r->clock[SIM_STREAM_COMM] : c->sim0;
     ev.wall_start = c->wall0 - w->wall_epoch;
     ev.wall_end = sim_wall_now() - w->wall_epoch;
-    (void)sim_trace_append(w->trace, &ev); // a full trace counts drops
+    sim_rank_trace(r, &ev);
 }
 
 // Frees the scratch; on success traces the call. Returns st.

@@ -140,28 +140,15 @@ static void *range_ptr(const SimTensor *t, size_t off) {
 static void mark_drop(LoState *s, int k, const char *when) {
     SimRank *r = s->r;
     s->st.drops++;
-    SimTrace *tr = r->world->trace;
-    if (tr == NULL)
-        return;
     SimEvent ev;
-    memset(&ev, 0, sizeof ev);
-    double now = r->clock[SIM_STREAM_COMPUTE];
-    if (r->clock[SIM_STREAM_COMM] > now)
-        now = r->clock[SIM_STREAM_COMM];
-    ev.sim_start = ev.sim_end = now;
-    ev.wall_start = ev.wall_end = sim_rank_wall(r);
-    ev.name = LO_DROP_MARKER;
-    ev.label = when;
-    ev.rank = r->rank;
-    ev.stream = SIM_STREAM_COMPUTE;
-    ev.kind = SIM_EV_MARKER;
+    sim_rank_event(&ev, r, SIM_EV_MARKER, SIM_STREAM_COMPUTE, LO_DROP_MARKER, when,
+                   sim_rank_now(r));
     ev.seq = r->coll_seq;
     ev.count = s->numel[k];
     ev.bytes = module_bytes(s, k);
-    ev.step = ev.nsteps = ev.dst = -1;
     ev.chunk = k;
     ev.src = s->owner[k];
-    (void)sim_trace_append(tr, &ev); // a full trace counts the drop itself
+    sim_rank_trace(r, &ev);
 }
 
 // A borrowed module's parameters go: NaN in numeric mode, so that any use

@@ -63,24 +63,17 @@ static int counted(SimMemCat c) {
 // with the space's total after it in `count` (see trace.h).
 static void trace_charge(SimRank *r, SimMemSpace s, SimMemCat c, int64_t delta,
                          const char *name) {
-    SimTrace *tr = r->world ? r->world->trace : NULL;
-    if (tr == NULL)
+    if (r->world == NULL || r->world->trace == NULL)
         return;
     SimEvent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.rank = r->rank;
-    ev.stream = SIM_STREAM_COMPUTE;
-    ev.kind = SIM_EV_MEMORY;
-    ev.label = delta > 0 ? "alloc" : "free";
+    sim_rank_event(&ev, r, SIM_EV_MEMORY, SIM_STREAM_COMPUTE, NULL,
+                   delta > 0 ? "alloc" : "free", r->clock[SIM_STREAM_COMPUTE]);
     ev.name = name ? name : ev.label;
     ev.bytes = (uint64_t)(delta > 0 ? delta : -delta);
     ev.count = (uint64_t)(r->mem.total[s] > 0 ? r->mem.total[s] : 0);
     ev.mem_cat = (int16_t)c;
     ev.mem_space = (int16_t)s;
-    ev.step = ev.nsteps = ev.chunk = ev.src = ev.dst = -1;
-    ev.sim_start = ev.sim_end = r->clock[SIM_STREAM_COMPUTE];
-    ev.wall_start = ev.wall_end = sim_rank_wall(r);
-    (void)sim_trace_append(tr, &ev); // a full trace counts the drop itself
+    sim_rank_trace(r, &ev);
 }
 
 static void note_peak(SimRank *r, SimMemSpace s) {

@@ -147,3 +147,26 @@ const char *sim_world_error(const SimWorld *w) {
 double sim_rank_wall(const SimRank *r) {
     return sim_wall_now() - r->world->wall_epoch;
 }
+
+void sim_rank_event(SimEvent *ev, const SimRank *r, SimEventKind kind, SimStream stream,
+                    const char *name, const char *label, double at) {
+    memset(ev, 0, sizeof *ev);
+    ev->rank = r->rank;
+    ev->kind = (int16_t)kind;
+    ev->stream = (int16_t)stream;
+    ev->name = name;
+    ev->label = label;
+    ev->step = ev->nsteps = ev->chunk = ev->src = ev->dst = -1;
+    ev->sim_start = ev->sim_end = at;
+    ev->wall_start = ev->wall_end = sim_rank_wall(r);
+}
+
+double sim_rank_now(const SimRank *r) {
+    double c = r->clock[SIM_STREAM_COMPUTE], m = r->clock[SIM_STREAM_COMM];
+    return m > c ? m : c;
+}
+
+void sim_rank_trace(SimRank *r, const SimEvent *ev) {
+    if (r->world && r->world->trace)
+        (void)sim_trace_append(r->world->trace, ev);
+}

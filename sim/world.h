@@ -72,4 +72,15 @@ const char *sim_world_error(const SimWorld *w);
 // Seconds of wall time since the world was created.
 double sim_rank_wall(const SimRank *r);
 
+// Fills *ev as an instant event of rank r at `at` (simulated seconds) and
+// the current wall time: kind, stream, name and label set, every other
+// field zero, and step, nsteps, chunk, src and dst -1 (not applicable).
+void sim_rank_event(SimEvent *ev, const SimRank *r, SimEventKind kind, SimStream stream,
+                    const char *name, const char *label, double at);
+// The later of the rank's compute and communication clocks.
+double sim_rank_now(const SimRank *r);
+// Appends ev to the world's trace, if it keeps one (a full trace counts the
+// drop itself).
+void sim_rank_trace(SimRank *r, const SimEvent *ev);
+
 #endif
