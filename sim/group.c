@@ -299,38 +299,52 @@ static SimStatus step_fail(GroupCall *c, SimStatus st) {
 }
 
 // One ring step: send scount elements to the right neighbour and receive
-// rcount from the left one. Even members post the send before receiving, odd
-// members receive first: the ring then makes progress even where a send waits
-// for its receive (and the sender's buffer is the receiver's to read until
-// the send completes, so it is never written during the step).
+// rcount from the left one, both posted before either is waited for. Odd
+// members post the receive first, even members the send: the ring then
+// makes progress even where posting a send waits for its receive (and the
+// sender's buffer is the receiver's to read until the send completes, so it
+// is never written during the step). Links are full duplex: both transfers
+// start from the step's start on the communication stream, which is busy
+// until the later of the two ends.
 static SimStatus exchange(GroupCall *c, const void *sbuf, size_t scount, void *rbuf,
                           size_t rcount) {
     SimRank *r = c->r;
-    SimStatus st;
-    if (c->g->me % 2 == 0) {
-        SimCollArgs a = {SIM_COLL_SEND, SIM_ALGO_AUTO, c->dt, SIM_SUM, sbuf, NULL, scount, 0,
-                         c->right};
-        SimCollHandle h;
-        st = sim_coll_launch(r, &a, &h);
-        if (st == SIM_OK) {
-            st = sim_recv(r, rbuf, rcount, c->dt, c->left);
-            // Wait for the send even after a failed receive: that withdraws
-            // the message. Keep the first failure's explanation.
-            char first[sizeof r->error];
-            snprintf(first, sizeof first, "%s", r->error);
-            SimStatus ws = sim_coll_wait(r, &h);
-            if (st == SIM_OK)
-                st = ws;
-            else
-                snprintf(r->error, sizeof r->error, "%s", first);
-        }
-    } else {
-        st = sim_recv(r, rbuf, rcount, c->dt, c->left);
-        if (st == SIM_OK)
-            st = sim_send(r, sbuf, scount, c->dt, c->right);
+    SimCollArgs send = {SIM_COLL_SEND, SIM_ALGO_AUTO, c->dt, SIM_SUM, sbuf, NULL, scount, 0,
+                        c->right};
+    SimCollArgs recv = {SIM_COLL_RECV, SIM_ALGO_AUTO, c->dt, SIM_SUM, NULL, rbuf, rcount, 0,
+                        c->left};
+    const SimCollArgs *order[2] = {&send, &recv};
+    if (c->g->me % 2 != 0) {
+        order[0] = &recv;
+        order[1] = &send;
     }
+    SimCollHandle h[2];
+    double t0 = r->clock[SIM_STREAM_COMM];
+    SimStatus st = sim_coll_launch(r, order[0], &h[0]);
     if (st != SIM_OK)
         return step_fail(c, st);
+    double end0 = r->clock[SIM_STREAM_COMM];
+    r->clock[SIM_STREAM_COMM] = t0;
+    st = sim_coll_launch(r, order[1], &h[1]);
+    if (r->clock[SIM_STREAM_COMM] < end0)
+        r->clock[SIM_STREAM_COMM] = end0;
+    // Wait for every posted transfer even after a failure (that withdraws a
+    // message); keep the first failure's explanation.
+    char first[sizeof r->error];
+    snprintf(first, sizeof first, "%s", r->error);
+    for (int i = 0; i < 2; i++) {
+        if (i == 1 && st != SIM_OK && !h[1].launched)
+            break;
+        SimStatus ws = sim_coll_wait(r, &h[i]);
+        if (st == SIM_OK && ws != SIM_OK) {
+            st = ws;
+            snprintf(first, sizeof first, "%s", r->error);
+        }
+    }
+    if (st != SIM_OK) {
+        snprintf(r->error, sizeof r->error, "%s", first);
+        return step_fail(c, st);
+    }
     c->step++;
     return SIM_OK;
 }
