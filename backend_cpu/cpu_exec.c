@@ -11,7 +11,8 @@
 //   4. wait until the ranks that read this rank's buffer in the last step
 //      have finished (after that the buffers belong to the caller again);
 //   5. final local copy (work -> recv) and the AVG division.
-// A barrier is step 2 alone.
+// A barrier is step 2 alone. In a phantom world (CpuCtx.phantom) every
+// part runs but the data movement: no scratch, no copies, no reductions.
 //
 // Step counters count steps across collectives and never reset. Every rank
 // runs the same number of steps per collective, so at the start of a
@@ -61,12 +62,16 @@ static void local_copy(void *dst, const void *src, size_t n) {
 // Picks the work buffer and makes the initial copy. On failure the reason is
 // written into the slot, which still goes to the rendezvous so that every
 // rank fails together instead of waiting for this one.
-static void prepare(CpuRank *r, const SimCollCall *call, int me, CpuSlot *slot) {
+static void prepare(CpuRank *r, const SimCollCall *call, int me, CpuSlot *slot, int phantom) {
     const SimCollArgs *a = &call->args;
     const SimSched *s = &call->sched;
     size_t esz = sim_dtype_size(a->dtype), wcount = 0;
     SimWorkKind kind = sim_sched_work(s, me, &wcount);
     slot->work = kind == SIM_WORK_SEND ? (void *)a->sendbuf : a->recvbuf;
+    if (phantom) {
+        slot->work = NULL; // nothing is read or written
+        return;
+    }
     if (kind == SIM_WORK_SCRATCH) {
         size_t bytes = wcount * esz;
         if (bytes > r->scratch_bytes) {
@@ -131,7 +136,7 @@ static SimStatus run_step(CpuCtx *c, int me, const SimCollCall *call, int parity
         // (a) the source has finished the previous step
         if (t > 0)
             SIM_CHECK(wait_step(c, me, x->src, base, t - 1, t));
-        if (x->count == 0)
+        if (x->count == 0 || c->phantom)
             continue;
         const char *src = (const char *)cpu_slot(c, x->src, parity)->work + x->src_off * esz;
         char *dst = (char *)work + x->dst_off * esz;
@@ -168,7 +173,7 @@ SimStatus cpu_exec_coll(CpuCtx *c, int me, SimCollCall *call) {
                     .arrive_sim = call->arrive_sim, .send = a->sendbuf, .recv = a->recvbuf,
                     .local_status = SIM_OK};
     if (a->kind != SIM_COLL_BARRIER)
-        prepare(r, call, me, &mine);
+        prepare(r, call, me, &mine, c->phantom);
     int parity;
     SIM_CHECK(cpu_rendezvous(c, me, call, &mine, &parity));
     if (a->kind == SIM_COLL_BARRIER)
@@ -184,6 +189,7 @@ SimStatus cpu_exec_coll(CpuCtx *c, int me, SimCollCall *call) {
     }
     if (s->nsteps > 0)
         SIM_CHECK(wait_readers(c, me, s, base, s->nsteps - 1, -1));
-    finish(call, me, mine.work, c->nranks);
+    if (!c->phantom)
+        finish(call, me, mine.work, c->nranks);
     return SIM_OK;
 }

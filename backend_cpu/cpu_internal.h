@@ -183,6 +183,10 @@ typedef struct {
 struct CpuCtx {
     int nranks, nodes, ranks_per_node;
     double watchdog_s;
+    int phantom;                    // 1: a phantom world: collectives run their
+                                    // rendezvous, protocol check, steps, watchdog
+                                    // and trace exactly as otherwise, and touch no
+                                    // buffer (they may be NULL); copies are no-ops
     int spin;                       // 1: ranks fit on the cores, spin before sleeping
     CpuRank *ranks;                 // [nranks]
     CpuGate rdv;                    // collective rendezvous

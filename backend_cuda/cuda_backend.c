@@ -132,6 +132,12 @@ static SimStatus count_devices(int *ndev, char *err, size_t errlen) {
 static SimStatus cuda_init(const SimBackendConfig *cfg, void **out, char *err,
                            size_t errlen) {
     *out = NULL;
+    if (cfg->phantom || cfg->represent) {
+        snprintf(err, errlen, "a phantom world (shapes only%s) runs on the cpu or sym "
+                 "backend; the cuda backend computes on real data",
+                 cfg->represent ? ", rank 0 standing for all" : "");
+        return SIM_EINVAL;
+    }
     int ndev = 0;
     SIM_CHECK(count_devices(&ndev, err, errlen));
     if (cfg->nranks != ndev) {

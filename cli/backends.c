@@ -1,12 +1,16 @@
 // cli/backends.c: the registry of compiled-in backends (see backends.h). The
 // CPU backend is always built and comes first, so it is the default; the CUDA
 // backend is added when the build found the CUDA toolkit, cuBLAS and NCCL.
+// The sym backend (one rank standing for all in a phantom world, for
+// `ddplab plan`) is always built but not offered: cli_backend_find knows it,
+// the list that run and bench show and accept by default does not.
 #include "backends.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "cpu_backend.h" // defines: cpu_backend_ops
+#include "cpu_sym.h"     // defines: cpu_sym_backend_ops
 #ifdef DDPLAB_HAVE_CUDA
 #include "cuda_backend.h" // defines: cuda_backend_ops
 #endif
@@ -34,10 +38,19 @@ const SimBackendOps *cli_backend_default(void) {
     return cli_backends[0];
 }
 
+// Backends for one purpose, found by name but not listed.
+static const SimBackendOps *const special_backends[] = {
+    &cpu_sym_backend_ops,
+    NULL,
+};
+
 const SimBackendOps *cli_backend_find(const char *name) {
     for (int i = 0; name && cli_backends[i]; i++)
         if (strcmp(cli_backends[i]->name, name) == 0)
             return cli_backends[i];
+    for (int i = 0; name && special_backends[i]; i++)
+        if (strcmp(special_backends[i]->name, name) == 0)
+            return special_backends[i];
     return NULL;
 }
 

@@ -10,12 +10,15 @@
 
 #include "backend.h" // defines: SimBackendOps
 
-// The compiled-in backends, NULL-terminated. The first one is the default.
+// The compiled-in backends offered to the user, NULL-terminated. The first
+// one is the default.
 extern const SimBackendOps *const cli_backends[];
 
 // The default backend (the first of cli_backends).
 const SimBackendOps *cli_backend_default(void);
-// The compiled-in backend called `name`, or NULL.
+// The compiled-in backend called `name`, or NULL. Besides cli_backends it
+// finds the backends built for one purpose and not offered: "sym" (phantom
+// worlds with represent = 1, for `ddplab plan`; backend_cpu/cpu_sym.c).
 const SimBackendOps *cli_backend_find(const char *name);
 // Why a backend that ddplab knows is not in this build (a hint on how to get
 // it), or NULL when `name` is compiled in or is not a ddplab backend at all.

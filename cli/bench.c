@@ -89,7 +89,7 @@ static int run_and_report(const BenchOptions *o, BenchRun *run, SimWorld *w) {
         if (o->calibrate)
             fprintf(stderr, "ddplab bench: --calibrate: not calibrating: the results were wrong\n");
     } else if (o->calibrate) {
-        rc = bench_calibrate(notes, run);
+        rc = bench_calibrate(notes, run, w);
     }
     if (o->trace) {
         int trc = write_trace(notes, o, w); // a failed run's trace shows where it stopped

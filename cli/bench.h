@@ -7,6 +7,7 @@
 //   bench_verify.c    the verifiable data pattern and the correctness check
 //   bench_report.c    the table (or CSV) of results and the simulated times
 //   bench_calibrate.c fitting a hardware profile to the measured times
+//   bench_device.c    measuring this machine's compute as the profile's device
 //   bench.c           bench_main: puts the pieces together
 //
 // Terms used throughout (nccl-tests' conventions, see sim/coll.h):
@@ -53,6 +54,8 @@ typedef struct {
     const char *backend;   // name as given
     const char *profile;   // built-in name or file, as given
     SimSysProfile sys;     // profile resolved from `profile`
+    const char *gpu;       // --gpu as given, or NULL
+    SimDeviceProfile device; // resolved --gpu; all zero without it
     const char *calibrate; // output file, or NULL
     const char *trace;     // output file, or NULL
     int csv;
@@ -168,10 +171,15 @@ uint64_t bench_report_rows(FILE *out, const BenchRun *run);
 // ----------------------------------------------------------------------------
 // calibration (bench_calibrate.c)
 
-// Fits alpha and bw to the out-of-place ring all_reduce times of the run and
-// saves a profile to o->calibrate. Prints the fitted numbers to `out`.
-// Returns an exit code (CLI_EXIT_OK, CLI_EXIT_CHECK when no fit is possible,
-// CLI_EXIT_INTERNAL when the file cannot be written).
-int bench_calibrate(FILE *out, const BenchRun *run);
+// Fits alpha and bw to the ring all_reduce times of the run (in-place when
+// measured, else out-of-place), adds a device (--gpu's, or this machine's
+// CPU measured on w's ranks when the backend is cpu), and saves the profile
+// to o->calibrate. Prints the fitted numbers to `out`. Returns an exit code
+// (CLI_EXIT_OK, CLI_EXIT_CHECK when no fit is possible, CLI_EXIT_INTERNAL
+// when the file cannot be written or the device cannot be measured).
+int bench_calibrate(FILE *out, const BenchRun *run, SimWorld *w);
+// Measures this machine's compute on every rank of w (the cpu backend) as a
+// device profile (see bench_device.c). On failure writes why into err.
+SimStatus bench_measure_device(SimWorld *w, SimDeviceProfile *dev, char *err, size_t errlen);
 
 #endif

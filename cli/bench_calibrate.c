@@ -1,12 +1,22 @@
 // cli/bench_calibrate.c: `ddplab bench --calibrate FILE`: turns the measured
-// out-of-place ring all_reduce times into a hardware profile.
+// ring all_reduce times into a hardware profile, and adds the device the
+// ranks compute on.
 //
-// The ring all_reduce of S bytes on R ranks costs 2(R-1) steps of
+// Links. The ring all_reduce of S bytes on R ranks costs 2(R-1) steps of
 // alpha + S/(R bw) in the cost model, so the measured times over the sweep
 // are a straight line in S whose intercept gives alpha and whose slope gives
-// bw (sim_cost_fit_ring does the least-squares fit). The profile saved uses
-// the fitted link both within and between nodes: everything ran on this one
-// machine, so there is only one kind of link to measure.
+// bw (sim_cost_fit_ring does the least-squares fit). The in-place times are
+// fitted when the sweep measured them: the cost model prices a collective's
+// transfers alone, and an out-of-place call on the cpu backend also copies
+// the send buffer in and the result out (two more passes over S, which
+// would read as a slower link). The profile saved uses the fitted link both
+// within and between nodes: everything ran on this one machine, so there is
+// only one kind of link to measure.
+//
+// Device. --gpu's device when given; else, on the cpu backend, this
+// machine's CPU as one rank sees it with R ranks computing at once
+// (bench_device.c); on other backends none (the profile then leaves the
+// device to --gpu).
 #include "bench.h"
 
 #include <stdlib.h>
@@ -15,7 +25,8 @@
 
 #include "cli.h" // defines: CLI_EXIT_*
 
-static void describe(SimSysProfile *p, const BenchOptions *o, const SimLinkProfile *link) {
+static void describe(SimSysProfile *p, const BenchOptions *o, const SimLinkProfile *link,
+                     int inplace) {
     char host[64] = "this machine";
     if (gethostname(host, sizeof host) != 0)
         snprintf(host, sizeof host, "this machine");
@@ -28,15 +39,45 @@ static void describe(SimSysProfile *p, const BenchOptions *o, const SimLinkProfi
     p->intra = *link;
     snprintf(p->intra.name, sizeof p->intra.name, "measured-%.16s", o->backend);
     snprintf(p->intra.source, sizeof p->intra.source,
-             "least-squares fit of ring all_reduce times, %d ranks, %zu..%zu bytes",
-             o->nranks, o->minbytes, o->maxbytes);
+             "least-squares fit of %s ring all_reduce times, %d ranks, %zu..%zu bytes",
+             inplace ? "in-place" : "out-of-place", o->nranks, o->minbytes, o->maxbytes);
     p->inter = p->intra;
     p->ranks_per_node = o->nranks / o->nodes;
 }
 
-int bench_calibrate(FILE *out, const BenchRun *run) {
+// The profile's device: --gpu's, or this CPU measured on w's ranks, or none.
+// Returns an exit code.
+static int add_device(FILE *out, const BenchOptions *o, SimWorld *w, SimDeviceProfile *dev) {
+    memset(dev, 0, sizeof *dev);
+    if (o->gpu) {
+        *dev = o->device;
+        fprintf(out, "# device: %s (--gpu), saved with the links\n", dev->name);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(w->ops->name, "cpu") != 0) {
+        fprintf(out, "# device: not measured on backend %s (only cpu is); add --gpu NAME to "
+                "save one\n", w->ops->name);
+        return CLI_EXIT_OK;
+    }
+    char err[256];
+    SimStatus st = bench_measure_device(w, dev, err, sizeof err);
+    if (st != SIM_OK) {
+        fprintf(stderr, "ddplab bench: --calibrate: cannot measure this machine's compute: %s\n",
+                err);
+        return CLI_EXIT_INTERNAL;
+    }
+    fprintf(out,
+            "# device %s, one rank of %d computing at once: fp32 matmul %.1f GFLOP/s, memory "
+            "%.1f GB/s, %.2f us per op (achieved rates: efficiency 1)\n",
+            dev->name, o->nranks, dev->peak_fp32_flops / 1e9, dev->mem_bw_Bps / 1e9,
+            dev->launch_s * 1e6);
+    return CLI_EXIT_OK;
+}
+
+int bench_calibrate(FILE *out, const BenchRun *run, SimWorld *w) {
     const BenchOptions *o = run->opt;
     int n = run->nsizes;
+    int inplace = (o->modes & BENCH_IN_PLACE) != 0; // mode 1 in the run's slots
     double *bytes = malloc((size_t)n * sizeof *bytes), *secs = malloc((size_t)n * sizeof *secs);
     if (!bytes || !secs) {
         free(bytes);
@@ -46,7 +87,7 @@ int bench_calibrate(FILE *out, const BenchRun *run) {
     }
     for (int i = 0; i < n; i++) {
         bytes[i] = (double)run->counts[i] * (double)sim_dtype_size(o->dtype);
-        secs[i] = bench_time(run, i, 0);
+        secs[i] = bench_time(run, i, inplace);
     }
     SimLinkProfile link;
     memset(&link, 0, sizeof link);
@@ -67,17 +108,21 @@ int bench_calibrate(FILE *out, const BenchRun *run) {
         link.alpha_s = 0;
 
     SimSysProfile p;
-    describe(&p, o, &link);
+    describe(&p, o, &link, inplace);
+    fprintf(out, "# calibrated from ring all_reduce on %d ranks: alpha %.3f us%s, bw %.3f GB/s "
+            "(%s times)\n", o->nranks, link.alpha_s * 1e6,
+            clamped ? " (too small to resolve: add smaller sizes)" : "", link.bw_Bps / 1e9,
+            inplace ? "in-place" : "out-of-place");
+    int rc = add_device(out, o, w, &p.device);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     st = sim_sys_save(&p, o->calibrate);
     if (st != SIM_OK) {
         fprintf(stderr, "ddplab bench: --calibrate: cannot write '%s': %s\n", o->calibrate,
                 sim_strerror(st));
         return CLI_EXIT_INTERNAL;
     }
-    fprintf(out, "# calibrated from ring all_reduce on %d ranks: alpha %.3f us%s, bw %.3f GB/s\n",
-            o->nranks, link.alpha_s * 1e6, clamped ? " (too small to resolve: add smaller sizes)" : "",
-            link.bw_Bps / 1e9);
-    fprintf(out, "# saved profile '%s' to %s; use it with: ddplab bench -p %s\n", p.name,
-            o->calibrate, o->calibrate);
+    fprintf(out, "# saved profile '%s' to %s; use it with: ddplab bench -p %s, or ddplab run -p %s\n",
+            p.name, o->calibrate, o->calibrate, o->calibrate);
     return CLI_EXIT_OK;
 }

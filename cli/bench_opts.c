@@ -54,12 +54,23 @@ static const OptSpec opt_specs[OPT_COUNT] = {
      "hardware of the simulated columns: a built-in\n"
      "profile (run 'ddplab' for the list) or a\n"
      "file written by --calibrate"},
+    {OPT_GPU, 0, "gpu", "NAME|FILE", NULL,
+     "device of the ranks: h100, h200, a100-40,\n"
+     "a100-80, l40s, rtx4090, or a --calibrate file;\n"
+     "shown in the header (collectives do not use\n"
+     "it); with --calibrate, saved as the profile's\n"
+     "device instead of this machine's measured CPU"},
     {OPT_CALIBRATE, 0, "calibrate", "FILE", NULL,
      "after the sweep, fit latency (alpha) and\n"
-     "bandwidth to the out-of-place ring all_reduce\n"
-     "times and save them as a profile in FILE;\n"
-     "needs -c all_reduce, -a ring or auto (ring is\n"
-     "then used), 2+ ranks and 2+ sizes"},
+     "bandwidth to the ring all_reduce times (in-\n"
+     "place ones when measured: no local copies)\n"
+     "and, on the cpu backend, measure one rank's\n"
+     "matmul FLOP/s, memory bandwidth and per-op\n"
+     "cost with -n ranks at once; save them as a\n"
+     "profile (links and device) in FILE for -p and\n"
+     "'ddplab run -p'; needs -c all_reduce, -a ring\n"
+     "or auto (ring is then used), 2+ ranks and\n"
+     "2+ sizes"},
     {OPT_TRACE, 0, "trace", "FILE", NULL,
      "write a Chrome trace of the run (simulated\n"
      "time) to FILE, for Perfetto/chrome://tracing;\n"

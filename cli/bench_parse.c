@@ -202,6 +202,9 @@ static BenchParse apply_option(const OptSpec *s, const char *v, BenchOptions *o)
     case OPT_PROFILE:
         o->profile = v;
         return BENCH_PARSE_OK;
+    case OPT_GPU:
+        o->gpu = v;
+        return BENCH_PARSE_OK;
     case OPT_CALIBRATE:
         o->calibrate = v;
         return BENCH_PARSE_OK;
@@ -320,14 +323,12 @@ static BenchParse check_sizes(const BenchOptions *o, const OptSeen *seen) {
 
 static BenchParse check_calibrate(BenchOptions *o) {
     const OptSpec *s = bench_opt_spec(OPT_CALIBRATE);
-    const char *need = "-c all_reduce with -a ring or auto, out-of-place, 2+ ranks, 2+ sizes";
+    const char *need = "-c all_reduce with -a ring or auto, 2+ ranks, 2+ sizes";
     if (o->coll != SIM_COLL_ALL_REDUCE)
         return opt_fail(s, o->calibrate, need, "cannot be fitted from %s", bench_coll_name(o->coll));
     if (o->algo != SIM_ALGO_AUTO && o->algo != SIM_ALGO_RING)
         return opt_fail(s, o->calibrate, need, "cannot be fitted from the %s algorithm",
                         sim_algo_name(o->algo));
-    if (!(o->modes & BENCH_OUT_OF_PLACE))
-        return opt_fail(s, o->calibrate, need, "needs out-of-place times (--inplace 1 given)");
     if (o->nranks < 2)
         return opt_fail(s, o->calibrate, need, "cannot be fitted on 1 rank (nothing moves)");
     if (bench_sweep(o, NULL, 0) < 2)
@@ -393,6 +394,10 @@ static BenchParse check_together(BenchOptions *o, const OptSeen *seen) {
     if (sim_sys_resolve(o->profile, &o->sys, err, sizeof err) != SIM_OK)
         return opt_fail(bench_opt_spec(OPT_PROFILE), o->profile,
                         "a built-in profile (see 'ddplab') or a file written by --calibrate",
+                        "is not usable: %s", err);
+    if (o->gpu && sim_device_resolve(o->gpu, &o->device, err, sizeof err) != SIM_OK)
+        return opt_fail(bench_opt_spec(OPT_GPU), o->gpu,
+                        "a built-in device (see 'ddplab') or a file written by --calibrate",
                         "is not usable: %s", err);
     return BENCH_PARSE_OK;
 }

@@ -108,6 +108,8 @@ void bench_report_header(FILE *out, const BenchOptions *o, const char *backend_d
     fprintf(out, "#     intra-node: %s, %.2f us, %.1f GB/s;  inter-node: %s, %.2f us, %.1f GB/s\n",
             p->intra.name, p->intra.alpha_s * 1e6, p->intra.bw_Bps / 1e9, p->inter.name,
             p->inter.alpha_s * 1e6, p->inter.bw_Bps / 1e9);
+    if (o->gpu) // collectives are priced by the links alone; the device only when asked
+        fprintf(out, "#     device (--gpu): %s, %s\n", o->device.name, o->device.description);
     fprintf(out, "#\n");
     // Group labels over the three blocks of columns (43 + 2 x 33 + 18 wide).
     fprintf(out, "# %43s  %-31s  %-31s  %s\n", "", "---- out-of-place, measured ----",

@@ -29,4 +29,9 @@ int run_main(int argc, char **argv);
 // Prints the full help of `ddplab run`.
 void run_help(FILE *out);
 
+// `ddplab plan ...`: argv[0] is "plan". Returns an exit code (1 when the
+// configuration does not fit).
+int plan_main(int argc, char **argv);
+void plan_help(FILE *out);
+
 #endif

@@ -8,7 +8,7 @@
 
 #include "backends.h" // defines: cli_backends
 #include "cli.h"      // defines: CLI_EXIT_*, bench_main, bench_help
-#include "cost.h"     // defines: sim_sys_count, sim_sys_at
+#include "cost.h"     // defines: sim_sys_count, sim_sys_at, sim_device_at
 
 #ifndef DDPLAB_VERSION
 #define DDPLAB_VERSION "0.0.0"
@@ -30,8 +30,9 @@ static const CliCommand commands[] = {
     {"run", "train a model: single, ddp, dp, fsdp, zero1-3 or layer-owner",
      "ddplab run --strategy fsdp -n 4 --data blobs --steps 100 --print-units", run_main,
      run_help},
-    {"plan", "memory and step time of a large model",
-     "ddplab plan --model 7b --strategy fsdp -n 64", NULL, NULL},
+    {"plan", "memory per GPU and step time of any model at any scale",
+     "ddplab plan --model llama2-70b --nodes 128 --gpus-per-node 8 --strategy fsdp", plan_main,
+     plan_help},
     {"trace", "replay and export a recorded trace",
      "ddplab trace run.json", NULL, NULL},
 };
@@ -93,6 +94,18 @@ static void print_overview(FILE *out) {
     for (int i = 0; i < sim_sys_count(); i++) {
         fprintf(out, "  %-14s ", sim_sys_at(i)->name);
         print_wrapped(out, 17, 17, sim_sys_at(i)->description);
+    }
+    fprintf(out, "\ndevices for simulated compute (ddplab run --gpu NAME; ddplab bench\n"
+                 "--calibrate FILE measures this CPU as one):\n");
+    for (int i = 0; i < sim_device_count(); i++) {
+        const SimDeviceProfile *d = sim_device_at(i);
+        char line[192];
+        snprintf(line, sizeof line,
+                 "%s: %.4g / %.4g TFLOPS fp32 / bf16, %.0f GB/s, efficiency %.2f%s", d->description,
+                 d->peak_fp32_flops / 1e12, d->peak_lowp_flops / 1e12, d->mem_bw_Bps / 1e9,
+                 d->efficiency, i == 0 ? " (default)" : "");
+        fprintf(out, "  %-14s ", d->name);
+        print_wrapped(out, 17, 17, line);
     }
     fprintf(out,
             "\nmore: 'ddplab help COMMAND' or 'ddplab COMMAND --help' for a command's options,\n"

@@ -188,10 +188,12 @@ static int train(RunOptions *o, SimTrainConfig *c) {
     wc.nranks = o->nranks;
     wc.nodes = o->nodes;
     wc.profile = o->sys;
+    wc.device = o->device; // --gpu; all zero: the profile's device
     wc.watchdog_s = o->watchdog_s;
     wc.trace = o->trace != NULL; // the trace costs memory and time: only when asked
     wc.trace_max_per_rank = RUN_TRACE_CAP;
     wc.device_memory = o->device_memory; // 0: unlimited
+    wc.phantom = o->phantom;             // --phantom: shapes only
     SimWorld w;
     if (sim_world_init(&w, &wc, cli_backend_find(o->backend)) != SIM_OK) {
         run_error("cannot start the ranks: %s", sim_world_error(&w));

@@ -50,6 +50,8 @@ typedef struct {
     const char *backend;
     const char *profile;      // built-in name or file, as given
     SimSysProfile sys;
+    const char *gpu;          // --gpu as given (NULL: the profile's device)
+    SimDeviceProfile device;  // resolved --gpu; all zero without it
     const char *model_text;   // NULL: fitted to the data
     SimModelSpec model;       // parsed model_text (valid when model_text)
     const char *data;         // synthetic spec or .npy file
@@ -74,6 +76,7 @@ typedef struct {
     uint64_t device_memory;   // --device-memory: each rank's device capacity in bytes
                               // for the memory ledger (0: unlimited)
     const char *device_memory_text; // as given (a size or a device name)
+    int phantom;              // --phantom: shapes only (SimWorldConfig.phantom)
 } RunOptions;
 
 typedef enum { RUN_PARSE_OK, RUN_PARSE_HELP, RUN_PARSE_ERROR } RunParse;

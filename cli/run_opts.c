@@ -236,6 +236,21 @@ static const RunOptSpec run_specs[RO_COUNT] = {
      "a run that needs more fails with an itemised\n"
      "out-of-memory report and what would fit\n"
      "(exit code 1)"},
+    [RO_GPU] = {RO_GPU, 0, "gpu", "NAME|FILE", "the profile's",
+     "device of every rank for the simulated\n"
+     "compute time: h100, h200, a100-40, a100-80,\n"
+     "l40s, rtx4090 (run 'ddplab' for the list), or\n"
+     "a file from 'ddplab bench --calibrate' (this\n"
+     "machine's CPU); default: the --profile's\n"
+     "device (dgx-h100: h100; a calibrated file:\n"
+     "its CPU), else h100"},
+    [RO_PHANTOM] = {RO_PHANTOM, 0, "phantom", NULL, NULL,
+     "shapes only: tensors get no storage and no\n"
+     "math runs; the strategy, its collectives\n"
+     "(without data), the memory ledger, the\n"
+     "simulated clock and the trace are those of\n"
+     "the numeric run; losses are not computed.\n"
+     "The data still sets the batches' shapes"},
     {RO_HELP, 'h', "help", NULL, NULL, "print this help"},
 };
 

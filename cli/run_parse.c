@@ -204,6 +204,7 @@ static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) 
         o->zero_grad_after_step = v[0] == 'a';
         return RUN_PARSE_OK;
     case RO_SET_TO_NONE: o->set_to_none = 1; return RUN_PARSE_OK;
+    case RO_PHANTOM: o->phantom = 1; return RUN_PARSE_OK;
     case RO_ACCUM_TAIL:
         if (strcmp(v, "span") == 0)
             o->accum_tail = SIM_ACCUM_TAIL_SPAN;
@@ -222,6 +223,7 @@ static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) 
         o->backend = v;
         return RUN_PARSE_OK;
     case RO_PROFILE: o->profile = v; return RUN_PARSE_OK;
+    case RO_GPU: o->gpu = v; return RUN_PARSE_OK;
     case RO_MODEL:
         if (sim_model_parse(v, &o->model, err, sizeof err) != SIM_OK) {
             run_error("--model: %s", err);
@@ -492,7 +494,21 @@ static RunParse check_together(RunOptions *o) {
         run_error("%s", err);
         return RUN_PARSE_ERROR;
     }
+    // a phantom run has no values to read or to write
+    const char *no_phantom[] = {o->save, o->resume, o->init};
+    const RunOptId no_phantom_id[] = {RO_SAVE, RO_RESUME, RO_INIT};
+    for (int i = 0; o->phantom && i < 3; i++)
+        if (no_phantom[i])
+            return opt_fail(run_opt_spec(no_phantom_id[i]), no_phantom[i],
+                            "cannot be combined with --phantom (no values: shapes only)",
+                            "without --phantom");
     const SimBackendOps *ops = cli_backend_find(o->backend);
+    if (ops && strcmp(ops->name, "sym") == 0) {
+        run_error("--backend: 'sym' is not offered for training: it runs rank 0 alone for "
+                  "every rank of a phantom world (ddplab plan); allowed: cpu (with --phantom "
+                  "for shapes only)");
+        return RUN_PARSE_ERROR;
+    }
     if (ops == NULL || ops->math == NULL) {
         run_error("--backend: '%s' is not available for training: %s; allowed: a backend with "
                   "math kernels (cpu)", o->backend,
@@ -502,6 +518,10 @@ static RunParse check_together(RunOptions *o) {
     if (sim_sys_resolve(o->profile, &o->sys, err, sizeof err) != SIM_OK) {
         run_error("--profile: %s; allowed: a built-in profile (see 'ddplab') or a file written "
                   "by 'ddplab bench --calibrate'", err);
+        return RUN_PARSE_ERROR;
+    }
+    if (o->gpu && sim_device_resolve(o->gpu, &o->device, err, sizeof err) != SIM_OK) {
+        run_error("--gpu: %s", err);
         return RUN_PARSE_ERROR;
     }
     return RUN_PARSE_OK;

@@ -293,6 +293,9 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
     tb.n = 0;
     row(&tb, "strategy", "%s (%d rank%s, backend %s)", o->strategy, o->nranks,
         o->nranks == 1 ? "" : "s", o->backend);
+    if (o->phantom)
+        row(&tb, "phantom", "shapes only: no storage, no math (losses not computed); the "
+            "collectives, memory ledger, simulated clock and trace are the numeric run's");
     row(&tb, "model", "%s", sim_model_spec_str(&c->model, buf, sizeof buf));
     row(&tb, "module", "%s", sim_model_describe(&c->model, buf, sizeof buf));
     row(&tb, "parameters", "%s in %d tensors", grouped(t->model->param_count, n1, sizeof n1),
@@ -330,7 +333,8 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
         (unsigned long long)c->seed, c->drop_last ? "on" : "off");
     optimizer_rows(&tb, c, R);
     start_rows(&tb, rep, t);
-    row(&tb, "simulated hardware", "%s", o->sys.name);
+    row(&tb, "simulated hardware", "%s links, %s compute", o->sys.name,
+        sim_device_effective(&o->device, &o->sys)->name);
     print_table(&tb);
     fflush(stdout);
 }
@@ -388,8 +392,11 @@ static void draw_bar(RunReport *rep, const SimStepStats *s, int last) {
     for (int i = 0; i < width; i++)
         bar[i] = i < filled ? '=' : (i == filled ? '>' : ' ');
     bar[width] = '\0';
-    fprintf(stderr, "\r[%s] %lld/%lld loss %.4f lr %.3g %.0f samples/s%s", bar,
-            (long long)s->step, (long long)rep->cfg->steps, s->loss, s->lr, rate(rep),
+    char loss[32] = "-"; // --phantom: not computed
+    if (!rep->o->phantom)
+        snprintf(loss, sizeof loss, "%.4f", s->loss);
+    fprintf(stderr, "\r[%s] %lld/%lld loss %s lr %.3g %.0f samples/s%s", bar,
+            (long long)s->step, (long long)rep->cfg->steps, loss, s->lr, rate(rep),
             last ? "\n" : "  ");
     fflush(stderr);
 }
@@ -405,8 +412,11 @@ void run_report_step(RunReport *rep, const SimStepStats *s) {
     if (rep->bar) {
         draw_bar(rep, s, last);
     } else if (last || s->step % rep->log_every == 0 || rep->nsteps == 1) {
-        fprintf(stderr, "step %lld/%lld | epoch %lld | loss %.6f | lr %.4g | %.0f samples/s%s\n",
-                (long long)s->step, (long long)rep->cfg->steps, (long long)s->epoch, s->loss,
+        char loss[32] = "-"; // --phantom: not computed
+        if (!rep->o->phantom)
+            snprintf(loss, sizeof loss, "%.6f", s->loss);
+        fprintf(stderr, "step %lld/%lld | epoch %lld | loss %s | lr %.4g | %.0f samples/s%s\n",
+                (long long)s->step, (long long)rep->cfg->steps, (long long)s->epoch, loss,
                 s->lr, rate(rep), s->skipped ? " | skipped (inf/NaN gradients)" : "");
     }
 }
@@ -452,12 +462,17 @@ void run_report_summary(RunReport *rep, const SimTrainer *t) {
     if (t->step < c->steps)
         printf(", stopped after step %lld of %lld (--stop-after)", (long long)t->step,
                (long long)c->steps);
-    printf(", %.2f epochs in all; final loss %.6f\n",
-           (double)t->step * c->accum / (double)per_epoch, rep->last.loss);
+    if (rep->o->phantom)
+        printf(", %.2f epochs in all; losses not computed (--phantom: shapes only)\n",
+               (double)t->step * c->accum / (double)per_epoch);
+    else
+        printf(", %.2f epochs in all; final loss %.6f\n",
+               (double)t->step * c->accum / (double)per_epoch, rep->last.loss);
     printf("  wall time %.3f s (%.3f s in steps), %.1f samples/s, %.1f steps/s\n", wall,
            train_wall, train_wall > 0 ? t->samples / train_wall : 0,
            train_wall > 0 ? rep->nsteps / train_wall : 0);
-    printf("  simulated time %.6f s on %s (compute stream, the whole run)\n", rep->last.sim_s,
+    printf("  simulated time %.6f s on %s in %s (compute stream, the whole run)\n",
+           rep->last.sim_s, sim_device_effective(&rep->o->device, &rep->o->sys)->name,
            rep->o->sys.name);
     if (t->scaler.enabled)
         printf("  loss scale %g at the end; %lld step%s skipped for inf/NaN gradients\n",

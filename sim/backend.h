@@ -25,6 +25,10 @@ typedef struct {
     int nodes;           // nodes x ranks_per_node == nranks
     int ranks_per_node;
     double watchdog_s;   // a rank waiting longer than this in a collective fails it
+    int phantom;         // 1: collectives move no data (NULL buffers): schedules,
+                         // rendezvous and clocks only (SimWorldConfig.phantom)
+    int represent;       // 1: run rank 0 only (SimWorldConfig.represent); a
+                         // backend that cannot refuses at init
 } SimBackendConfig;
 
 // One collective call as one rank sees it. Filled by sim/ before launch.

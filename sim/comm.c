@@ -123,11 +123,22 @@ static double call_cost(SimRank *r, const SimCollCall *call) {
     return sim_cost_coll(c, &call->sched, sim_dtype_size(a->dtype));
 }
 
+// sim_coll_args_valid, except that a phantom world's buffers may be NULL
+// (it holds no data, and its backend moves none): they are left out of the
+// check, everything else (dtype, op, root, peer, algorithm) is checked.
+static int args_valid(SimWorld *w, const SimCollArgs *a, int rank, char *why, size_t len) {
+    if (!w->cfg.phantom)
+        return sim_coll_args_valid(a, w->cfg.nranks, rank, why, len);
+    SimCollArgs shape = *a;
+    shape.sendbuf = shape.recvbuf = w; // any address but NULL; only checked, never used
+    return sim_coll_args_valid(&shape, w->cfg.nranks, rank, why, len);
+}
+
 SimStatus sim_coll_launch(SimRank *r, const SimCollArgs *a, SimCollHandle *h) {
     SimWorld *w = r->world;
     memset(h, 0, sizeof *h);
     char why[256];
-    if (!sim_coll_args_valid(a, w->cfg.nranks, r->rank, why, sizeof why)) {
+    if (!args_valid(w, a, r->rank, why, sizeof why)) {
         rank_error(r, "%s", why);
         return SIM_EINVAL;
     }
@@ -158,6 +169,11 @@ SimStatus sim_coll_launch(SimRank *r, const SimCollArgs *a, SimCollHandle *h) {
     h->launched = 1;
     h->sim_end = call->start_sim + call_cost(r, call);
     r->clock[SIM_STREAM_COMM] = h->sim_end;
+    // On a device whose own cores run the collective (a CPU rank's thread
+    // moves every chunk itself) nothing else computes meanwhile: the compute
+    // stream is held until the collective ends.
+    if (sim_cost_device(&w->cost)->coll_on_compute)
+        r->clock[SIM_STREAM_COMPUTE] = max2(r->clock[SIM_STREAM_COMPUTE], h->sim_end);
     return SIM_OK;
 }
 

@@ -7,6 +7,10 @@
 // (simulated) when the comm stream is free and the compute stream has reached
 // the launch point, and when every participant has arrived. sim_coll_wait joins
 // the compute stream to the collective's end, as a CUDA event wait does.
+//
+// In a phantom world (SimWorldConfig.phantom) the buffers may be NULL: the
+// backend runs the collective's rendezvous, schedule, clocks and trace and
+// moves no data.
 #ifndef DDPLAB_SIM_COMM_H
 #define DDPLAB_SIM_COMM_H
 

@@ -10,12 +10,26 @@
 // a collective of count 0 is free, as NCCL returns at once for it.
 //
 // The general evaluation asks the schedule for every rank's transfers, which
-// is O(R) calls per step. Ring and direct schedules are evaluated from their
-// documented structure instead (ring: O(1) per step on one node, with one
-// rank per node or with chunks of equal size, O(nodes) otherwise; direct:
-// O(R) arithmetic per step; a 4096-rank ring prices in milliseconds), giving
-// bit-identical results: both paths feed the same integer byte totals to the
-// same rank_time(). The tests compare the two on many shapes.
+// is O(R) calls per step. Ring, direct and tree schedules are evaluated from
+// their documented structure instead, giving bit-identical results: every
+// path feeds the same integer byte totals to the same rank_time() and takes
+// the maximum over the same set of values. With whole nodes (R a multiple of
+// the node size P, as every world has):
+//   ring    a step costs O(1) once the per-residue pattern counts are known
+//           (O(R) integer work, only for an all_reduce whose count R does not
+//           divide, on several nodes); when every step costs the same (equal
+//           chunks, or one link class) the whole collective is O(log R);
+//   direct  O(1) per step: ranks differ only by their chunk (two sizes) and
+//           their node's total (two sizes);
+//   tree    O(min(P, pairs)) per step, O(log R) steps.
+// A last node smaller than P (a SimCost made by hand) takes the earlier
+// per-node and per-rank paths. Naive and the pipelined chain (ring broadcast
+// and reduce) stay on the general path: O(R) per step. The tests compare
+// every path with a rank-by-rank reference on many shapes.
+//
+// A collective's time is the sum of its steps, added in step order; where
+// every step costs the same, sum_repeat() reproduces that sum bit for bit
+// without visiting each step.
 #include "cost.h"
 
 #include <math.h>
@@ -25,6 +39,52 @@
 #include <string.h>
 
 enum { INTRA = 0, INTER = 1 }; // link classes
+
+// The double a loop `t = 0; repeat n times: t += w` ends with, for a step
+// time w >= 0, in O(log n) instead of O(n). Within one binade [B/2, B) the
+// representable numbers are the multiples of u = B * 2^-53, so each addition
+// adds w rounded onto that grid: the same amount every time once t itself
+// was rounded onto it (a tie rounds to the even multiple, after which t
+// stays even), for as long as the exact sum stays below B - u/2. The loop
+// takes the steps near a binade's edges one at a time and jumps over the
+// rest. Other w (negative, infinite, NaN: never a step time) take the plain
+// loop.
+static double sum_repeat(double w, uint64_t n) {
+    double t = 0.0;
+    if (w == 0.0)
+        return 0.0;
+    if (!(w > 0.0 && w < HUGE_VAL)) {
+        for (uint64_t i = 0; i < n; i++)
+            t += w;
+        return t;
+    }
+    const uint64_t top = (1ULL << 53) - 1; // the last grid point below B, in units of u
+    while (n > 0) {
+        t += w;
+        n--;
+        int e;
+        (void)frexp(t, &e); // t in [2^(e-1), 2^e)
+        double B = ldexp(1.0, e);
+        double t2 = t + w;
+        if (n == 0 || t2 >= B)
+            continue; // the next step (if any) leaves the binade: taken plainly
+        t = t2; // rounded onto the grid of this binade
+        n--;
+        double t3 = t + w;
+        if (n == 0 || t3 >= B)
+            continue;
+        double u = ldexp(1.0, e - 53);
+        uint64_t at = (uint64_t)(t / u), d = (uint64_t)((t3 - t) / u);
+        if (d == 0)
+            return t; // w rounds away: t no longer moves
+        uint64_t k = (top - at) / d; // steps whose result stays at most B - u
+        if (k > n)
+            k = n;
+        t = ldexp((double)(at + k * d), e - 53);
+        n -= k;
+    }
+    return t;
+}
 
 // Bytes one rank moves in one step, per link class.
 typedef struct {
@@ -199,12 +259,29 @@ static void ring_model_init(RingModel *k, const SimCost *c, const SimSched *s, s
     }
 }
 
-static double ring_step_time(const RingModel *k, const SimSched *s, int step) {
-    int R = k->R, P = k->P;
+// The largest of the 16 rank times over the (cin, cout, pattern) that
+// occur, as ring_step_time decides it.
+static double ring_worst(const RingModel *k, int seen[2][2][4]) {
+    double worst = 0.0;
+    for (int i = 0; i < 16; i++) {
+        int cin = i >> 3, cout = (i >> 2) & 1, p = i & 3;
+        if (seen[cin][cout][p] && k->time[cin][cout][p >> 1][p & 1] > worst)
+            worst = k->time[cin][cout][p >> 1][p & 1];
+    }
+    return worst;
+}
+
+// At `step` rank q sends chunk (q + ko) mod R; returns ko in [0, R).
+static int ring_offset(const SimSched *s, int step, int R) {
     int ph = sim_sched_phase(s, step);
     int st = ph == 0 ? step : step - s->phase_steps[0];
     int rs = s->kind == SIM_COLL_REDUCE_SCATTER || (s->kind == SIM_COLL_ALL_REDUCE && ph == 0);
-    int ko = ((rs ? -1 - st : -st) % R + R) % R; // rank q sends chunk q + ko
+    return ((rs ? -1 - st : -st) % R + R) % R;
+}
+
+static double ring_step_time(const RingModel *k, const SimSched *s, int step) {
+    int R = k->R, P = k->P;
+    int ko = ring_offset(s, step, R); // rank q sends chunk q + ko
     double worst = 0.0;
     if (k->m == 0 || k->nclasses == 1) {
         // All chunks are equal, or one class holds every rank and so sees
@@ -237,12 +314,56 @@ static double ring_step_time(const RingModel *k, const SimSched *s, int step) {
     }
     for (int p = 0; p < 4; p++)
         seen[INTRA][INTRA][p] = left[p] > 0;
-    for (int i = 0; i < 16; i++) {
-        int cin = i >> 3, cout = (i >> 2) & 1, p = i & 3;
-        if (seen[cin][cout][p] && k->time[cin][cout][p >> 1][p & 1] > worst)
-            worst = k->time[cin][cout][p >> 1][p & 1];
+    return ring_worst(k, seen);
+}
+
+// ring_step_time's case of several classes and unequal chunks, on whole
+// nodes (P divides R, R > P): the nodes' first ranks hold the chunks j with
+// j = ko (mod P), their last ranks those with j = ko + P - 1 (mod P), and
+// the interior ranks the rest. So a step's time depends on ko mod P only:
+// cnt[c][p] counts the chunks j = c (mod P) of pattern p.
+static double ring_residue_time(const RingModel *k, const uint64_t (*cnt)[4], int c0) {
+    int P = k->P, c1 = (c0 + P - 1) % P;
+    const uint64_t total[4] = {k->cnt[0][0], k->cnt[0][1], k->cnt[1][0], k->cnt[1][1]};
+    int seen[2][2][4];
+    memset(seen, 0, sizeof(seen));
+    for (int p = 0; p < 4; p++) {
+        seen[INTER][INTRA][p] = cnt[c0][p] > 0; // P >= 2 here (one class otherwise)
+        seen[INTRA][INTER][p] = cnt[c1][p] > 0;
+        seen[INTRA][INTRA][p] = total[p] != cnt[c0][p] + cnt[c1][p];
     }
-    return worst;
+    return ring_worst(k, seen);
+}
+
+// The whole ring collective on whole nodes with unequal chunks: the P
+// distinct step times once, then the steps' sum in order. -1 when out of
+// memory (the caller then prices step by step).
+static double ring_coll_residues(const RingModel *k, const SimSched *s) {
+    int P = k->P;
+    uint64_t (*cnt)[4] = calloc((size_t)P, sizeof(*cnt));
+    double *val = malloc((size_t)P * sizeof(*val));
+    if (cnt == NULL || val == NULL) {
+        free(cnt);
+        free(val);
+        return -1.0;
+    }
+    for (int j = 0; j < k->R; j++)
+        cnt[j % P][ring_pattern(k, j)]++;
+    int same = 1;
+    for (int c = 0; c < P; c++) {
+        val[c] = ring_residue_time(k, (const uint64_t(*)[4])cnt, c);
+        same = same && val[c] == val[0];
+    }
+    double total = 0.0;
+    if (same) {
+        total = sum_repeat(val[0], (uint64_t)s->nsteps);
+    } else {
+        for (int t = 0; t < s->nsteps; t++)
+            total += val[ring_offset(s, t, k->R) % P];
+    }
+    free(cnt);
+    free(val);
+    return total;
 }
 
 // The pattern of every chunk index, so that pricing a whole collective does
@@ -259,6 +380,49 @@ static uint8_t *ring_patterns(const RingModel *k) {
 // ----------------------------------------------------------------------------
 // direct (every rank exchanges one chunk with every peer in one step)
 
+// The time of a rank of a node of b ranks holding node_total elements, whose
+// own chunk has cq elements, in a direct step of `total` elements (R ranks).
+static double direct_rank_time(const SimCost *c, int R, int b, uint64_t cq, uint64_t node,
+                               uint64_t total, int gather, size_t es) {
+    uint64_t mine[2] = {cq * (uint64_t)(b - 1) * es, cq * (uint64_t)(R - b) * es};
+    uint64_t theirs[2] = {(node - cq) * es, (total - node) * es};
+    RankLoad l;
+    for (int k = 0; k < 2; k++) {
+        l.in[k] = gather ? theirs[k] : mine[k];
+        l.out[k] = gather ? mine[k] : theirs[k];
+    }
+    return rank_time(c, &l);
+}
+
+// Whole nodes of b ranks (b divides R; N = R / b nodes): the per-rank loop of
+// step_direct reduced to the loads that occur. Blocks: every rank alike.
+// All_reduce's balanced parts: with count = Q R + m, chunk i has Q + 1
+// elements exactly when floor((i+1)m/R) > floor(im/R), and node n holds
+// floor((n+1)m/N) - floor(nm/N) of those large chunks: floor(m/N) or that
+// plus one (both occur when N does not divide m). A node with s large chunks
+// has a rank of each size that it holds (large: s > 0; small: s < b).
+static double step_direct_nodes(const SimCost *c, const SimSched *s, int b, int gather,
+                                size_t es) {
+    int R = s->nranks, N = R / b;
+    if (s->kind != SIM_COLL_ALL_REDUCE)
+        return direct_rank_time(c, R, b, s->count, (uint64_t)b * s->count,
+                                (uint64_t)R * s->count, gather, es);
+    uint64_t q = s->count / (uint64_t)R, m = s->count % (uint64_t)R;
+    uint64_t lo = m / (uint64_t)N, hi = lo + (m % (uint64_t)N != 0);
+    double worst = 0.0;
+    for (uint64_t large = lo; large <= hi; large++) {
+        uint64_t node = (uint64_t)b * q + large;
+        for (int big = 0; big < 2; big++) {
+            if (big ? large == 0 : large == (uint64_t)b)
+                continue; // no rank of this size on such a node
+            double t = direct_rank_time(c, R, b, q + (uint64_t)big, node, s->count, gather, es);
+            if (t > worst)
+                worst = t;
+        }
+    }
+    return worst;
+}
+
 static double step_direct(const SimCost *c, const SimSched *s, int step, size_t es) {
     int R = s->nranks, P = c->ranks_per_node;
     int blocks = s->kind != SIM_COLL_ALL_REDUCE;
@@ -266,6 +430,10 @@ static double step_direct(const SimCost *c, const SimSched *s, int step, size_t 
     // j to each peer j; all-gather type: the reverse.
     int gather = s->kind == SIM_COLL_ALL_GATHER ||
                  (s->kind == SIM_COLL_ALL_REDUCE && sim_sched_phase(s, step) == 1);
+    if (P >= R)
+        return step_direct_nodes(c, s, R, gather, es);
+    if (R % P == 0)
+        return step_direct_nodes(c, s, P, gather, es);
     uint64_t total = blocks ? (uint64_t)R * s->count : s->count;
     double worst = 0.0;
     for (int q = 0; q < R; q++) {
@@ -293,6 +461,67 @@ static double step_direct(const SimCost *c, const SimSched *s, int step, size_t 
 }
 
 // ----------------------------------------------------------------------------
+// tree (schedule.h: a binomial tree on ranks relative to the root)
+//
+// At level k (h = 2^k) the pairs are (v, v + h) for v = 2hj, j = 0, 1, ...
+// with v + h < R, one whole-buffer transfer each (up: v + h sends to v;
+// down: v to v + h), and no rank is in two pairs. A step therefore costs the
+// time of one whole-buffer transfer on each link class some pair uses.
+// Their world ranks are a = (root + v) mod R and a + h, which passes R (and
+// wraps to a + h - R) for at most one pair: the one with root + v in
+// [R - h, R). Every other pair shares a node (of P ranks, P dividing R)
+// exactly when a mod P + h < P, and a mod P = (root + 2hj) mod P repeats
+// after P / gcd(2h, P) pairs.
+
+static int tree_level(const SimSched *s, int step) {
+    int L = s->phase_steps[0];
+    if (s->kind == SIM_COLL_ALL_REDUCE)
+        return step < L ? step : L - 1 - (step - L);
+    return s->kind == SIM_COLL_BROADCAST ? L - 1 - step : step;
+}
+
+static long gcd_long(long a, long b) {
+    while (b != 0) {
+        long t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static double step_tree(const SimCost *c, const SimSched *s, int step, size_t es) {
+    long R = s->nranks, P = c->ranks_per_node, h = 1L << tree_level(s, step);
+    long root = s->root, pairs = (R - h + 2 * h - 1) / (2 * h);
+    uint64_t bytes = (uint64_t)s->count * es;
+    int used[2] = {0, 0};
+    if (P >= R) {
+        used[INTRA] = 1;
+    } else {
+        // the wrapping pair, if any: the first j with root + 2hj >= R - h
+        long from = R - h - root, jw = from > 0 ? (from + 2 * h - 1) / (2 * h) : 0;
+        if (jw >= pairs || root + 2 * h * jw >= R)
+            jw = -1;
+        if (jw >= 0) {
+            long a = root + 2 * h * jw;
+            used[a / P == (a + h - R) / P ? INTRA : INTER] = 1;
+        }
+        long period = P / gcd_long(2 * h, P), n = pairs < 2 * period ? pairs : 2 * period;
+        for (long j = 0; j < n && !(used[INTRA] && used[INTER]); j++)
+            if (j != jw)
+                used[(root + 2 * h * j) % P + h < P ? INTRA : INTER] = 1;
+    }
+    double worst = 0.0;
+    for (int k = 0; k < 2; k++) {
+        RankLoad l = {{0, 0}, {0, 0}};
+        l.in[k] = bytes;
+        double t = used[k] ? rank_time(c, &l) : 0.0;
+        if (t > worst)
+            worst = t;
+    }
+    return worst;
+}
+
+// ----------------------------------------------------------------------------
 // public entry points
 
 static int is_ring_family(const SimSched *s) {
@@ -310,6 +539,9 @@ double sim_cost_step(const SimCost *c, const SimSched *s, int step, size_t elem_
     }
     if (is_ring_family(s) && s->algo == SIM_ALGO_DIRECT)
         return step_direct(c, s, step, elem_size);
+    int P = c->ranks_per_node;
+    if (s->algo == SIM_ALGO_TREE && (P >= s->nranks || s->nranks % P == 0))
+        return step_tree(c, s, step, elem_size);
     return step_general(c, s, step, elem_size);
 }
 
@@ -339,6 +571,13 @@ double sim_cost_coll(const SimCost *c, const SimSched *s, size_t elem_size) {
     if (is_ring_family(s) && s->algo == SIM_ALGO_RING && s->nranks > 1) {
         RingModel k;
         ring_model_init(&k, c, s, elem_size);
+        if (k.m == 0 || k.nclasses == 1) // every step costs the same
+            return sum_repeat(ring_step_time(&k, s, 0), (uint64_t)s->nsteps);
+        if (k.R % k.P == 0) {
+            double t = ring_coll_residues(&k, s);
+            if (t >= 0.0)
+                return t;
+        }
         uint8_t *pat = ring_patterns(&k);
         k.pat = pat;
         for (int t = 0; t < s->nsteps; t++)

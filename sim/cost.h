@@ -26,12 +26,39 @@ typedef struct {
     char source[160]; // where the numbers come from
 } SimLinkProfile;
 
+// One accelerator (or one CPU core, as `ddplab bench --calibrate` measures
+// it), for the compute side of the cost model (sim/cost_compute.c): an op of
+// F FLOPs touching B bytes of memory takes
+//   max(F / peak, B / mem_bw) / efficiency + launch_s
+// (a roofline). peak is peak_lowp_flops for fp16/bf16 matrix products and
+// peak_fp32_flops for everything else. The built-in devices are data with
+// sources (sim/cost_devices.c); efficiency there is the fraction of the
+// datasheet peak that large GEMMs reach in public measurements.
+typedef struct {
+    char name[48];
+    char description[64];    // e.g. "NVIDIA H100 SXM5 80 GB"
+    double peak_fp32_flops;  // FLOP/s, fp32 without tensor cores
+    double peak_lowp_flops;  // FLOP/s, dense fp16/bf16 on tensor cores
+    double mem_bw_Bps;       // memory bandwidth, bytes/second
+    double mem_bytes;        // memory capacity, bytes (decimal, as datasheets state it)
+    double efficiency;       // fraction of the roofline a kernel reaches (0..1]
+    double launch_s;         // fixed cost per op (kernel launch), seconds
+    int coll_on_compute;     // 1: collectives run on the cores that compute (a
+                             // CPU rank's own thread copies and reduces every
+                             // chunk), so a collective holds the compute stream
+                             // until it ends; 0: they run beside the compute
+                             // on their own stream, as NCCL does on a GPU
+    char source[256];        // where the numbers come from
+} SimDeviceProfile;
+
 typedef struct {
     char name[64];
     char description[128];
     SimLinkProfile intra;  // between ranks on one node
     SimLinkProfile inter;  // between nodes
     int ranks_per_node;    // the node size this system usually has
+    SimDeviceProfile device; // the system's accelerator; all zero: not stated
+                             // (the cost model then uses the default device)
 } SimSysProfile;
 
 // Built-in link and system profiles (data with sources, see cost_profiles.c).
@@ -43,40 +70,46 @@ const SimSysProfile *sim_sys_at(int i);
 const SimSysProfile *sim_sys_find(const char *name);
 
 // Resolves a --profile argument: a built-in system name, or the path of a
-// profile file written by sim_sys_save. On failure writes a one-line reason
+// profile file written by sim_sys_save (with the device it states, if any). On failure writes a one-line reason
 // into err and returns SIM_EINVAL (unknown name), SIM_EIO (cannot read) or
 // SIM_EFORMAT (corrupt file).
 SimStatus sim_sys_resolve(const char *name_or_path, SimSysProfile *out,
                           char *err, size_t errlen);
-// Writes a profile as JSON, atomically (temporary file + rename).
+// Writes a profile as JSON, atomically (temporary file + rename); its
+// device, when stated (sim_device_valid), as the file's "device" object.
 SimStatus sim_sys_save(const SimSysProfile *p, const char *path);
 SimStatus sim_sys_load(const char *path, SimSysProfile *out, char *err, size_t errlen);
 
-// One accelerator, for the compute side of the cost model
-// (sim/cost_compute.c): an op of F FLOPs touching B bytes of memory takes
-//   max(F / peak, B / mem_bw) / efficiency + launch_s
-// (a roofline). peak is peak_lowp_flops for fp16/bf16 matrix products and
-// peak_fp32_flops for everything else.
-typedef struct {
-    char name[48];
-    double peak_fp32_flops;  // FLOP/s, fp32 without tensor cores
-    double peak_lowp_flops;  // FLOP/s, dense fp16/bf16 on tensor cores
-    double mem_bw_Bps;       // memory bandwidth, bytes/second
-    double mem_bytes;        // memory capacity, bytes
-    double efficiency;       // fraction of the roofline a kernel reaches (0..1]
-    double launch_s;         // fixed cost per op (kernel launch), seconds
-    char source[160];        // where the numbers come from
-} SimDeviceProfile;
-
-// The built-in default device (H100 SXM).
+// Built-in devices (data with sources, see cost_devices.c), the default
+// first: h100, h200, a100-40, a100-80, l40s, rtx4090.
+int sim_device_count(void);
+const SimDeviceProfile *sim_device_at(int i);
+// A built-in device by name or alias, in any case ("H100", "h100-sxm",
+// "a100-80gb", "RTX-4090"); NULL if none. A bare "a100" is ambiguous (40 or
+// 80 GB) and finds nothing.
+const SimDeviceProfile *sim_device_find(const char *name);
+// The default device (H100 SXM): what a zero device means.
 const SimDeviceProfile *sim_device_default(void);
+// 1 if d states a device the cost model can use: positive peaks and
+// bandwidth, an efficiency in (0, 1], a finite launch_s >= 0.
+int sim_device_valid(const SimDeviceProfile *d);
+// "h100 (80 GB), h200 (141 GB), ...": the built-in names for messages;
+// returns buf.
+const char *sim_device_names(char *buf, size_t len);
+// Resolves a --gpu argument: a built-in device name or alias, or the path of
+// a profile file with a "device" object (`ddplab bench --calibrate` writes
+// one). On failure writes a one-line reason into err (an unknown name lists
+// the built-in devices) and returns SIM_EINVAL, SIM_EIO or SIM_EFORMAT.
+SimStatus sim_device_resolve(const char *name_or_path, SimDeviceProfile *out, char *err,
+                             size_t errlen);
 
 typedef struct {
     SimSysProfile sys;
     int nranks;
     int ranks_per_node;  // topology of the run: rank r is on node r / ranks_per_node
     SimDeviceProfile device; // compute device; all zero (as sim_cost_init leaves
-                             // it) means sim_device_default()
+                             // it) means sys.device, or sim_device_default()
+                             // when the system states none
 } SimCost;
 
 void sim_cost_init(SimCost *c, const SimSysProfile *sys, int nranks, int ranks_per_node);
@@ -88,6 +121,12 @@ double sim_cost_step(const SimCost *c, const SimSched *s, int step, size_t elem_
 double sim_cost_coll(const SimCost *c, const SimSched *s, size_t elem_size);
 // Seconds for a point-to-point message.
 double sim_cost_p2p(const SimCost *c, int src, int dst, size_t bytes);
+// The device a run prices compute on: `given` (--gpu) if valid, else the
+// system's own if valid (sys may be NULL), else sim_device_default().
+const SimDeviceProfile *sim_device_effective(const SimDeviceProfile *given,
+                                             const SimSysProfile *sys);
+// sim_device_effective(&c->device, &c->sys).
+const SimDeviceProfile *sim_cost_device(const SimCost *c);
 // Seconds for one compute op of `flops` FLOPs moving `bytes` bytes of
 // memory on c's device; lowp = 1 for fp16/bf16 matrix products.
 double sim_cost_compute(const SimCost *c, double flops, double bytes, int lowp);

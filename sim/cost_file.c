@@ -6,10 +6,17 @@
 //   {"format": "ddplab-profile", "version": 1, "name": "...",
 //    "description": "...", "ranks_per_node": 8,
 //    "intra": {"name": "...", "alpha_us": 1, "bw_GBps": 370, "source": "..."},
-//    "inter": {...}}
-// "description" and the links' "source" may be omitted; every other field is
-// required, and unknown or repeated fields are rejected so that a typo cannot
-// silently fall back to a default.
+//    "inter": {...},
+//    "device": {"name": "...", "description": "...", "fp32_TFLOPS": 67,
+//               "lowp_TFLOPS": 989, "mem_bw_GBps": 3350, "mem_GB": 80,
+//               "efficiency": 0.8, "launch_us": 5, "coll_on_compute": 0,
+//               "source": "..."}}
+// "description", the links' and the device's "source", the device's
+// "description" and "coll_on_compute" (default 0) may be omitted, and so
+// may the whole "device" (files from before it existed have none: the
+// profile then states no device). Every other field is required, and
+// unknown or repeated fields are rejected so that a typo cannot silently
+// fall back to a default. TFLOPS = 1e12 FLOP/s, GB = 1e9 bytes.
 #include "cost.h"
 
 #include <errno.h>
@@ -51,9 +58,37 @@ static void write_link(SimJsonOut *o, const char *key, const SimLinkProfile *l) 
     sim_json_raw(o, "}");
 }
 
+static void write_device(SimJsonOut *o, const SimDeviceProfile *d) {
+    sim_json_raw(o, "  \"device\": {\"name\": ");
+    sim_json_str(o, d->name);
+    sim_json_raw(o, ", \"description\": ");
+    sim_json_str(o, d->description);
+    sim_json_raw(o, ",\n    \"fp32_TFLOPS\": ");
+    sim_json_num(o, d->peak_fp32_flops / 1e12);
+    sim_json_raw(o, ", \"lowp_TFLOPS\": ");
+    sim_json_num(o, d->peak_lowp_flops / 1e12);
+    sim_json_raw(o, ", \"mem_bw_GBps\": ");
+    sim_json_num(o, d->mem_bw_Bps / 1e9);
+    sim_json_raw(o, ", \"mem_GB\": ");
+    sim_json_num(o, d->mem_bytes / 1e9);
+    sim_json_raw(o, ",\n    \"efficiency\": ");
+    sim_json_num(o, d->efficiency);
+    sim_json_raw(o, ", \"launch_us\": ");
+    sim_json_num(o, d->launch_s * 1e6);
+    sim_json_raw(o, ", \"coll_on_compute\": ");
+    sim_json_i64(o, d->coll_on_compute ? 1 : 0);
+    sim_json_raw(o, ",\n    \"source\": ");
+    sim_json_str(o, d->source);
+    sim_json_raw(o, "}");
+}
+
 SimStatus sim_sys_save(const SimSysProfile *p, const char *path) {
     if (p == NULL || path == NULL || p->name[0] == '\0' || p->ranks_per_node < 1 ||
         !link_valid(&p->intra) || !link_valid(&p->inter))
+        return SIM_EINVAL;
+    // A device is either stated in full or not at all (all zero).
+    int has_device = sim_device_valid(&p->device);
+    if (!has_device && p->device.name[0] != '\0')
         return SIM_EINVAL;
     SimOutFile f;
     SimStatus st = sim_outfile_open(&f, path);
@@ -73,6 +108,10 @@ SimStatus sim_sys_save(const SimSysProfile *p, const char *path) {
     write_link(&o, "intra", &p->intra);
     sim_json_raw(&o, ",\n");
     write_link(&o, "inter", &p->inter);
+    if (has_device) {
+        sim_json_raw(&o, ",\n");
+        write_device(&o, &p->device);
+    }
     sim_json_raw(&o, "\n}\n");
     sim_json_flush(&o);
     return sim_outfile_commit(&f);
@@ -177,9 +216,56 @@ static SimStatus parse_link(const Loader *ld, const cJSON *root, const char *key
     return SIM_OK;
 }
 
+// Reads number member key of obj in [lo, hi] (lo excluded when strict) and
+// multiplies it by `unit`; the product must stay finite and, when strict,
+// positive (e.g. 1e-320 TFLOPS or 1e300 GB/s are out of range).
+static SimStatus get_scaled(const Loader *ld, const cJSON *obj, const char *where,
+                            const char *key, double lo, int strict, double hi, double unit,
+                            double *v) {
+    double x;
+    SIM_CHECK(get_number(ld, obj, where, key, lo, strict, &x));
+    *v = x * unit;
+    if (x > hi || !isfinite(*v) || (strict && !(*v > 0.0)))
+        return bad(ld, "field \"%s%s\" is out of range (%g; allowed: %s%g..%g)", where, key,
+                   x, strict ? "above " : "", lo, hi);
+    return SIM_OK;
+}
+
+// The optional "device" object (absent: *d stays all zero).
+static SimStatus parse_device(const Loader *ld, const cJSON *root, SimDeviceProfile *d) {
+    static const char *const allowed[] = {"name", "description", "fp32_TFLOPS", "lowp_TFLOPS",
+                                          "mem_bw_GBps", "mem_GB", "efficiency", "launch_us",
+                                          "coll_on_compute", "source", NULL};
+    const char *where = "device.";
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, "device");
+    memset(d, 0, sizeof *d);
+    if (obj == NULL)
+        return SIM_OK;
+    if (!cJSON_IsObject(obj))
+        return bad(ld, "field \"device\" must be an object");
+    SIM_CHECK(check_members(ld, obj, where, allowed));
+    SIM_CHECK(get_string(ld, obj, where, "name", 1, d->name, sizeof(d->name)));
+    SIM_CHECK(get_string(ld, obj, where, "description", 0, d->description,
+                         sizeof(d->description)));
+    SIM_CHECK(get_scaled(ld, obj, where, "fp32_TFLOPS", 0.0, 1, 1e9, 1e12, &d->peak_fp32_flops));
+    SIM_CHECK(get_scaled(ld, obj, where, "lowp_TFLOPS", 0.0, 1, 1e9, 1e12, &d->peak_lowp_flops));
+    SIM_CHECK(get_scaled(ld, obj, where, "mem_bw_GBps", 0.0, 1, 1e9, 1e9, &d->mem_bw_Bps));
+    SIM_CHECK(get_scaled(ld, obj, where, "mem_GB", 0.0, 0, 1e9, 1e9, &d->mem_bytes));
+    SIM_CHECK(get_scaled(ld, obj, where, "efficiency", 0.0, 1, 1.0, 1.0, &d->efficiency));
+    SIM_CHECK(get_scaled(ld, obj, where, "launch_us", 0.0, 0, 1e9, 1e-6, &d->launch_s));
+    const cJSON *coc = cJSON_GetObjectItemCaseSensitive(obj, "coll_on_compute");
+    if (coc != NULL) {
+        if (!cJSON_IsNumber(coc) || (coc->valuedouble != 0 && coc->valuedouble != 1))
+            return bad(ld, "field \"device.coll_on_compute\" must be 0 or 1");
+        d->coll_on_compute = coc->valuedouble == 1;
+    }
+    SIM_CHECK(get_string(ld, obj, where, "source", 0, d->source, sizeof(d->source)));
+    return SIM_OK;
+}
+
 static SimStatus parse_profile(const Loader *ld, const cJSON *root, SimSysProfile *out) {
     static const char *const allowed[] = {"format", "version", "name", "description",
-                                          "ranks_per_node", "intra", "inter", NULL};
+                                          "ranks_per_node", "intra", "inter", "device", NULL};
     if (!cJSON_IsObject(root))
         return bad(ld, "not a profile: the top level must be a JSON object");
     // The tag and version first: a file of another kind should say so rather
@@ -205,6 +291,7 @@ static SimStatus parse_profile(const Loader *ld, const cJSON *root, SimSysProfil
     out->ranks_per_node = (int)rpn;
     SIM_CHECK(parse_link(ld, root, "intra", &out->intra));
     SIM_CHECK(parse_link(ld, root, "inter", &out->inter));
+    SIM_CHECK(parse_device(ld, root, &out->device));
     return SIM_OK;
 }
 

@@ -47,7 +47,9 @@ size_t sim_dataset_decode(const SimDataset *ds, const int32_t *ids, size_t n, ch
         return 0;
     size_t k = 0;
     for (; k < n && k + 1 < cap; k++)
-        out[k] = ids[k] >= 0 && ids[k] < ds->vocab ? (char)ds->vocab_bytes[ids[k]] : '?';
+        out[k] = ids[k] >= 0 && ids[k] < ds->vocab && ids[k] < 256
+                     ? (char)ds->vocab_bytes[ids[k]] // ids past 256 are no bytes ("tokens")
+                     : '?';
     out[k] = '\0';
     return k;
 }
@@ -57,7 +59,7 @@ int sim_dataset_encode(const SimDataset *ds, const char *text, size_t len, int32
     int32_t id_of[256];
     for (int b = 0; b < 256; b++)
         id_of[b] = -1;
-    for (int v = 0; v < ds->vocab; v++)
+    for (int v = 0; v < ds->vocab && v < 256; v++)
         id_of[ds->vocab_bytes[v]] = v;
     for (size_t k = 0; k < len; k++) {
         ids[k] = id_of[(unsigned char)text[k]];

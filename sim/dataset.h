@@ -21,7 +21,8 @@
 // - .npy files (sim_dataset_load_npy): --data X.npy --labels Y.npy;
 // - seeded synthetic sets (sim_dataset_synth): "blobs" (Gaussian clusters,
 //   classification), "teacher" (regression targets from a fixed random MLP
-//   plus noise), "arith" (character-level sums "12+35=47\n" for MiniGPT);
+//   plus noise), "arith" (character-level sums "12+35=47\n" for MiniGPT),
+//   "tokens" (uniformly random token ids, to size a run of any model);
 // - any text file (sim_dataset_load_text). Text is tokenised by bytes, not
 //   by Unicode characters: every file is valid input, with no decoding
 //   errors to handle; a UTF-8 character outside ASCII becomes 2 to 4 tokens.
@@ -103,8 +104,8 @@ int sim_dataset_encode(const SimDataset *ds, const char *text, size_t len, int32
 // synthetic datasets
 
 typedef struct {
-    char name[16];   // "blobs", "teacher" or "arith"
-    int64_t n;       // blobs, teacher: samples; arith: lines of text
+    char name[16];   // "blobs", "teacher", "arith" or "tokens"
+    int64_t n;       // blobs, teacher, tokens: samples; arith: lines of text
     int features;    // D (blobs, teacher)
     int classes;     // C (blobs)
     int target_dim;  // K (teacher)
@@ -112,18 +113,22 @@ typedef struct {
     float noise;     // blobs: cluster standard deviation; teacher: target noise std
     float spread;    // blobs: standard deviation of the cluster centres
     int digits;      // arith: operands have 1..digits digits
-    int ctx;         // arith: window length T; 0 = not set yet (taken from the model)
+    int ctx;         // arith: window length T (ctx=), tokens: T (seq=); 0 = not set
+                     // yet (taken from the model)
+    int vocab;       // tokens: ids are drawn from 0..vocab-1
     uint64_t seed;
     int seed_given;  // 1 if the spec text set seed= (otherwise the caller may)
 } SimSynthSpec;
 
 // Defaults for a set: blobs n=2048 features=16 classes=4 noise=1 spread=3;
 // teacher n=2048 features=16 targets=4 hidden=32 noise=0.01; arith lines=4000
-// digits=2; seed 0, ctx 0. SIM_EINVAL for an unknown name.
+// digits=2; tokens n=1024 vocab=256; seed 0, ctx 0. SIM_EINVAL for an
+// unknown name.
 SimStatus sim_dataset_synth_defaults(const char *name, SimSynthSpec *out);
 // Parses "blobs", "blobs:n=1024,features=8,classes=3,seed=7",
 // "teacher:n=512,features=8,targets=2,hidden=16,noise=0.05",
-// "arith:lines=2000,digits=3,ctx=32". Keys that do not belong to the set
+// "arith:lines=2000,digits=3,ctx=32", "tokens:n=64,seq=4096,vocab=32000,seed=1"
+// (n windows of seq uniformly random ids). Keys that do not belong to the set
 // are refused. On failure writes a one-line reason naming the key into err
 // and returns SIM_EINVAL.
 SimStatus sim_dataset_synth_parse(const char *text, SimSynthSpec *out, char *err,

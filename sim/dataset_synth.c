@@ -12,6 +12,11 @@
 //            the format ('+', '=', '\n' in the right places), then the digits
 //            of the sum. The vocabulary is the task's alphabet "\n+0123456789="
 //            (13 tokens), whatever the seed and length.
+// - tokens:  n windows of seq tokens drawn uniformly from 0..vocab-1, for
+//            sizing a run rather than learning anything (a llama's 4096-token
+//            sequences without a text file): the stream holds n + seq + 1
+//            ids, so there are exactly n samples (dataset.h). Ids are not
+//            bytes; decoding shows none of them.
 //
 // The parameters of the generator (the centres, the teacher) come from one
 // stream and the samples from another, so the same seed gives the same
@@ -54,6 +59,8 @@ SimStatus sim_dataset_synth_defaults(const char *name, SimSynthSpec *out) {
                               .noise = 0.01f};
     } else if (strcmp(name, "arith") == 0) {
         *out = (SimSynthSpec){.n = 4000, .digits = 2};
+    } else if (strcmp(name, "tokens") == 0) {
+        *out = (SimSynthSpec){.n = 1024, .vocab = 256};
     } else {
         return SIM_EINVAL;
     }
@@ -64,18 +71,25 @@ SimStatus sim_dataset_synth_defaults(const char *name, SimSynthSpec *out) {
 typedef struct {
     const char *key;
     const char *sets; // the sets it belongs to, as "b" (blobs) "t" (teacher) "a" (arith)
+                      // "k" (tokens)
     long long lo, hi; // integer range (float keys use lo only, as >= lo)
     int is_float;
 } Key;
 
 static const Key KEYS[] = {
-    {"n", "bt", 1, 100000000, 0},     {"features", "bt", 1, 1 << 20, 0},
+    {"n", "btk", 1, 100000000, 0},    {"features", "bt", 1, 1 << 20, 0},
     {"classes", "b", 2, 1 << 20, 0},  {"targets", "t", 1, 1 << 16, 0},
     {"hidden", "t", 1, 1 << 16, 0},   {"noise", "bt", 0, 0, 1},
     {"spread", "b", 0, 0, 1},         {"lines", "a", 1, 10000000, 0},
     {"digits", "a", 1, 9, 0},         {"ctx", "a", 1, 1 << 16, 0},
-    {"seed", "bta", 0, 0, 0},
+    {"seq", "k", 1, 1 << 17, 0},      {"vocab", "k", 1, 1 << 20, 0},
+    {"seed", "btak", 0, 0, 0},
 };
+
+// The letter KEYS uses for a set.
+static char set_letter(const char *name) {
+    return strcmp(name, "tokens") == 0 ? 'k' : name[0];
+}
 
 // Stores value text v for key k into the spec.
 static SimStatus set_key(SimSynthSpec *s, const Key *k, const char *v, char *err,
@@ -117,8 +131,10 @@ static SimStatus set_key(SimSynthSpec *s, const Key *k, const char *v, char *err
         s->hidden = (int)x;
     else if (strcmp(k->key, "digits") == 0)
         s->digits = (int)x;
+    else if (strcmp(k->key, "vocab") == 0)
+        s->vocab = (int)x;
     else
-        s->ctx = (int)x;
+        s->ctx = (int)x; // ctx (arith) or seq (tokens): the window length
     return SIM_OK;
 }
 
@@ -135,8 +151,9 @@ SimStatus sim_dataset_synth_parse(const char *text, SimSynthSpec *out, char *err
         *colon = '\0';
     if (sim_dataset_synth_defaults(buf, out) != SIM_OK)
         return sim_errbuf_fail(err, errlen, SIM_EINVAL,
-                               "unknown dataset '%s' (built-in sets: blobs, teacher, arith)", buf);
-    char set = buf[0];
+                               "unknown dataset '%s' (built-in sets: blobs, teacher, arith, "
+                               "tokens)", buf);
+    char set = set_letter(buf);
     for (char *item = colon ? colon + 1 : NULL, *next; item != NULL; item = next) {
         next = strchr(item, ',');
         if (next != NULL)
@@ -262,6 +279,35 @@ static SimStatus gen_arith(SimDataset *ds, const SimSynthSpec *s, char *err, siz
     return st;
 }
 
+static SimStatus gen_tokens(SimDataset *ds, const SimSynthSpec *s, char *err, size_t errlen) {
+    if (s->ctx < 1)
+        return sim_errbuf_fail(
+            err, errlen, SIM_EINVAL,
+            "tokens: the sequence length is not set (give seq=, or a model with ctx=)");
+    if (s->n < 1 || s->n > 100000000 || s->vocab < 1 || s->vocab > (1 << 20) ||
+        s->ctx > (1 << 17))
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "tokens: n=%lld seq=%d vocab=%d out of range (n 1..1e8, seq "
+                               "1..131072, vocab 1..1048576)", (long long)s->n, s->ctx, s->vocab);
+    int64_t len = s->n + s->ctx + 1; // N = L - T - 1 windows (dataset.h)
+    ds->tokens = malloc((size_t)len * sizeof *ds->tokens);
+    if (ds->tokens == NULL)
+        return sim_errbuf_fail(err, errlen, SIM_ENOMEM, "tokens: out of memory for %lld ids",
+                               (long long)len);
+    SimSplitMix g;
+    sim_splitmix_seed(&g, s->seed);
+    for (int64_t i = 0; i < len; i++)
+        ds->tokens[i] = (int32_t)sim_splitmix_below(&g, (uint64_t)s->vocab);
+    ds->kind = SIM_DATA_TOKENS;
+    ds->n = s->n;
+    ds->ctx = s->ctx;
+    ds->ntokens = len;
+    ds->vocab = s->vocab;
+    memset(ds->vocab_bytes, '?', sizeof ds->vocab_bytes); // ids are no bytes
+    snprintf(ds->name, sizeof ds->name, "tokens");
+    return SIM_OK;
+}
+
 SimStatus sim_dataset_synth(SimDataset *ds, const SimSynthSpec *spec, char *err,
                             size_t errlen) {
     if (ds == NULL || spec == NULL)
@@ -270,8 +316,8 @@ SimStatus sim_dataset_synth(SimDataset *ds, const SimSynthSpec *spec, char *err,
     SimSynthSpec def;
     if (sim_dataset_synth_defaults(spec->name, &def) != SIM_OK)
         return sim_errbuf_fail(err, errlen, SIM_EINVAL,
-                               "unknown dataset '%s' (built-in sets: blobs, teacher, arith)",
-                               spec->name);
+                               "unknown dataset '%s' (built-in sets: blobs, teacher, arith, "
+                               "tokens)", spec->name);
     if (strcmp(spec->name, "arith") == 0) {
         if (spec->n < 1 || spec->digits < 1 || spec->digits > 9)
             return sim_errbuf_fail(err, errlen, SIM_EINVAL,
@@ -279,6 +325,8 @@ SimStatus sim_dataset_synth(SimDataset *ds, const SimSynthSpec *spec, char *err,
                                    spec->digits);
         return gen_arith(ds, spec, err, errlen);
     }
+    if (strcmp(spec->name, "tokens") == 0)
+        return gen_tokens(ds, spec, err, errlen);
     int blobs = strcmp(spec->name, "blobs") == 0;
     int cols = blobs ? spec->features : spec->features + spec->target_dim;
     if (spec->n < 1 || spec->features < 1 || (blobs && spec->classes < 2) ||

@@ -81,7 +81,7 @@ static SimStatus stage(SimRank *r, SimTensor *t, const char *name, SimDtype dt, 
 }
 
 static void *at(const SimTensor *t, size_t elem) {
-    return (char *)t->data + elem * 4;
+    return t->data ? (char *)t->data + elem * 4 : NULL; // NULL: phantom
 }
 
 // ----------------------------------------------------------------------------
@@ -122,6 +122,10 @@ static SimStatus dp_setup(SimRank *r, SimTrainer *t, const void *cfg, void **sta
                     "with one device use --strategy single");
     if (s->D > DP_MAX_DEVICES)
         return fail(r, SIM_EINVAL, "DataParallel: too many devices");
+    if (r->world->cfg.represent)
+        return fail(r, SIM_EINVAL, "DataParallel cannot run with one rank standing for all "
+                    "(represent mode): device 0 is the controller and the others are replicas, "
+                    "so the ranks do different things; run every rank (the cpu backend)");
     s->size = calloc((size_t)s->D, sizeof *s->size);
     s->off = calloc((size_t)s->D, sizeof *s->off);
     if (!s->size || !s->off)
@@ -215,7 +219,9 @@ static SimStatus scatter_array(DpState *s, SimRank *r, const DpArray *a, int ai,
         st = sim_recv(r, t.data, n, a->dt, 0);
         if (st == SIM_OK)
             st = sim_tensor_download(r, &t, s->host[ai]);
-        *dst = s->host[ai];
+        // a phantom world received nothing: the replica's model (phantom
+        // too) reads no batch data, so none is handed on
+        *dst = r->world->cfg.phantom ? NULL : s->host[ai];
     }
     sim_tensor_free(r, &t);
     return st;
@@ -253,7 +259,7 @@ static SimStatus gather(DpState *s, SimRank *r, int nch, int N, float loss, doub
     const SimTensor *out = sim_model_output(s->m);
     if (me >= nch)
         return SIM_OK;
-    size_t per = out && out->data ? sim_tensor_numel(out) / (size_t)s->size[me] : 0;
+    size_t per = out ? sim_tensor_numel(out) / (size_t)s->size[me] : 0;
     SimTensor g, l;
     SIM_CHECK(stage(r, &l, "dp.gather.loss", SIM_FP32, 1, SIM_MEM_OTHER));
     SimStatus st = stage(r, &g, "dp.gather.outputs", SIM_FP32, me == 0 ? (size_t)N * per : 1,
@@ -295,7 +301,7 @@ static SimStatus scatter_grad(DpState *s, SimRank *r, int nch, int N, float *see
     if (me >= nch)
         return SIM_OK;
     const SimTensor *out = sim_model_output(s->m);
-    size_t per = out && out->data ? sim_tensor_numel(out) / (size_t)s->size[me] : 0;
+    size_t per = out ? sim_tensor_numel(out) / (size_t)s->size[me] : 0;
     size_t n = (size_t)(me == 0 ? N : s->size[me]) * per;
     SimTensor g, l;
     SIM_CHECK(stage(r, &l, "dp.scatter_grad.seed", SIM_FP32, 1, SIM_MEM_OTHER));

@@ -120,9 +120,10 @@ int fsdp_unit_in_model(const FsdpState *s, int u) {
 }
 
 // An fp32 unit laid out as in the model is all-gathered straight into the
-// layers' buffer: no unpacking copy per gather.
-static int gather_in_place(const FsdpState *s, int u) {
-    return s->o.param_dtype == SIM_FP32 && s->m->param.data != NULL &&
+// layers' buffer: no unpacking copy per gather. A phantom world decides as
+// numeric mode would (its model has no storage), so both hold the same.
+static int gather_in_place(const FsdpState *s, const SimRank *r, int u) {
+    return s->o.param_dtype == SIM_FP32 && (s->m->param.data != NULL || r->world->cfg.phantom) &&
            fsdp_unit_in_model(s, u);
 }
 
@@ -147,7 +148,7 @@ SimStatus fsdp_gather_issue(FsdpState *s, SimRank *r, int u) {
     int charge = !fsdp_params_replicated(s);
     if (charge)
         SIM_CHECK(fsdp_mem_unit(s, r, u, SIM_MEM_PARAM, +1, "fsdp all-gather output"));
-    us->gathered_view = gather_in_place(s, u);
+    us->gathered_view = gather_in_place(s, r, u);
     if (us->gathered_view)
         us->gathered = fsdp_view(&s->m->param, s->m->params[un->params[0]].offset, un->padded);
     else

@@ -65,7 +65,8 @@ static SimStatus launch_reduce(FsdpState *s, SimRank *r, int u) {
     // fp32 units are packed into the reduce-scatter input; another
     // reduce_dtype packs into fp32 staging, pre-divides there and casts.
     SimTensor flat;
-    us->rs_in_view = rd == SIM_FP32 && s->m->grad.data != NULL && fsdp_unit_in_model(s, u);
+    us->rs_in_view = rd == SIM_FP32 && (s->m->grad.data != NULL || r->world->cfg.phantom) &&
+                     fsdp_unit_in_model(s, u); // a phantom world decides as numeric mode
     if (us->rs_in_view) {
         us->rs_in = fsdp_view(&s->m->grad, s->m->params[un->params[0]].offset, un->padded);
         flat = us->rs_in;

@@ -75,7 +75,8 @@ SimTensor fsdp_view(const SimTensor *t, size_t off, size_t n);
 // not on the simulated clock.
 SimStatus fsdp_backing_cast(SimRank *r, SimTensor *dst, const SimTensor *src);
 SimStatus fsdp_backing_fill(SimRank *r, SimTensor *t, float v);
-// Allocates numeric-mode storage that the ledger must not count.
+// Allocates numeric-mode storage that the ledger must not count (none in a
+// phantom world, where sim_tensor_alloc gives no storage).
 SimStatus fsdp_alloc(SimRank *r, SimTensor *t, const char *name, SimDtype dt, size_t n);
 
 // Gathering (fsdp.c).

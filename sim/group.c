@@ -24,6 +24,18 @@ static int mod(int a, int n) {
     return m < 0 ? m + n : m;
 }
 
+// buf + bytes, keeping NULL (a phantom world's buffers) as NULL.
+static void *byte_at(const void *buf, size_t bytes) {
+    return buf ? (char *)buf + bytes : NULL;
+}
+
+// A phantom world (SimWorldConfig.phantom) holds no data: the ring runs its
+// sends and receives (the clocks, the trace) and skips the local copies and
+// reductions; buffers may be NULL.
+static int phantom(const SimRank *r) {
+    return r->world->cfg.phantom;
+}
+
 // ----------------------------------------------------------------------------
 // groups
 
@@ -138,6 +150,8 @@ static SimStatus group_check(SimRank *r, const SimGroup *g, SimCollKind k, const
                           g->n);
     size_t ns = sim_coll_send_count(k, count, g->n, g->me, root);
     size_t nr = sim_coll_recv_count(k, count, g->n, g->me, root);
+    if (phantom(r)) // no data, and buffers may be NULL: only their absence is let pass
+        send = recv = g;
     if (ns > 0 && send == NULL)
         return group_fail(r, g, k, SIM_EINVAL, "rank %d (member %d): send buffer is NULL "
                           "for %zu elements", r->rank, g->me, ns);
@@ -156,7 +170,7 @@ static SimStatus group_check(SimRank *r, const SimGroup *g, SimCollKind k, const
 // local work on backend memory, staged through host blocks
 
 static SimStatus local_copy(SimRank *r, void *dst, const void *src, size_t bytes) {
-    if (bytes == 0 || dst == src)
+    if (bytes == 0 || dst == src || phantom(r))
         return SIM_OK;
     SimWorld *w = r->world;
     _Alignas(64) unsigned char h[GROUP_STAGE_BYTES];
@@ -174,6 +188,8 @@ static SimStatus local_copy(SimRank *r, void *dst, const void *src, size_t bytes
 static SimStatus local_combine(SimRank *r, void *out, const void *a, const void *b, size_t n,
                                SimDtype dt, SimRedOp op) {
     SimWorld *w = r->world;
+    if (phantom(r))
+        return SIM_OK;
     size_t esz = sim_dtype_size(dt), per = GROUP_STAGE_BYTES / esz;
     _Alignas(64) unsigned char ha[GROUP_STAGE_BYTES], hb[GROUP_STAGE_BYTES];
     for (size_t i = 0; i < n; i += per) {
@@ -189,6 +205,8 @@ static SimStatus local_combine(SimRank *r, void *out, const void *a, const void 
 // buf[i] /= n: the end of an AVG reduction.
 static SimStatus local_avg(SimRank *r, void *buf, size_t count, SimDtype dt, int n) {
     SimWorld *w = r->world;
+    if (phantom(r))
+        return SIM_OK;
     size_t esz = sim_dtype_size(dt), per = GROUP_STAGE_BYTES / esz;
     _Alignas(64) unsigned char h[GROUP_STAGE_BYTES];
     for (size_t i = 0; i < count; i += per) {
@@ -364,7 +382,7 @@ static size_t part_len(const GroupCall *c, size_t count, int q) {
 }
 
 static char *part_at(const GroupCall *c, const void *buf, size_t count, int q) {
-    return (char *)buf + sim_part_begin(count, c->g->n, q) * c->esz;
+    return byte_at(buf, sim_part_begin(count, c->g->n, q) * c->esz);
 }
 
 // all_reduce: recv is the work buffer. Reduce-scatter step s: send chunk
@@ -406,14 +424,14 @@ static SimStatus ring_reduce_scatter(GroupCall *c, const void *send, void *recv)
     int n = c->g->n, me = c->g->me;
     size_t count = c->count, bytes = count * c->esz;
     SIM_CHECK(call_scratch(c, (n > 2 ? 2 : 1) * count));
-    char *half[2] = {c->scratch.data, (char *)c->scratch.data + (n > 2 ? bytes : 0)};
+    char *half[2] = {c->scratch.data, byte_at(c->scratch.data, n > 2 ? bytes : 0)};
     for (int s = 0; s < n - 1; s++) {
         int out = mod(me - 1 - s, n), in = mod(me - 2 - s, n);
-        const char *sbuf = s == 0 ? (const char *)send + (size_t)out * bytes : half[(s - 1) % 2];
+        const char *sbuf = s == 0 ? byte_at(send, (size_t)out * bytes) : half[(s - 1) % 2];
         char *rbuf = half[s % 2];
         SIM_CHECK(exchange(c, sbuf, count, rbuf, count));
         char *dst = s == n - 2 ? (char *)recv : rbuf;
-        SimStatus st = local_combine(c->r, dst, (const char *)send + (size_t)in * bytes, rbuf,
+        SimStatus st = local_combine(c->r, dst, byte_at(send, (size_t)in * bytes), rbuf,
                                      count, c->dt, c->op);
         if (st != SIM_OK)
             return local_fail(c, st, "the reduction of a block");
@@ -431,13 +449,13 @@ static SimStatus ring_reduce_scatter(GroupCall *c, const void *send, void *recv)
 static SimStatus ring_all_gather(GroupCall *c, const void *send, void *recv) {
     int n = c->g->n, me = c->g->me;
     size_t bytes = c->count * c->esz;
-    SimStatus st = local_copy(c->r, (char *)recv + (size_t)me * bytes, send, bytes);
+    SimStatus st = local_copy(c->r, byte_at(recv, (size_t)me * bytes), send, bytes);
     if (st != SIM_OK)
         return local_fail(c, st, "the copy of send into recv");
     for (int s = 0; s < n - 1; s++) {
         int out = mod(me - s, n), in = mod(me - 1 - s, n);
-        SIM_CHECK(exchange(c, (char *)recv + (size_t)out * bytes, c->count,
-                           (char *)recv + (size_t)in * bytes, c->count));
+        SIM_CHECK(exchange(c, byte_at(recv, (size_t)out * bytes), c->count,
+                           byte_at(recv, (size_t)in * bytes), c->count));
     }
     return SIM_OK;
 }

@@ -54,6 +54,10 @@
 // disagree only about the reduction op are not detected (the messages carry
 // no op).
 //
+// Phantom worlds (SimWorldConfig.phantom): buffers may be NULL; the ring
+// runs every send and receive (clocks, trace, ledger) and skips the local
+// copies and reductions.
+//
 // Memory: the ring's scratch buffers come from sim_tensor_alloc (category
 // "comm buffers") and are freed before the call returns: all_reduce holds
 // ceil(count/n) elements, reduce_scatter 2*recvcount (recvcount when n = 2),

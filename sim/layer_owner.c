@@ -302,6 +302,10 @@ static SimStatus lo_setup(SimRank *r, SimTrainer *t, const void *cfg, void **sta
                     "different numbers of batches); allowed: no --eval-every");
     if (t->cfg->uneven > 0)
         return fail(r, SIM_EINVAL, "uneven inputs are not supported; allowed: no --uneven");
+    if (r->world->cfg.represent)
+        return fail(r, SIM_EINVAL, "the layer-owner strategy cannot run with one rank standing "
+                    "for all (represent mode): each rank owns different layers, so the ranks do "
+                    "different things; run every rank (the cpu backend)");
     int nm = s->m->nmodules, np = s->m->nparams;
     s->owner = malloc((size_t)(nm + 1) * sizeof *s->owner);
     s->off = calloc((size_t)nm + 1, sizeof *s->off);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cost.h"  // defines: sim_device_find
 #include "world.h" // defines: SimRank, SimWorld
 
 static const char *const cat_names[SIM_MEM_CAT_COUNT] = {
@@ -290,34 +291,18 @@ int sim_mem_parse_size(const char *s, uint64_t *out) {
 }
 
 // Device memory as the vendors' datasheets state it, in decimal GB (1e9
-// bytes): NVIDIA H100 Tensor Core GPU datasheet (SXM and PCIe): 80 GB;
-// NVIDIA H200 datasheet: 141 GB; NVIDIA A100 Tensor Core GPU datasheet:
-// 40 GB and 80 GB; NVIDIA L40S datasheet: 48 GB; GeForce RTX 4090
-// specifications: 24 GB. What a program can allocate is somewhat less (the
-// CUDA context alone takes one or two GB).
-static const struct {
-    const char *name;
-    double bytes;
-} devices[] = {
-    {"h100", 80e9}, {"h200", 141e9}, {"a100-40", 40e9},
-    {"a100-80", 80e9}, {"l40s", 48e9}, {"rtx4090", 24e9},
-};
-
+// bytes), from the one table of devices (sim/cost_devices.c, with its
+// sources), so that --device-memory h100 and --gpu h100 are the same part.
+// What a program can allocate is somewhat less (the CUDA context alone
+// takes one or two GB).
 int sim_mem_device_capacity(const char *name, uint64_t *out) {
-    for (size_t i = 0; name && i < sizeof devices / sizeof devices[0]; i++)
-        if (strcasecmp(name, devices[i].name) == 0) {
-            *out = (uint64_t)devices[i].bytes;
-            return 0;
-        }
-    return -1;
+    const SimDeviceProfile *d = sim_device_find(name);
+    if (d == NULL || !(d->mem_bytes > 0))
+        return -1;
+    *out = (uint64_t)d->mem_bytes;
+    return 0;
 }
 
 const char *sim_mem_device_names(char *buf, size_t len) {
-    size_t n = 0;
-    if (len > 0)
-        buf[0] = '\0';
-    for (size_t i = 0; i < sizeof devices / sizeof devices[0] && n < len; i++)
-        n += (size_t)snprintf(buf + n, len - n, "%s%s (%.0f GB)", i ? ", " : "",
-                              devices[i].name, devices[i].bytes / 1e9);
-    return buf;
+    return sim_device_names(buf, len);
 }

@@ -115,7 +115,8 @@ int64_t sim_mem_model_states(const SimMemLedger *l, SimMemSpace s, int peak);
 // Returns 0 and *out, or -1.
 int sim_mem_parse_size(const char *s, uint64_t *out);
 // The memory of a device by name ("h100", "h200", "a100-40", "a100-80",
-// "l40s", "rtx4090"; any case), in bytes as its datasheet states it.
+// "l40s", "rtx4090", or an alias sim_device_find knows; any case), in bytes
+// as its datasheet states it (the device table of sim/cost_devices.c).
 // Returns 0 and *out, or -1 for an unknown name.
 int sim_mem_device_capacity(const char *name, uint64_t *out);
 // "h100 (80 GB), h200 (141 GB), ...": the names for messages; returns buf.

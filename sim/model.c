@@ -1,7 +1,8 @@
 // sim/model.c: the part of a model that does not depend on its kind: the
 // parameter and buffer tables, the flat buffers and their views, the
 // activation arenas, and the checks every forward and backward makes before
-// handing over to sim/model_mlp.c or sim/model_gpt.c.
+// handing over to sim/model_mlp.c, sim/model_gpt.c (MiniGPT),
+// sim/model_arch.c (the real architectures) or sim/model_count.c.
 #include "model_impl.h"
 
 #include <stdarg.h>
@@ -110,7 +111,11 @@ static void arrange(SimModel *m, int n, int seq, size_t used[3]) {
     SimModelArena dacts = {im->dacts.data, sizeof(float), 0};
     SimModelArena ints = {im->ints.data, sizeof(int32_t), 0};
     memset(&im->loss, 0, sizeof im->loss);
-    if (m->spec.kind == SIM_MODEL_GPT)
+    if (m->spec.kind == SIM_MODEL_COUNT)
+        ; // nothing laid out: no layers
+    else if (sim_model_is_arch(&m->spec))
+        sim_model_arch_layout(m, &acts, &ints, n, seq);
+    else if (m->spec.kind == SIM_MODEL_GPT)
         sim_model_gpt_layout(m, &acts, &dacts, &ints, n, seq);
     else
         sim_model_mlp_layout(m, &acts, &dacts, &ints, n);
@@ -166,7 +171,8 @@ static SimStatus check_spec(SimRank *r, const SimModelSpec *spec, int max_batch)
     char text[512], err[400];
     SimModelSpec again;
     sim_model_spec_str(spec, text, sizeof text);
-    if ((spec->kind != SIM_MODEL_MLP && spec->kind != SIM_MODEL_GPT) ||
+    if ((spec->kind != SIM_MODEL_MLP && spec->kind != SIM_MODEL_GPT &&
+         spec->kind != SIM_MODEL_COUNT) ||
         (spec->kind == SIM_MODEL_MLP && (spec->nwidths < 2 || spec->nwidths > 16)))
         return sim_model_fail(r, "model: invalid spec (kind %d, %d widths)", (int)spec->kind,
                               spec->nwidths);
@@ -179,11 +185,23 @@ static SimStatus check_spec(SimRank *r, const SimModelSpec *spec, int max_batch)
     return SIM_OK;
 }
 
+// The kind's own tables.
+static SimStatus build_kind(SimModel *m) {
+    if (m->spec.kind == SIM_MODEL_COUNT)
+        return sim_model_count_build(m);
+    if (sim_model_is_arch(&m->spec))
+        return sim_model_arch_build(m);
+    if (m->spec.kind == SIM_MODEL_GPT)
+        return sim_model_gpt_build(m);
+    return sim_model_mlp_build(m);
+}
+
 static SimStatus build(SimRank *r, SimModel *m, int phantom) {
     SimModelImpl *im = m->impl;
     int root;
     SIM_CHECK(sim_model_begin_module(m, "", &root));
-    SimStatus st = m->spec.kind == SIM_MODEL_GPT ? sim_model_gpt_build(m) : sim_model_mlp_build(m);
+    im->formula_acts = sim_model_is_arch(&m->spec);
+    SimStatus st = build_kind(m);
     if (st != SIM_OK)
         return st;
     sim_model_end_module(m, root);
@@ -197,6 +215,8 @@ static SimStatus build(SimRank *r, SimModel *m, int phantom) {
     size_t used[3];
     int seq = m->spec.kind == SIM_MODEL_GPT ? m->spec.ctx : 0;
     arrange(m, m->max_batch, seq, used);
+    if (im->formula_acts) // charged by the formula as forward runs, not held as arenas
+        used[0] = used[1] = 0;
     SIM_CHECK(alloc_flat(r, &im->acts, "activations", SIM_FP32, used[0], phantom,
                          SIM_MEM_ACT));
     SIM_CHECK(alloc_flat(r, &im->dacts, "activation grads", SIM_FP32, used[1], phantom,
@@ -224,10 +244,18 @@ SimStatus sim_model_create(SimRank *r, const SimModelSpec *spec, int max_batch, 
         snprintf(r->error, sizeof r->error, "model: out of memory");
         return SIM_ENOMEM;
     }
+    const char *only = sim_model_spec_phantom_only(spec);
+    if (only && !phantom && !r->world->cfg.phantom) {
+        char text[512];
+        free(m->impl);
+        free(m);
+        return sim_model_fail(r, "model %s: %s is supported in phantom mode (ddplab plan) "
+                              "only", sim_model_spec_str(spec, text, sizeof text), only);
+    }
     m->spec = *spec;
     m->max_batch = max_batch;
     m->training = 1;
-    m->impl->phantom = phantom ? 1 : 0;
+    m->impl->phantom = phantom || r->world->cfg.phantom ? 1 : 0; // a phantom world: always
     SimStatus st = build(r, m, m->impl->phantom);
     if (st != SIM_OK) {
         if (!r->error[0])
@@ -244,7 +272,13 @@ void sim_model_destroy(SimRank *r, SimModel *m) {
         return;
     SimModelImpl *im = m->impl;
     if (im) {
-        if (m->spec.kind == SIM_MODEL_GPT)
+        if (im->act_held > 0)
+            (void)sim_mem_charge(r, SIM_MEM_DEVICE, SIM_MEM_ACT, -im->act_held, "activations");
+        if (m->spec.kind == SIM_MODEL_COUNT)
+            ; // no state of its own
+        else if (sim_model_is_arch(&m->spec))
+            sim_model_arch_free(m);
+        else if (m->spec.kind == SIM_MODEL_GPT)
             sim_model_gpt_free(m);
         else
             sim_model_mlp_free(m);
@@ -265,6 +299,17 @@ void sim_model_destroy(SimRank *r, SimModel *m) {
     free(m->buffers);
     free(m->modules);
     free(m);
+}
+
+SimStatus sim_model_act_charge(SimRank *r, SimModel *m, int64_t bytes, const char *what) {
+    SimModelImpl *im = m->impl;
+    if (bytes < -im->act_held) // never release more than is held
+        bytes = -im->act_held;
+    if (bytes == 0)
+        return SIM_OK;
+    SIM_CHECK(sim_mem_charge(r, SIM_MEM_DEVICE, SIM_MEM_ACT, bytes, what));
+    im->act_held += bytes;
+    return SIM_OK;
 }
 
 void sim_model_set_training(SimModel *m, int training) {
@@ -299,8 +344,15 @@ SimStatus sim_model_forward(SimRank *r, SimModel *m, const SimBatch *b, int step
     im->fwd_n = b->n;
     im->fwd_step = step;
     im->fwd_training = m->training;
-    SimStatus st = m->spec.kind == SIM_MODEL_GPT ? sim_model_gpt_forward(r, m, b, loss)
-                                                 : sim_model_mlp_forward(r, m, b, step, loss);
+    SimStatus st;
+    if (m->spec.kind == SIM_MODEL_COUNT)
+        st = sim_model_count_forward(r, m, b, loss);
+    else if (im->formula_acts)
+        st = sim_model_arch_forward(r, m, b, loss);
+    else if (m->spec.kind == SIM_MODEL_GPT)
+        st = sim_model_gpt_forward(r, m, b, loss);
+    else
+        st = sim_model_mlp_forward(r, m, b, step, loss);
     if (st == SIM_OK)
         im->fwd_ok = 1;
     return st;
@@ -313,6 +365,10 @@ SimStatus sim_model_backward(SimRank *r, SimModel *m, float dloss_scale, SimGrad
         return sim_model_fail(r, "model backward: no successful forward to go back through");
     if (im->dacts_used)
         SIM_CHECK(sim_op_fill(r, &im->dacts, 0, im->dacts_used, 0.0f));
+    if (m->spec.kind == SIM_MODEL_COUNT)
+        return sim_model_count_backward(r, m, hook, arg);
+    if (im->formula_acts)
+        return sim_model_arch_backward(r, m, dloss_scale, hook, arg);
     if (m->spec.kind == SIM_MODEL_GPT)
         return sim_model_gpt_backward(r, m, dloss_scale, hook, arg);
     return sim_model_mlp_backward(r, m, dloss_scale, hook, arg);

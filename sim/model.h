@@ -20,7 +20,30 @@
 
 #define SIM_NAME_MAX 96
 
-typedef enum { SIM_MODEL_MLP = 0, SIM_MODEL_GPT } SimModelKind;
+// MLP and GPT are layer-by-layer models; COUNT is a parameter count and
+// nothing else (a model whose layers ddplab does not write out, such as
+// ResNet-50: one flat "params" tensor, see sim/model_count.c).
+typedef enum { SIM_MODEL_MLP = 0, SIM_MODEL_GPT, SIM_MODEL_COUNT } SimModelKind;
+
+// Options of the gpt family for real architectures (sim/model_arch.c). Every
+// option's zero value is MiniGPT's, so a spec with all of them zero is the
+// guide's MiniGPT (sim/model_gpt.c), numerically and byte for byte as
+// before. A spec with any option set is an architecture that runs in
+// phantom mode only (ddplab plan): sim_model_create refuses it in a numeric
+// world.
+typedef enum {
+    SIM_GPT_BIAS_MLP = 0, // MiniGPT: the MLP's Linears have biases, attention's none
+    SIM_GPT_BIAS_ALL,     // GPT-2, GPT-3, BERT: every Linear has a bias
+    SIM_GPT_BIAS_NONE,    // Llama: no Linear has a bias
+} SimGptBias;
+typedef enum { SIM_NORM_LAYER = 0, SIM_NORM_RMS } SimNormKind;     // RMS: weight only
+typedef enum { SIM_MLP_GELU = 0, SIM_MLP_SWIGLU } SimMlpKind;      // SwiGLU: gate, up, down
+typedef enum { SIM_POS_LEARNED = 0, SIM_POS_ROPE } SimPosKind;     // RoPE: no pos_emb table
+// Activation checkpointing (recomputation), as Korthikanti et al. 2022
+// (arXiv 2205.05198) define it: SELECTIVE recomputes the attention core
+// (drops the 5as/h term of the stored activations), FULL keeps only each
+// layer's input and recomputes the layer during backward.
+typedef enum { SIM_CKPT_NONE = 0, SIM_CKPT_SELECTIVE, SIM_CKPT_FULL } SimActCkpt;
 
 typedef struct {
     SimModelKind kind;
@@ -32,6 +55,22 @@ typedef struct {
     int unused_branch;       // 1: an extra head whose parameters get no gradient on some steps
     // GPT (MiniGPT of the reference guide, no dropout).
     int layers, embd, heads, ctx, vocab;
+    // GPT options for real architectures (all zero: MiniGPT; see above).
+    SimGptBias bias;
+    int tied;                // 1: the head is tok_emb.weight (no head.weight of its own)
+    SimNormKind norm;
+    SimMlpKind mlp;
+    int ffn;                 // the MLP's hidden width; 0: 4 * embd
+    int kv_heads;            // key/value heads (grouped-query attention); 0: heads
+    SimPosKind pos;
+    int encoder;             // 1: a BERT encoder (see sim/model_arch.c)
+    int type_vocab;          // encoder: token types (token_type_embeddings); 0: 2
+    int dropout;             // 1: trained with dropout (activation accounting only: masks)
+    SimActCkpt ckpt;
+    // COUNT: the parameter count, and the forward FLOPs of one sample
+    // (backward is taken as twice that; 0: no compute accounted).
+    int64_t count_params;
+    int64_t count_flops;
     // Loss: cross-entropy (labels) or mse (targets); GPT is always cross-entropy.
     int mse;
 } SimModelSpec;
@@ -68,7 +107,8 @@ typedef void (*SimGradHook)(void *arg, int param_index);
 // two levels deep: the root (index 0, name "") and its children that hold
 // parameters: each Linear and BatchNorm of an MLP ("0", "1", "3", ...; the
 // extra head too), and tok_emb, pos_emb, blocks.0 .. blocks.L-1, ln_f and
-// head of a GPT. A module's parameters are the range [first_param,
+// head of a GPT (the architectures' own in sim/model_arch.c; a count-only
+// model has the root alone). A module's parameters are the range [first_param,
 // first_param + nparams) of the parameter table (its whole subtree).
 // Wrapping policies (FSDP units) and the layer-owner strategy choose among
 // these modules.
@@ -118,10 +158,15 @@ typedef struct {
     SimModelImpl *impl;
 } SimModel;
 
-// Parses "mlp:784,256,256,10[,act=relu|gelu][,bn][,unused][,mse]" or
-// "gpt:layers=4,embd=128,heads=4,ctx=64,vocab=65". On failure writes a
-// one-line reason naming the field and the allowed values into err and
-// returns SIM_EINVAL. The modules these name: sim/README-models.md.
+// Parses "mlp:784,256,256,10[,act=relu|gelu][,bn][,unused][,mse]",
+// "gpt:layers=4,embd=128,heads=4,ctx=64,vocab=65" followed by any of the
+// architecture options "bias=mlp|all|none", "tied", "norm=layer|rms",
+// "mlp=gelu|swiglu", "ffn=N", "kv_heads=N", "pos=learned|rope", "encoder",
+// "type_vocab=N", "dropout", "ckpt=none|selective|full",
+// "count:params=N[,flops=F]", or a preset's name ("llama2-7b", see
+// sim_model_preset). On failure writes a one-line reason naming the field
+// and the allowed values into err and returns SIM_EINVAL. The modules
+// these name: README.md, "Models".
 SimStatus sim_model_parse(const char *text, SimModelSpec *out, char *err, size_t errlen);
 // Writes the spec back in the syntax sim_model_parse reads (canonical form:
 // options in a fixed order, defaults left out). Returns buf.
@@ -184,5 +229,75 @@ int sim_model_param_module(const SimModel *m, int i);
 // Index of the parameter or buffer with this name, or -1.
 int sim_model_find_param(const SimModel *m, const char *name);
 int sim_model_find_buffer(const SimModel *m, const char *name);
+
+// ----------------------------------------------------------------------------
+// Sizes without a model (sim/model_act.c)
+
+// The parameters a spec has, from its shapes alone (the table
+// sim_model_create builds holds exactly this many elements). 0 for an
+// invalid spec.
+int64_t sim_model_spec_params(const SimModelSpec *spec);
+// NULL if the spec runs numerically, else the first option that makes it
+// phantom-only, as the spec syntax names it ("norm=rms", "count", ...).
+const char *sim_model_spec_phantom_only(const SimModelSpec *spec);
+
+// Activation memory of a transformer (gpt kind) for a micro-batch of b
+// sequences of s tokens, after Korthikanti et al. 2022 ("Reducing
+// Activation Recomputation in Large Transformer Models", arXiv 2205.05198,
+// section 4): without recomputation one layer stores
+//     s b h (34 + 5 a s / h)  bytes in fp16/bf16 (dtype_bytes 2)
+// for a GPT layer with dropout (h width, a heads). The terms, per s b:
+//   replicated: the two norms' inputs 2p h, the QKV and MLP inputs p h each,
+//               the two dropout masks 2h (dropout only)             = 10 h
+//   split:      Q p h, K and V 2 p h_kv, the output projection's input p h,
+//               the MLP hidden 2 p F (GELU: its input and output; SwiGLU:
+//               3 p F, gate, up and their product)                   = 24 h
+//   scores:     softmax output p a s, with dropout also its mask a s and
+//               output p a s                                         = 5 a s
+// with p = dtype_bytes, F the MLP width and h_kv the key/value width
+// (grouped-query attention), so other architectures get the same terms
+// for their own shapes. SELECTIVE drops the scores; FULL keeps each layer's
+// input (p s b h) and, while one layer is recomputed in backward, that
+// layer's activations again. Tensor parallelism over tp ranks divides the
+// split terms and the scores by tp, sequence parallelism (seq_parallel = 1)
+// the replicated ones too (the paper's 10 + 24/t and 34/t).
+typedef struct {
+    int64_t per_layer;  // one layer without recomputation
+    int64_t stored;     // what the L layers keep from forward to backward under ckpt
+    int64_t recompute;  // FULL: one layer's activations while it is recomputed; else 0
+    int64_t outside;    // outside the layers: the embedding's dropout mask, the final
+                        // norm's input and output (2 p s b h), and the logits in fp32
+                        // for the loss (4 s b V; the paper's 4sbv) or the encoder's
+                        // pooler input and output
+    int64_t total;      // the most held at once: stored + max(outside, recompute)
+} SimActBytes;
+
+// SIM_EINVAL (nothing written) unless spec is a gpt, b, s, dtype_bytes and
+// tp are at least 1 and the result fits in int64.
+SimStatus sim_model_act_bytes(const SimModelSpec *spec, int64_t b, int64_t s, int dtype_bytes,
+                              SimActCkpt ckpt, SimActBytes *out);
+SimStatus sim_model_act_bytes_tp(const SimModelSpec *spec, int64_t b, int64_t s,
+                                 int dtype_bytes, SimActCkpt ckpt, int tp, int seq_parallel,
+                                 SimActBytes *out);
+const char *sim_model_ckpt_name(SimActCkpt c); // "none", "selective", "full"
+int sim_model_ckpt_parse(const char *s, SimActCkpt *out); // 0, or -1 if unknown
+
+// ----------------------------------------------------------------------------
+// Presets (sim/model_presets.c): real models by name, with their exact
+// parameter counts and where their shapes come from.
+
+typedef struct {
+    const char *name;   // "gpt2", "llama2-7b", ...
+    const char *spec;   // the spec, in sim_model_parse's syntax
+    int64_t params;     // the exact parameter count (tests/model_presets.cmake checks it)
+    const char *source; // the model card or paper the shape comes from
+} SimModelPreset;
+
+// Fills *out with the named preset's spec: 0, or -1 for an unknown name.
+int sim_model_preset(const char *name, SimModelSpec *out);
+int sim_model_preset_count(void);
+const SimModelPreset *sim_model_preset_at(int i); // NULL outside 0..count-1
+// "gpt2, gpt2-medium, ..., resnet50" into buf (for messages); returns buf.
+const char *sim_model_preset_names(char *buf, size_t len);
 
 #endif

@@ -49,7 +49,12 @@ struct SimModelImpl {
     int fwd_ok, fwd_n, fwd_seq, fwd_step, fwd_training;
     SimDtype amp;
     size_t dacts_used;            // elements of dacts the layout used
-    void *kind;                   // the MLP's or the GPT's own state
+    // Architectures (sim/model_arch.c) charge their activations to the
+    // ledger by the formula (sim_model_act_bytes) as forward stores them
+    // and backward frees them: act_held is what is charged now.
+    int formula_acts;             // 1: activations follow the formula, no arenas
+    int64_t act_held;
+    void *kind;                   // the MLP's, the GPT's or the architecture's own state
 };
 
 // Table builders (grow m->params / m->buffers; offsets assigned in order).
@@ -107,6 +112,26 @@ SimStatus sim_model_gpt_forward(SimRank *r, SimModel *m, const SimBatch *b, floa
 SimStatus sim_model_gpt_backward(SimRank *r, SimModel *m, float dloss_scale, SimGradHook hook,
                                  void *arg);
 void sim_model_gpt_free(SimModel *m);
+
+// Real architectures of the gpt family (a GPT spec with any option set;
+// phantom mode only): GPT-2/3, Llama, BERT. sim/model_arch.c.
+int sim_model_is_arch(const SimModelSpec *spec);
+SimStatus sim_model_arch_build(SimModel *m);
+void sim_model_arch_layout(SimModel *m, SimModelArena *acts, SimModelArena *ints, int n, int seq);
+SimStatus sim_model_arch_forward(SimRank *r, SimModel *m, const SimBatch *b, float *loss);
+SimStatus sim_model_arch_backward(SimRank *r, SimModel *m, float dloss_scale, SimGradHook hook,
+                                  void *arg);
+void sim_model_arch_free(SimModel *m);
+
+// A parameter count only (SIM_MODEL_COUNT; phantom mode only).
+// sim/model_count.c.
+SimStatus sim_model_count_build(SimModel *m);
+SimStatus sim_model_count_forward(SimRank *r, SimModel *m, const SimBatch *b, float *loss);
+SimStatus sim_model_count_backward(SimRank *r, SimModel *m, SimGradHook hook, void *arg);
+
+// Charges (bytes > 0) or releases (bytes < 0) activations to the ledger's
+// SIM_MEM_ACT and keeps impl->act_held; `what` is a static name.
+SimStatus sim_model_act_charge(SimRank *r, SimModel *m, int64_t bytes, const char *what);
 
 // Initialisation helpers, drawing from the model's seeded generator (state
 // *rng): fill parameter i on the backend with values made on the host.

@@ -29,6 +29,8 @@ static float *host_values(SimRank *r, size_t n) {
 }
 
 SimStatus sim_model_init_uniform(SimRank *r, SimModel *m, int i, float bound, uint64_t *rng) {
+    if (m->impl->phantom)
+        return SIM_OK; // no values to draw (and no op: an upload is not traced)
     size_t n = m->params[i].numel;
     float *h = host_values(r, n);
     if (!h)
@@ -42,6 +44,8 @@ SimStatus sim_model_init_uniform(SimRank *r, SimModel *m, int i, float bound, ui
 
 // Box-Muller, both outputs used.
 SimStatus sim_model_init_normal(SimRank *r, SimModel *m, int i, float stddev, uint64_t *rng) {
+    if (m->impl->phantom)
+        return SIM_OK;
     size_t n = m->params[i].numel;
     float *h = host_values(r, n);
     if (!h)
@@ -69,8 +73,12 @@ SimStatus sim_model_init_buffer_const(SimRank *r, SimModel *m, int i, float valu
 }
 
 SimStatus sim_model_init(SimRank *r, SimModel *m, uint64_t seed) {
-    if (m->impl->phantom)
-        return SIM_OK; // no values to draw: a phantom model only has shapes
+    // A phantom model has no values to draw, but runs the same constant
+    // fills (traced ops on the compute clock) as a numeric one, so that
+    // both modes trace the same set-up; the random draws are skipped. A
+    // model that only exists in phantom mode has no numeric run to mirror.
+    if (m->impl->phantom && sim_model_spec_phantom_only(&m->spec) != NULL)
+        return SIM_OK;
     uint64_t rng = seed;
     if (m->spec.kind == SIM_MODEL_GPT)
         return sim_model_gpt_init(r, m, &rng);

@@ -24,9 +24,13 @@ static SimWorld *world_of(SimRank *r) {
 // shape, so phantom mode accounts memory exactly as numeric mode does. The
 // ledger's charge comes first: a tensor over the device capacity is refused
 // before anything is allocated. The trace's memory events come from the
-// ledger (one per alloc and per free).
+// ledger (one per alloc and per free). In a phantom world
+// (SimWorldConfig.phantom) every tensor is phantom, whatever the caller
+// asks: the same code then runs on shapes alone.
 
 SimStatus sim_tensor_alloc(SimRank *r, SimTensor *t, int phantom) {
+    if (r->world && r->world->cfg.phantom)
+        phantom = 1;
     t->data = NULL;
     t->charged = 0;
     if (sim_dtype_size(t->dtype) == 0) {
@@ -274,7 +278,10 @@ SimStatus sim_ops_end(const SimOpsCall *c, SimStatus st, double flops, double by
         ev.bytes = bytes > 0 ? (uint64_t)bytes : 0;
         ev.count = flops > 0 ? (uint64_t)flops : 0; // compute events: FLOPs
         ev.name = c->event;
-        ev.label = c->phantom ? "phantom" : NULL;
+        // "phantom": this op's math was skipped in a world that computes.
+        // In a phantom world every op is, and the label stays NULL, so its
+        // trace is a numeric run's event for event.
+        ev.label = c->phantom && !w->cfg.phantom ? "phantom" : NULL;
         ev.rank = r->rank;
         ev.stream = SIM_STREAM_COMPUTE;
         ev.kind = SIM_EV_COMPUTE;
@@ -284,4 +291,25 @@ SimStatus sim_ops_end(const SimOpsCall *c, SimStatus st, double flops, double by
         (void)sim_trace_append(w->trace, &ev); // a full trace counts drops
     }
     return SIM_OK;
+}
+
+// ----------------------------------------------------------------------------
+// cost-only ops
+
+SimStatus sim_op_cost(SimRank *r, const char *event, double flops, double bytes, int lowp,
+                      SimDtype dtype, const SimTensor *const *t, int nt) {
+    SimOpsCall c;
+    c.r = r;
+    c.op = "cost";
+    c.event = event ? event : "cost";
+    c.phantom = 1;
+    c.wall0 = sim_wall_now();
+    for (int i = 0; i < nt; i++)
+        if (t && t[i] && t[i]->data != NULL)
+            return sim_ops_fail(&c, SIM_ENOTSUP, "%s has storage; %s is accounted in phantom "
+                                "mode only", t[i]->name ? t[i]->name : "a tensor", c.event);
+    if (!(flops >= 0 && bytes >= 0 && flops < 1e30 && bytes < 1e30))
+        return sim_ops_fail(&c, SIM_EINVAL, "%s: invalid cost (%g FLOPs, %g bytes)", c.event,
+                            flops, bytes);
+    return sim_ops_end(&c, SIM_OK, flops, bytes, lowp ? 1 : 0, dtype);
 }

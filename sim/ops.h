@@ -20,10 +20,14 @@
 #include "world.h"   // defines: SimRank
 
 // Storage owned by one rank, through the backend's allocator. In phantom
-// mode (phantom = 1) nothing is allocated and t->data stays NULL.
+// mode (phantom = 1, or any tensor of a phantom world: SimWorldConfig.phantom)
+// nothing is allocated and t->data stays NULL; the ledger is charged either way.
 SimStatus sim_tensor_alloc(SimRank *r, SimTensor *t, int phantom);
 void sim_tensor_free(SimRank *r, SimTensor *t);
-// Host <-> backend copies of a whole tensor (no-ops on phantom tensors).
+// Host <-> backend copies of a whole tensor (no-ops on phantom tensors: a
+// download leaves the host buffer as it was, so a value uploaded, reduced
+// and downloaded again comes back as the rank's own, which is what every
+// rank of a symmetric run would get).
 SimStatus sim_tensor_upload(SimRank *r, SimTensor *t, const void *host);
 SimStatus sim_tensor_download(SimRank *r, const SimTensor *t, void *host);
 
@@ -81,5 +85,18 @@ SimStatus sim_op_sgd_step(SimRank *r, SimTensor *p, const SimTensor *g, SimTenso
                           size_t off, size_t n, const SimSgdHyper *h);
 SimStatus sim_op_adam_step(SimRank *r, SimTensor *p, const SimTensor *g, SimTensor *m,
                            SimTensor *v, size_t off, size_t n, const SimAdamHyper *h);
+
+// A cost-only op, for the layers that exist in phantom mode only (RMSNorm,
+// SwiGLU, RoPE, a bidirectional attention's other half, a count-only
+// model's compute): no kernel and no shape checks, only (c) and (d) above:
+// `flops` and `bytes` priced on the compute clock (lowp: a fp16/bf16
+// matrix product, as the Linear wrappers price one) and one compute event
+// named `event` (a static string, e.g. "rmsnorm_fwd") with `dtype`. The nt
+// tensors t[] are the op's operands: if any has storage the op cannot be
+// skipped and the call fails with SIM_ENOTSUP ("... has storage; <event> is
+// accounted in phantom mode only"). Negative or non-finite costs are
+// SIM_EINVAL.
+SimStatus sim_op_cost(SimRank *r, const char *event, double flops, double bytes, int lowp,
+                      SimDtype dtype, const SimTensor *const *t, int nt);
 
 #endif

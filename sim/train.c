@@ -76,6 +76,8 @@ SimStatus sim_train_check_data(const SimModelSpec *s, const SimDataset *ds, char
     }
     if (s->kind == SIM_MODEL_MLP)
         return check_mlp(s, ds, err, len);
+    if (s->kind == SIM_MODEL_COUNT)
+        return SIM_OK; // a parameter count reads no data: any batch will do
     if (ds->kind != SIM_DATA_TOKENS) {
         snprintf(err, len, "%s holds features, but a gpt model trains on tokens (--text FILE "
                  "or --data arith)", ds->name);
@@ -118,8 +120,8 @@ static SimStatus setup_data(SimTrainer *t, SimRank *r) {
     SimSamplerConfig sc;
     char err[512];
     sim_sampler_defaults(&sc, c->data->n);
-    sc.num_replicas = r->world->cfg.nranks;
-    sc.rank = r->rank;
+    sc.num_replicas = c->sampler_replicas > 0 ? c->sampler_replicas : r->world->cfg.nranks;
+    sc.rank = r->rank % sc.num_replicas;
     sc.shuffle = c->shuffle;
     sc.seed = (int64_t)c->seed;
     sc.batch_size = c->batch;
@@ -185,6 +187,25 @@ static SimStatus check_uneven(SimTrainer *t, SimRank *r) {
     return SIM_OK;
 }
 
+// Represent mode (SimWorldConfig.represent: rank 0 runs for every rank)
+// holds only where every rank does the same: not with uneven inputs (ranks
+// run out of data at different batches), nor with an evaluation only rank 0
+// takes part in. (dp and layer-owner refuse it in their own set-up.)
+static SimStatus check_represent(SimTrainer *t, SimRank *r) {
+    const SimTrainConfig *c = t->cfg;
+    if (!r->world->cfg.represent)
+        return SIM_OK;
+    if (c->uneven > 0)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--uneven: ranks with different numbers of "
+                              "batches cannot be represented by rank 0 alone; allowed: no "
+                              "--uneven (or run every rank)");
+    if (c->eval_every > 0 && c->eval_variant == SIM_EVAL_RANK0_ONLY)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--eval-variant rank0-only: only rank 0 "
+                              "evaluates, so it cannot stand for the others; allowed: right, "
+                              "mean-of-means");
+    return SIM_OK;
+}
+
 SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
     memset(t, 0, sizeof *t);
     t->cfg = c;
@@ -192,7 +213,7 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
     t->capacity = r->mem.capacity;
     if (c->strategy && c->strategy->backing_model)
         r->mem.capacity = 0; // the strategy's setup puts it back
-    SimStatus st = sim_model_create(r, &c->model, c->batch, 0, &t->model);
+    SimStatus st = sim_model_create(r, &c->model, c->batch, r->world->cfg.phantom, &t->model);
     if (st != SIM_OK)
         return sim_train_fail(t, st == SIM_EINVAL, st, "--model: %s", r->error);
     sim_model_set_training(t->model, 1);
@@ -211,6 +232,7 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
         return sim_train_fail(t, 1, st, "%s", err);
     SIM_CHECK(setup_data(t, r));
     SIM_CHECK(check_uneven(t, r));
+    SIM_CHECK(check_represent(t, r));
     int own_restore = c->strategy && c->strategy->restore;
     if (c->resume_path && !own_restore)
         SIM_CHECK(sim_train_restore(t, r));

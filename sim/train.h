@@ -148,6 +148,11 @@ typedef struct {
     int join;                 // 1: with uneven, ranks out of data shadow the
                               // others' collectives (DDP's Join); 0: they leave
                               // the loop after their last epoch
+    int sampler_replicas;     // 0: the sampler splits each epoch over the world's
+                              // ranks; k > 0: over k replicas, rank r reading
+                              // share r % k (the planner: 1, so that a small
+                              // dataset fills every micro-batch of a rank that
+                              // stands for thousands)
     int64_t eval_every;       // > 0: evaluate after every eval_every steps
     SimEvalVariant eval_variant;
     SimEvalCallback on_eval;  // may be NULL

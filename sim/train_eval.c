@@ -39,8 +39,8 @@ static int64_t batch_items(const SimBatch *b) {
 static SimStatus count_correct(SimRank *r, const SimModel *m, const SimBatch *b,
                                int64_t items, int64_t *correct) {
     const SimTensor *out = sim_model_output(m);
-    if (b->labels == NULL || out == NULL || items < 1)
-        return SIM_OK;
+    if (b->labels == NULL || out == NULL || out->data == NULL || items < 1)
+        return SIM_OK; // nothing to count (phantom: no logits; correct stays 0)
     size_t numel = sim_tensor_numel(out);
     int64_t classes = (int64_t)(numel / (size_t)items);
     float *logits = malloc(numel * sizeof *logits + 1);

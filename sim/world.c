@@ -45,6 +45,9 @@ static SimStatus world_check_config(SimWorld *w, const SimWorldConfig *cfg) {
                  cfg->watchdog_s);
         return world_fail(w, SIM_EINVAL, msg);
     }
+    if (cfg->represent && !cfg->phantom)
+        return world_fail(w, SIM_EINVAL, "represent: rank 0 can stand for the other ranks only "
+                          "in a phantom world (phantom = 1), where no rank's data is needed");
     return SIM_OK;
 }
 
@@ -58,6 +61,7 @@ SimStatus sim_world_init(SimWorld *w, const SimWorldConfig *cfg, const SimBacken
     w->ranks_per_node = cfg->nranks / cfg->nodes;
     w->wall_epoch = sim_wall_now();
     sim_cost_init(&w->cost, &cfg->profile, cfg->nranks, w->ranks_per_node);
+    w->cost.device = cfg->device; // all zero: the default device
 
     w->ranks = calloc((size_t)cfg->nranks, sizeof *w->ranks);
     if (w->ranks == NULL)
@@ -72,7 +76,8 @@ SimStatus sim_world_init(SimWorld *w, const SimWorldConfig *cfg, const SimBacken
         if (w->trace == NULL)
             return world_fail(w, SIM_ENOMEM, "out of memory for the trace");
     }
-    SimBackendConfig bc = {cfg->nranks, cfg->nodes, w->ranks_per_node, cfg->watchdog_s};
+    SimBackendConfig bc = {cfg->nranks, cfg->nodes, w->ranks_per_node, cfg->watchdog_s,
+                           cfg->phantom, cfg->represent};
     char err[1024] = "";
     SimStatus st = ops->init(&bc, &w->ctx, err, sizeof err);
     if (st != SIM_OK) {

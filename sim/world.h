@@ -17,8 +17,25 @@ typedef struct {
     int nodes;               // default 1; ranks_per_node = nranks / nodes
     double watchdog_s;       // default 5 seconds of wall time
     SimSysProfile profile;   // cost model; default the "dgx-h100" system
+    SimDeviceProfile device; // compute device of every rank; all zero (the
+                             // default) means sim_device_default()
     int trace;               // 1: record a trace (default 1)
     size_t trace_max_per_rank; // 0 = unlimited (default 1,000,000)
+    // Phantom mode (DESIGN.md section 4): every tensor allocated through
+    // sim_tensor_alloc is shape-only (no storage, still charged to the
+    // ledger), ops skip their math, and collectives run their schedules and
+    // clocks without moving data (their buffers are NULL). Default 0.
+    // A numeric and a phantom run of one configuration trace the same
+    // events (bit for bit but for wall times) and end with the same ledgers
+    // (tests/test_phantom.c); host reads of device data give the host
+    // buffer back unchanged, so losses are 0, norms 0, no inf is found.
+    int phantom;
+    // 1: only rank 0 runs; the other ranks are taken to do exactly what it
+    // does (phantom mode of a symmetric strategy, as `ddplab plan` runs it
+    // on the "sym" backend, backend_cpu/cpu_sym.c). Needs phantom = 1; a
+    // backend that runs every rank refuses it. w->ranks and the trace keep
+    // nranks entries, of which only rank 0's are used. Default 0.
+    int represent;
     uint64_t device_memory;  // each rank's device capacity in bytes for the
                              // memory ledger; 0 = unlimited (default)
 } SimWorldConfig;

@@ -307,6 +307,19 @@ static int test_calibrate(void) {
     }
     CHECK(fitted);
     CHECK(tfile_exists(prof));
+    // It holds this CPU as the device: achieved rates, collectives on the
+    // ranks' own threads; a run under it prices compute on that device.
+    char *saved = tfile_read(prof, NULL);
+    CHECK(saved != NULL);
+    CHECK_STR_CONTAINS(saved, "\"device\": {\"name\": \"cpu-");
+    CHECK_STR_CONTAINS(saved, "\"efficiency\": 1, ");
+    CHECK_STR_CONTAINS(saved, "\"coll_on_compute\": 1");
+    free(saved);
+    RUN_DDPLAB(r, "run", "--strategy", "ddp", "-n", "2", "--steps", "2", "-p", prof);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "simulated time ");
+    CHECK_STR_CONTAINS(r.out, " s on cpu-");
+    tcli_result_free(&r);
 
     // The saved profile is a usable --profile, and its name shows.
     RUN_DDPLAB(r, "bench", "-n", "2", "-b", "8", "-e", "64", "-w", "0", "-i", "1", "-p", prof);

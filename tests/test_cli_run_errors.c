@@ -104,6 +104,8 @@ static int test_options(void) {
     BAD(0, A("--progress", "fancy"), "--progress: 'fancy'");
     BAD(0, A("--backend", "nosuch"), "--backend: 'nosuch' is not a backend");
     BAD(0, A("--profile", "nosuch"), "--profile: unknown profile \"nosuch\"");
+    BAD(0, A("--gpu", "v100"), "--gpu: unknown device \"v100\"", "h100 (80 GB)", "rtx4090");
+    BAD(0, A("--gpu", "a100"), "--gpu: unknown device \"a100\" (did you mean a100-40 or a100-80?)");
     BAD(0, A("--save-every", "5", "extra"), "'extra' is not an option");
     return 0;
 }

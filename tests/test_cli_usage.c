@@ -31,6 +31,8 @@ static int test_overview(void) {
     CHECK_STR_CONTAINS(r.out, "cpu");
     CHECK_STR_CONTAINS(r.out, "(default)");
     CHECK_STR_CONTAINS(r.out, "dgx-h100");
+    CHECK_STR_CONTAINS(r.out, "devices for simulated compute");
+    CHECK_STR_CONTAINS(r.out, "  rtx4090        NVIDIA GeForce RTX 4090 24 GB");
     CHECK_STR_CONTAINS(r.out, "README.md");
     CHECK_EQ_INT(strlen(r.err), 0);
     tcli_result_free(&r);
@@ -187,7 +189,8 @@ static int test_bad_inputs(void) {
         {{"-c", "broadcast", "--calibrate", calib}, "--calibrate"},
         {{"-a", "tree", "--calibrate", calib}, "--calibrate"},
         {{"-b", "1M", "-e", "1M", "--calibrate", calib}, "--calibrate"},
-        {{"--inplace", "1", "--calibrate", calib}, "--calibrate"},
+        {{"-n", "1", "--calibrate", calib}, "--calibrate"},
+        {{"--gpu", "v100"}, "--gpu: 'v100' is not usable: unknown device"},
         {{"--calibrate", "/nonexistent-dir/c.json"}, "--calibrate"},
         {{"--trace", "/nonexistent-dir/t.json"}, "--trace"},
         {{"--frobnicate"}, "'--frobnicate' is not an option"},

@@ -51,12 +51,13 @@ static int test_cost_compute(void) {
     CHECK_NEAR(d->peak_fp32_flops, 67e12, 1);
     CHECK_NEAR(d->peak_lowp_flops, 989e12, 1);
     CHECK_NEAR(d->mem_bw_Bps, 3.35e12, 1);
-    // compute-bound: 67e12 * 0.7 FLOPs in fp32 take one second, plus the launch
-    CHECK_NEAR(sim_cost_compute(&c, 67e12 * 0.7, 1, 0), 1.0 + 5e-6, 1e-12);
+    CHECK_NEAR(d->efficiency, 0.8, 1e-12);
+    // compute-bound: 67e12 * 0.8 FLOPs in fp32 take one second, plus the launch
+    CHECK_NEAR(sim_cost_compute(&c, 67e12 * 0.8, 1, 0), 1.0 + 5e-6, 1e-12);
     // the same FLOPs on tensor cores
-    CHECK_NEAR(sim_cost_compute(&c, 67e12 * 0.7, 1, 1), 67.0 / 989.0 + 5e-6, 1e-12);
-    // memory-bound: 3.35e12 * 0.7 bytes
-    CHECK_NEAR(sim_cost_compute(&c, 1, 3.35e12 * 0.7, 0), 1.0 + 5e-6, 1e-12);
+    CHECK_NEAR(sim_cost_compute(&c, 67e12 * 0.8, 1, 1), 67.0 / 989.0 + 5e-6, 1e-12);
+    // memory-bound: 3.35e12 * 0.8 bytes
+    CHECK_NEAR(sim_cost_compute(&c, 1, 3.35e12 * 0.8, 0), 1.0 + 5e-6, 1e-12);
     CHECK_NEAR(sim_cost_compute(&c, 0, 0, 0), 5e-6, 1e-15);
     // an explicit device is used as given
     c.device = *d;
@@ -412,7 +413,7 @@ static int test_phantom(SimRank *r) {
     double bytes = 4.0 * ((double)N * C + (double)OC * C + (double)N * OC + OC);
     double dur = sim_cost_compute(&r->world->cost, flops, bytes, 0);
     CHECK_NEAR(r->clock[SIM_STREAM_COMPUTE] - t0, dur, 1e-12);
-    CHECK(dur > 0.0234 && dur < 0.0235); // 1.1e12 FLOP at 0.7 x 67e12 FLOP/s: compute-bound
+    CHECK(dur > 0.0205 && dur < 0.0206); // 1.1e12 FLOP at 0.8 x 67e12 FLOP/s: compute-bound
     CHECK_EQ_INT(sim_trace_rank_count(tr, r->rank), before + 1);
     const SimEvent *ev = &sim_trace_rank_events(tr, r->rank)[before];
     CHECK_EQ_INT(ev->kind, SIM_EV_COMPUTE);

@@ -1,0 +1,226 @@
+// cli/plan_run.c: one configuration of `ddplab plan`, run in phantom mode.
+//
+// The world has the configuration's R ranks, but on the "sym" backend only
+// rank 0 runs: every rank of a data-parallel strategy does the same thing on
+// data of the same shape, so rank 0's ledger and clocks are every rank's
+// (sim/world.h: represent). The training loop takes two optimizer steps on
+// a synthetic token set (the sampler reading it as one replica, so the set
+// stays a few micro-batches long whatever R is); the second step is the one
+// reported, since the first carries one-time work (DDP's bucket rebuild).
+#include "plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends.h"    // defines: cli_backend_find
+#include "cli.h"         // defines: CLI_EXIT_*
+#include "dataset.h"     // defines: SimDataset, sim_dataset_synth
+#include "optim_flags.h" // defines: sim_optim_flags_set
+#include "train.h"       // defines: SimTrainer, sim_train_run
+
+#define PLAN_STEPS 2
+#define PLAN_TRACE_CAP 4000000 // events kept for rank 0
+
+typedef struct {
+    SimTrainer *t;         // [1]: rank 0's
+    double step_end[PLAN_STEPS + 1]; // compute-stream time at the end of each step
+    int nsteps;
+    int64_t params;
+    size_t largest_unit;
+    SimMemLedger mem;
+} PlanCtx;
+
+static void on_step(void *arg, int rank, const SimStepStats *s) {
+    PlanCtx *c = arg;
+    if (rank == 0 && c->nsteps < PLAN_STEPS)
+        c->step_end[++c->nsteps] = s->sim_s;
+}
+
+static SimStatus rank_main(SimRank *r, void *arg) {
+    PlanCtx *c = arg;
+    SimStatus st = sim_train_run(r, c->t);
+    if (r->rank == 0) {
+        c->mem = r->mem;
+        if (c->t->model)
+            c->params = (int64_t)c->t->model->param_count;
+        const SimFsdpPlan *p = sim_fsdp_plan_of(c->t);
+        c->largest_unit = p ? p->largest_unit : 0;
+    }
+    sim_train_free(c->t, r);
+    return st;
+}
+
+static int fail(PlanResult *res, int code, const char *fmt, const char *what) {
+    snprintf(res->error, sizeof res->error, fmt, what);
+    return code;
+}
+
+// The optimizer, the autocast dtype and the strategy into the loop's config.
+static int configure(const PlanOptions *o, SimTrainConfig *tc, SimFsdpOptions *fsdp,
+                     PlanResult *res) {
+    char err[512];
+    sim_optim_flags_default(&tc->opt);
+    if (sim_optim_flags_set(&tc->opt, "optimizer", o->optimizer, err, sizeof err) != SIM_OK ||
+        sim_optim_flags_set(&tc->opt, "amp", strcmp(o->amp, "fp32") == 0 ? "off" : o->amp,
+                            err, sizeof err) != SIM_OK ||
+        sim_optim_flags_validate(&tc->opt, err, sizeof err) != SIM_OK)
+        return fail(res, CLI_EXIT_USAGE, "%s", err);
+    *fsdp = o->fsdp;
+    SimDtype low = strcmp(o->amp, "bf16") == 0 ? SIM_BF16
+                   : strcmp(o->amp, "fp16") == 0 ? SIM_FP16 : SIM_FP32;
+    if (fsdp->param_dtype == SIM_FP32) // mixed precision: units gathered in the low type
+        fsdp->param_dtype = low;
+    static const char *const zero_labels[] = {"zero1", "zero2 (shard_grad_op)",
+                                              "zero3 (full_shard)"};
+    res->strategy_label = o->strategy;
+    if (strcmp(o->strategy, "ddp") == 0) {
+        tc->strategy = &sim_ddp_strategy;
+        tc->strategy_cfg = &o->ddp;
+    } else if (strcmp(o->strategy, "single") != 0) {
+        tc->strategy = &sim_fsdp_strategy;
+        tc->strategy_cfg = fsdp;
+        res->strategy_label = sim_fsdp_sharding_name(fsdp->sharding);
+        if (strncmp(o->strategy, "zero", 4) == 0)
+            res->strategy_label = zero_labels[o->strategy[4] - '1'];
+    }
+    return 0;
+}
+
+// Busy time of rank 0's compute and communication streams in [t0, t1].
+static void stream_busy(const SimTrace *tr, double t0, double t1, double *compute,
+                        double *comm) {
+    *compute = *comm = 0;
+    size_t n = sim_trace_rank_count(tr, 0);
+    const SimEvent *ev = sim_trace_rank_events(tr, 0);
+    for (size_t i = 0; i < n; i++) {
+        const SimEvent *e = &ev[i];
+        double a = e->sim_start > t0 ? e->sim_start : t0;
+        double b = e->sim_end < t1 ? e->sim_end : t1;
+        if (b <= a)
+            continue;
+        if (e->kind == SIM_EV_COMPUTE && e->stream == SIM_STREAM_COMPUTE)
+            *compute += b - a;
+        else if (e->kind == SIM_EV_COLL && e->stream == SIM_STREAM_COMM)
+            *comm += b - a;
+    }
+}
+
+// Model FLOPs of one step over every rank: 6 per parameter and token
+// (forward 2, backward 4) plus attention's 12 x layers x width x sequence
+// per token (the scores and their use, forward and backward).
+static double step_flops(const PlanOptions *o, double params, double tokens) {
+    double attn = 0;
+    if (o->model.kind == SIM_MODEL_GPT)
+        attn = 12.0 * o->model.layers * o->model.embd * (double)o->seq;
+    return (6.0 * params + attn) * tokens;
+}
+
+static void summarise(const PlanOptions *o, const PlanCtx *c, const SimWorld *w,
+                      PlanResult *res) {
+    res->params = c->params;
+    res->largest_unit = c->largest_unit;
+    res->mem = c->mem;
+    res->capacity = o->capacity ? o->capacity : (uint64_t)w->cost.device.mem_bytes;
+    if (res->capacity == 0)
+        res->capacity = (uint64_t)sim_device_default()->mem_bytes;
+    res->fits = (uint64_t)res->mem.peak[SIM_MEM_DEVICE] <= res->capacity;
+    double t0 = c->step_end[PLAN_STEPS - 1], t1 = c->step_end[PLAN_STEPS];
+    res->step_s = t1 - t0;
+    if (w->trace)
+        stream_busy(w->trace, t0, t1, &res->compute_s, &res->comm_s);
+    res->exposed_s = res->step_s - res->compute_s;
+    if (res->exposed_s < 0)
+        res->exposed_s = 0;
+    res->tokens_per_step = (double)o->nranks * o->micro_batch * o->accum *
+                           (o->model.kind == SIM_MODEL_GPT ? o->seq : 1);
+    res->flops_per_step = step_flops(o, (double)res->params, res->tokens_per_step);
+    const SimDeviceProfile *d = w->cost.device.peak_fp32_flops > 0 ? &w->cost.device
+                                                                   : sim_device_default();
+    double peak = strcmp(o->amp, "fp32") == 0 ? d->peak_fp32_flops : d->peak_lowp_flops;
+    if (res->step_s > 0 && peak > 0)
+        res->mfu = res->flops_per_step / (res->step_s * peak * o->nranks);
+}
+
+static int run_world(const PlanOptions *o, PlanCtx *c, PlanResult *res) {
+    SimWorldConfig wc;
+    sim_world_config_default(&wc);
+    wc.nranks = o->nranks;
+    wc.nodes = o->nodes;
+    wc.profile = o->sys;
+    wc.device = o->device;
+    wc.phantom = 1;
+    wc.represent = 1;
+    wc.trace = 1;
+    wc.trace_max_per_rank = PLAN_TRACE_CAP;
+    wc.watchdog_s = 600;
+    const SimBackendOps *ops = cli_backend_find("sym");
+    if (ops == NULL)
+        return fail(res, CLI_EXIT_INTERNAL, "%s", "the planning backend (sym) is not built in");
+    SimWorld w;
+    SimStatus st = sim_world_init(&w, &wc, ops);
+    if (st == SIM_OK)
+        st = sim_world_run(&w, rank_main, c);
+    int code = 0;
+    if (st != SIM_OK) {
+        const char *why = c->t->error[0] ? c->t->error : sim_world_error(&w);
+        code = c->t->bad_input ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
+        snprintf(res->error, sizeof res->error, "%s", why);
+    } else if (c->nsteps < PLAN_STEPS) {
+        code = fail(res, CLI_EXIT_INTERNAL, "%s", "the planned steps did not complete");
+    } else {
+        summarise(o, c, &w, res);
+        if (o->trace && sim_trace_write_chrome(w.trace, o->trace, 0) != SIM_OK)
+            code = fail(res, CLI_EXIT_INTERNAL, "--trace: cannot write %s", o->trace);
+    }
+    sim_world_free(&w);
+    return code;
+}
+
+int plan_run(const PlanOptions *o, PlanResult *res) {
+    memset(res, 0, sizeof *res);
+    res->nranks = o->nranks;
+    res->nodes = o->nodes;
+    double w0 = sim_wall_now();
+    // one micro-batch of random tokens, of the planned shape (the sampler
+    // goes round it again for every micro-step)
+    char spec[160], err[512];
+    int n = o->micro_batch;
+    int vocab = o->model.kind == SIM_MODEL_GPT ? o->model.vocab : 2;
+    snprintf(spec, sizeof spec, "tokens:n=%d,seq=%d,vocab=%d", n, o->seq, vocab);
+    SimSynthSpec sp;
+    SimDataset ds;
+    memset(&ds, 0, sizeof ds);
+    if (sim_dataset_synth_parse(spec, &sp, err, sizeof err) != SIM_OK ||
+        sim_dataset_synth(&ds, &sp, err, sizeof err) != SIM_OK)
+        return fail(res, CLI_EXIT_INTERNAL, "planning data: %s", err);
+    SimTrainConfig tc;
+    sim_train_config_default(&tc);
+    tc.model = o->model;
+    if (sim_model_ckpt_parse(o->ckpt, &tc.model.ckpt) != 0) {
+        sim_dataset_free(&ds);
+        return fail(res, CLI_EXIT_USAGE, "--ckpt: '%s' is not none, selective or full", o->ckpt);
+    }
+    tc.data = &ds;
+    tc.batch = o->micro_batch;
+    tc.accum = o->accum;
+    tc.steps = PLAN_STEPS;
+    tc.shuffle = 0;
+    tc.sampler_replicas = 1;
+    tc.on_step = on_step;
+    SimFsdpOptions fsdp;
+    int code = configure(o, &tc, &fsdp, res);
+    SimTrainer trainer;
+    memset(&trainer, 0, sizeof trainer);
+    PlanCtx c;
+    memset(&c, 0, sizeof c);
+    c.t = &trainer;
+    trainer.cfg = &tc;
+    tc.on_step_arg = &c;
+    if (code == 0)
+        code = run_world(o, &c, res);
+    sim_dataset_free(&ds);
+    res->wall_s = sim_wall_now() - w0;
+    res->ok = code == 0;
+    return code;
+}
