@@ -68,9 +68,9 @@ static int add_device(FILE *out, const BenchOptions *o, SimWorld *w, SimDevicePr
     }
     fprintf(out,
             "# device %s, one rank of %d computing at once: fp32 matmul %.1f GFLOP/s, memory "
-            "%.1f GB/s, %.2f us per op (achieved rates: efficiency 1)\n",
+            "%.1f GB/s, %.1f ns per op (achieved rates: efficiency 1)\n",
             dev->name, o->nranks, dev->peak_fp32_flops / 1e9, dev->mem_bw_Bps / 1e9,
-            dev->launch_s * 1e6);
+            dev->launch_s * 1e9);
     return CLI_EXIT_OK;
 }
 

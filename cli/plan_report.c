@@ -124,6 +124,9 @@ static void accounting(FILE *out, const PlanOptions *o, const PlanResult *r) {
                                               "ZeRO-3 (P_os+g+p)"};
     char a[32], b[32], c[32], d[32], e[32];
     fprintf(out, "\nthe papers' formula beside it\n");
+    fprintf(out, "  weights alone: %s in fp32 (4 bytes each), %s in bf16; training with Adam "
+            "in fp32, 16 bytes each: %s on one GPU\n", gb(4.0 * (double)r->params, c, sizeof c),
+            gb(2.0 * (double)r->params, d, sizeof d), gb(16.0 * (double)r->params, e, sizeof e));
     fprintf(out, "  formula: %s, %g + %g + %g bytes per parameter over %d rank%s: %s\n",
             stage_names[st], pb.param, pb.grad, pb.optim, n, n == 1 ? "" : "s",
             gb(formula, a, sizeof a));

@@ -58,7 +58,7 @@ static int fail(PlanResult *res, int code, const char *fmt, const char *what) {
 
 // The optimizer, the autocast dtype and the strategy into the loop's config.
 static int configure(const PlanOptions *o, SimTrainConfig *tc, SimFsdpOptions *fsdp,
-                     PlanResult *res) {
+                     SimDdpOptions *ddp, PlanResult *res) {
     char err[512];
     sim_optim_flags_default(&tc->opt);
     if (sim_optim_flags_set(&tc->opt, "optimizer", o->optimizer, err, sizeof err) != SIM_OK ||
@@ -67,6 +67,10 @@ static int configure(const PlanOptions *o, SimTrainConfig *tc, SimFsdpOptions *f
         sim_optim_flags_validate(&tc->opt, err, sizeof err) != SIM_OK)
         return fail(res, CLI_EXIT_USAGE, "%s", err);
     *fsdp = o->fsdp;
+    // NCCL's choice for large messages on a cluster (the default `auto`
+    // stands for the cpu backend's one-shot direct algorithm, a star at scale)
+    if (fsdp->algo == SIM_ALGO_AUTO)
+        fsdp->algo = SIM_ALGO_RING;
     SimDtype low = strcmp(o->amp, "bf16") == 0 ? SIM_BF16
                    : strcmp(o->amp, "fp16") == 0 ? SIM_FP16 : SIM_FP32;
     if (fsdp->param_dtype == SIM_FP32) // mixed precision: units gathered in the low type
@@ -75,8 +79,11 @@ static int configure(const PlanOptions *o, SimTrainConfig *tc, SimFsdpOptions *f
                                               "zero3 (full_shard)"};
     res->strategy_label = o->strategy;
     if (strcmp(o->strategy, "ddp") == 0) {
+        *ddp = o->ddp;
+        if (ddp->algo == SIM_ALGO_AUTO)
+            ddp->algo = SIM_ALGO_RING;
         tc->strategy = &sim_ddp_strategy;
-        tc->strategy_cfg = &o->ddp;
+        tc->strategy_cfg = ddp;
     } else if (strcmp(o->strategy, "single") != 0) {
         tc->strategy = &sim_fsdp_strategy;
         tc->strategy_cfg = fsdp;
@@ -209,7 +216,8 @@ int plan_run(const PlanOptions *o, PlanResult *res) {
     tc.sampler_replicas = 1;
     tc.on_step = on_step;
     SimFsdpOptions fsdp;
-    int code = configure(o, &tc, &fsdp, res);
+    SimDdpOptions ddp;
+    int code = configure(o, &tc, &fsdp, &ddp, res);
     SimTrainer trainer;
     memset(&trainer, 0, sizeof trainer);
     PlanCtx c;

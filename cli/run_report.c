@@ -405,8 +405,11 @@ void run_report_step(RunReport *rep, const SimStepStats *s) {
     rep->last = *s;
     rep->nsteps++;
     rep->samples += s->samples;
+    SimStepStats shown = *s;
+    if (rep->o->phantom) // not computed: null in the metrics file
+        shown.loss = shown.loss_local = shown.grad_norm = NAN;
     if (rep->metrics)
-        metrics_line(rep->metrics, s,
+        metrics_line(rep->metrics, &shown,
                      rep->world ? rep->world->ranks[0].mem.peak[SIM_MEM_DEVICE] : 0);
     int last = s->step == rep->end;
     if (rep->bar) {

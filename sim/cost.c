@@ -21,10 +21,12 @@
 //           chunks, or one link class) the whole collective is O(log R);
 //   direct  O(1) per step: ranks differ only by their chunk (two sizes) and
 //           their node's total (two sizes);
-//   tree    O(min(P, pairs)) per step, O(log R) steps.
+//   tree    O(min(P, pairs)) per step, O(log R) steps;
+//   chain   (ring broadcast and reduce) O(1) per step for the whole
+//           collective, O(R) in all (sim_cost_step alone: the general path).
 // A last node smaller than P (a SimCost made by hand) takes the earlier
-// per-node and per-rank paths. Naive and the pipelined chain (ring broadcast
-// and reduce) stay on the general path: O(R) per step. The tests compare
+// per-node and per-rank paths. Naive stays on the general path: O(R) per
+// step, one or two steps. The tests compare
 // every path with a rank-by-rank reference on many shapes.
 //
 // A collective's time is the sum of its steps, added in step order; where
@@ -461,6 +463,117 @@ static double step_direct(const SimCost *c, const SimSched *s, int step, size_t 
 }
 
 // ----------------------------------------------------------------------------
+// the pipelined chain (ring broadcast and reduce; schedule.h)
+//
+// At step t position p = (q - first) mod R receives chunk t - p + 1 from
+// position p - 1 and sends chunk t - p to p + 1, where those exist (R
+// chunks: balanced parts of count, q or q + 1 elements). The positions that
+// do both form a window whose out-chunks j = t - p are a range; both ends of
+// that range only move up, by at most one a step. On whole nodes a
+// position's links depend only on (first + p) mod P: its incoming link
+// comes from another node when that is 0, its outgoing one leads to another
+// when it is P - 1, which for an out-chunk j means j = first + t and
+// j = first + t + 1 (mod P). So, with the window's chunk pattern (large(j+1),
+// large(j)) counted per j mod P, a step takes O(1): the window's classes and
+// patterns, and the at most four positions at its ends (the root, the last
+// position, the pipeline's front and tail) priced one by one. The whole
+// collective is O(R).
+
+typedef struct {
+    const SimCost *c;
+    size_t es;
+    int R, P, first;  // P >= R: one node
+    uint64_t q, m;    // chunks hold q or q + 1 elements; m of them q + 1
+} ChainModel;
+
+static int chain_large(const ChainModel *k, int i) {
+    uint64_t R = (uint64_t)k->R, u = (uint64_t)i;
+    return ((u + 1) * k->m) / R > (u * k->m) / R;
+}
+
+// 1 when the link from position p - 1 to position p crosses nodes.
+static int chain_inter(const ChainModel *k, int p) {
+    return k->P < k->R && (k->first + p) % k->P == 0;
+}
+
+// What position p moves at step t, priced.
+static double chain_position(const ChainModel *k, int p, int t) {
+    RankLoad l = {{0, 0}, {0, 0}};
+    int R = k->R, in = t - p + 1, out = t - p;
+    if (p >= 1 && in >= 0 && in < R)
+        l.in[chain_inter(k, p)] += (k->q + (uint64_t)chain_large(k, in)) * k->es;
+    if (p <= R - 2 && out >= 0 && out < R)
+        l.out[chain_inter(k, p + 1)] += (k->q + (uint64_t)chain_large(k, out)) * k->es;
+    return rank_time(k->c, &l);
+}
+
+// The whole chain on whole nodes (or one node); -1 when out of memory.
+static double chain_coll(const SimCost *c, const SimSched *s, size_t es) {
+    ChainModel k;
+    k.c = c;
+    k.es = es;
+    k.R = s->nranks;
+    k.P = c->ranks_per_node;
+    k.first = s->kind == SIM_COLL_REDUCE ? (s->root + 1) % k.R : s->root;
+    k.q = s->count / (uint64_t)k.R;
+    k.m = s->count % (uint64_t)k.R;
+    int R = k.R, P = k.P < R ? k.P : 1; // residues are kept only on several nodes
+    double both[2][2][4];               // [in class][out class][pattern]
+    for (int i = 0; i < 16; i++) {
+        int cin = i >> 3, cout = (i >> 2) & 1, a = (i >> 1) & 1, b = i & 1;
+        RankLoad l = {{0, 0}, {0, 0}};
+        l.in[cin] = (k.q + (uint64_t)a) * es;
+        l.out[cout] = (k.q + (uint64_t)b) * es;
+        both[cin][cout][2 * a + b] = rank_time(c, &l);
+    }
+    uint64_t (*cnt)[4] = calloc((size_t)P, sizeof(*cnt));
+    if (cnt == NULL)
+        return -1.0;
+    uint64_t tot[4] = {0, 0, 0, 0};
+    int lo = 0, hi = -1; // the window's out-chunks [lo, hi]
+    double total = 0.0;
+    for (int t = 0; t < s->nsteps; t++) {
+        int nlo = t - R + 2 > 0 ? t - R + 2 : 0, nhi = t - 1 < R - 2 ? t - 1 : R - 2;
+        for (; hi < nhi; hi++) { // j = hi + 1 joins
+            int j = hi + 1, pat = 2 * chain_large(&k, j + 1) + chain_large(&k, j);
+            cnt[j % P][pat]++;
+            tot[pat]++;
+        }
+        for (; lo < nlo; lo++) { // j = lo leaves
+            int pat = 2 * chain_large(&k, lo + 1) + chain_large(&k, lo);
+            cnt[lo % P][pat]--;
+            tot[pat]--;
+        }
+        double worst = 0.0;
+        int r0 = (k.first + t) % P, r1 = (k.first + t + 1) % P;
+        for (int pat = 0; pat < 4 && lo <= hi; pat++) {
+            double v[3] = {0, 0, 0};
+            if (k.P >= R) { // one node
+                v[0] = tot[pat] ? both[INTRA][INTRA][pat] : 0;
+            } else if (P == 1) { // a rank per node
+                v[0] = tot[pat] ? both[INTER][INTER][pat] : 0;
+            } else {
+                v[0] = cnt[r0][pat] ? both[INTER][INTRA][pat] : 0;
+                v[1] = cnt[r1][pat] ? both[INTRA][INTER][pat] : 0;
+                v[2] = tot[pat] != cnt[r0][pat] + cnt[r1][pat] ? both[INTRA][INTRA][pat] : 0;
+            }
+            for (int i = 0; i < 3; i++)
+                worst = v[i] > worst ? v[i] : worst;
+        }
+        int ends[4] = {0, t + 1, R - 1, t - R + 1};
+        for (int i = 0; i < 4; i++) {
+            if (ends[i] < 0 || ends[i] >= R)
+                continue;
+            double v = chain_position(&k, ends[i], t);
+            worst = v > worst ? v : worst;
+        }
+        total += worst;
+    }
+    free(cnt);
+    return total;
+}
+
+// ----------------------------------------------------------------------------
 // tree (schedule.h: a binomial tree on ranks relative to the root)
 //
 // At level k (h = 2^k) the pairs are (v, v + h) for v = 2hj, j = 0, 1, ...
@@ -584,6 +697,13 @@ double sim_cost_coll(const SimCost *c, const SimSched *s, size_t elem_size) {
             total += ring_step_time(&k, s, t);
         free(pat);
         return total;
+    }
+    int P = c->ranks_per_node;
+    if ((s->kind == SIM_COLL_BROADCAST || s->kind == SIM_COLL_REDUCE) &&
+        s->algo == SIM_ALGO_RING && s->nranks > 1 && (P >= s->nranks || s->nranks % P == 0)) {
+        double t = chain_coll(c, s, elem_size);
+        if (t >= 0.0)
+            return t;
     }
     for (int t = 0; t < s->nsteps; t++)
         total += sim_cost_step(c, s, t, elem_size);

@@ -1,5 +1,5 @@
-// sim/cost.h: the cost model for collectives (alpha-beta per link) and the
-// hardware profiles it reads.
+// sim/cost.h: the cost model for collectives (alpha-beta per link) and for
+// compute (a roofline per device), and the hardware profiles it reads.
 //
 // A link profile is a latency alpha (seconds per message) and a bandwidth
 // beta^-1 (bytes per second, per direction, per rank). A system profile pairs

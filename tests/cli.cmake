@@ -21,3 +21,12 @@ ddplab_add_test(test_cli_verify
   LIBS ddplab_cli
   LABELS cli
   TIMEOUT 120)
+# `ddplab plan`: the seeds' and the ZeRO paper's memory figures from both
+# accountings, verdicts and the nearest fit, --compare, --sweep, --plot,
+# --trace, bad input, and planning at 1024 and 16384 ranks.
+ddplab_add_test(test_cli_plan
+  SOURCES test_cli_plan.c test_cli_run.c test_files.c
+  ARGS $<TARGET_FILE:ddplab>
+  LABELS cli
+  TIMEOUT 300)
+add_dependencies(test_cli_plan ddplab)

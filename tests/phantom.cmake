@@ -16,3 +16,10 @@ ddplab_add_test(test_phantom_scale
   LIBS ddplab_cpu
   LABELS cpu
   TIMEOUT 120)
+ddplab_add_test(test_cli_phantom
+  SOURCES test_cli_phantom.c test_cli_run.c test_files.c
+  LIBS ddplab_sim
+  ARGS $<TARGET_FILE:ddplab>
+  LABELS cli
+  TIMEOUT 120)
+add_dependencies(test_cli_phantom ddplab)

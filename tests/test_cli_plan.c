@@ -1,0 +1,209 @@
+// tests/test_cli_plan.c: `ddplab plan` as a user runs it.
+//   - the seeds' numbers: 7B parameters with fp32 Adam, 16 bytes each: DDP
+//     112 GB per GPU, FSDP on 4 GPUs 28 GB, on 8 GPUs 14 GB, from both the
+//     formula and the executed ledger; the seeds' table of weights and
+//     training memory for ResNet-50, BERT-Large, GPT-3 175B and Llama-3 70B
+//     to its printed precision (100 MB / 400 MB, 1.3 GB / ~5 GB, 700 GB /
+//     2.8 TB, 280 GB / 1.1 TB), from the presets' exact counts;
+//   - the ZeRO paper's Figure 1 (7.5B parameters on 64 GPUs, mixed-precision
+//     Adam): 31.4 / 16.6 / 1.9 GB for P_os / P_os+g / P_os+g+p;
+//   - a layer that does not fit on any number of GPUs fails honestly, and a
+//     configuration that does not fit names the nearest one that does;
+//   - --compare, --sweep with --plot, --trace, and bad input (one line each,
+//     exit code 2), and Llama-2 70B on 1024 and 16384 ranks in seconds.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "test_cli_run.h"
+#include "test_files.h"
+
+static const char *exe;
+
+#define PLAN(res, ...) TCLI_RUN(res, exe, 120.0, "plan", __VA_ARGS__)
+
+// 1 if s contains every one of the NULL-terminated strings.
+static int has_all(const char *s, const char *const *want) {
+    for (int i = 0; want[i]; i++)
+        if (strstr(s, want[i]) == NULL) {
+            fprintf(stderr, "missing \"%s\" in:\n%s\n", want[i], s);
+            return 0;
+        }
+    return 1;
+}
+#define HAS(s, ...)                                                            \
+    do {                                                                       \
+        const char *want_[] = {__VA_ARGS__, NULL};                             \
+        CHECK(has_all((s), want_));                                            \
+    } while (0)
+
+static int test_seven_billion(void) {
+    TcliResult r;
+    PLAN(r, "--model", "count:params=7000000000", "--amp", "fp32", "--optimizer", "adam",
+         "--strategy", "ddp", "--ranks", "4");
+    CHECK_EQ_INT(r.rc, 1); // does not fit an 80 GB GPU
+    HAS(r.out, "formula: no sharding, 4 + 4 + 8 bytes per parameter over 4 ranks: 112.00 GB",
+        "executed model states between steps: 112.00 GB", "DOES NOT FIT");
+    tcli_result_free(&r);
+    PLAN(r, "--model", "count:params=7000000000", "--amp", "fp32", "--optimizer", "adam",
+         "--strategy", "fsdp", "--ranks", "4");
+    HAS(r.out, "over 4 ranks: 28.00 GB", "executed model states between steps: 28.00 GB",
+        // one flat parameter: the whole model gathered at once never fits
+        "nothing tried fits");
+    tcli_result_free(&r);
+    PLAN(r, "--model", "count:params=7000000000", "--amp", "fp32", "--optimizer", "adam",
+         "--strategy", "fsdp", "--ranks", "8");
+    HAS(r.out, "over 8 ranks: 14.00 GB", "executed model states between steps: 14.00 GB");
+    tcli_result_free(&r);
+    return 0;
+}
+
+static int test_seed_table(void) {
+    static const struct {
+        const char *model, *weights, *training;
+    } rows[] = {
+        {"resnet50", "102.2 MB in fp32", "408.9 MB on one GPU"},    // 100 MB, ~400 MB
+        {"bert-large", "1.34 GB in fp32", "5.36 GB on one GPU"},   // 1.3 GB, ~5 GB
+        {"gpt3-175b", "698.42 GB in fp32", "2793.67 GB on one GPU"}, // 700 GB, ~2.8 TB
+        {"llama3-70b", "282.21 GB in fp32", "1128.86 GB on one GPU"}, // 280 GB, ~1.1 TB
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        TcliResult r;
+        PLAN(r, "--model", rows[i].model, "--ranks", "1", "--strategy", "single", "--seq", "8");
+        HAS(r.out, rows[i].weights, rows[i].training);
+        tcli_result_free(&r);
+    }
+    return 0;
+}
+
+static int test_zero_paper(void) {
+    static const struct {
+        const char *strategy, *want;
+    } rows[] = {
+        {"zero1", "ZeRO-1 (P_os), 2 + 2 + 12 bytes per parameter over 64 ranks: 31.41 GB"},
+        {"zero2", "ZeRO-2 (P_os+g), 2 + 2 + 12 bytes per parameter over 64 ranks: 16.64 GB"},
+        {"zero3", "ZeRO-3 (P_os+g+p), 2 + 2 + 12 bytes per parameter over 64 ranks: 1.88 GB"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        TcliResult r;
+        PLAN(r, "--model", "count:params=7500000000", "--ranks", "64", "--strategy",
+             rows[i].strategy, "--amp", "bf16", "--optimizer", "adam");
+        HAS(r.out, rows[i].want);
+        tcli_result_free(&r);
+    }
+    return 0;
+}
+
+static int test_llama(void) {
+    TcliResult r;
+    PLAN(r, "--model", "llama2-7b", "--ranks", "8", "--strategy", "ddp");
+    CHECK_EQ_INT(r.rc, 1);
+    HAS(r.out, "6,738,415,616 parameters", "DOES NOT FIT", "nearest configuration that fits:",
+        "step time", "model FLOPs utilisation");
+    tcli_result_free(&r);
+    PLAN(r, "--model", "llama2-7b", "--ranks", "8", "--strategy", "fsdp");
+    CHECK_EQ_INT(r.rc, 0);
+    HAS(r.out, "-> fits", "params (sharded)", "activations", "exposed communication");
+    tcli_result_free(&r);
+    // 70B on 128 nodes and on 2048 nodes of 8: one rank stands for all
+    PLAN(r, "--model", "llama2-70b", "--nodes", "128", "--gpus-per-node", "8", "--ckpt", "full");
+    CHECK_EQ_INT(r.rc, 0);
+    HAS(r.out, "68,976,648,192 parameters", "on 1024 x h100 (128 nodes x 8");
+    tcli_result_free(&r);
+    PLAN(r, "--model", "llama2-70b", "--ranks", "16384", "--quiet");
+    HAS(r.out, "does not fit"); // no checkpointing: the activations alone overflow
+    tcli_result_free(&r);
+    return 0;
+}
+
+static int test_compare_sweep(const char *dir) {
+    TcliResult r;
+    PLAN(r, "--model", "gpt2", "--ranks", "16", "--compare");
+    CHECK_EQ_INT(r.rc, 0);
+    HAS(r.out, "| ddp |", "| zero1 |", "| zero2 (shard_grad_op) |", "| zero3 (full_shard) |",
+        "| full_shard + offload |", "| hybrid_shard |");
+    tcli_result_free(&r);
+    const char *png = tcli_path(dir, "sweep.png"), *trace = tcli_path(dir, "plan.json");
+    PLAN(r, "--model", "gpt2", "--sweep", "ranks=8,16,32,64", "--plot", png);
+    HAS(r.out, "| 8 |", "| 64 |");
+    if (r.rc == 0) { // the PNG signature (no libpng: the message says so)
+        FILE *f = fopen(png, "rb");
+        unsigned char sig[8] = {0};
+        CHECK(f != NULL);
+        CHECK(fread(sig, 1, 8, f) == 8);
+        fclose(f);
+        CHECK(sig[1] == 'P' && sig[2] == 'N' && sig[3] == 'G');
+    } else {
+        HAS(r.err, "libpng");
+    }
+    tcli_result_free(&r);
+    PLAN(r, "--model", "gpt2", "--ranks", "8", "--trace", trace, "--quiet");
+    CHECK_EQ_INT(r.rc, 0);
+    char *text = tfile_read(trace, NULL);
+    CHECK(text != NULL);
+    int ok = strstr(text, "\"traceEvents\"") != NULL && strstr(text, "AllGather") != NULL;
+    free(text);
+    CHECK(ok);
+    tcli_result_free(&r);
+    return 0;
+}
+
+static int bad(const char *want, const char *const *args) {
+    TcliResult r;
+    const char *full[32] = {"plan"};
+    int n = 1;
+    for (int i = 0; args[i] && n < 31; i++)
+        full[n++] = args[i];
+    full[n] = NULL;
+    tcli_run(&r, exe, full, 60.0);
+    int ok = r.rc == 2 && strstr(r.err, want) != NULL && tcli_lines(r.err) == 1 &&
+             r.out[0] == '\0';
+    if (!ok)
+        fprintf(stderr, "want exit 2 and one line with \"%s\"; got %d:\n%s%s\n", want, r.rc,
+                r.err, r.out);
+    tcli_result_free(&r);
+    return ok ? 0 : 1;
+}
+#define BAD(want, ...)                                                         \
+    do {                                                                       \
+        const char *args_[] = {__VA_ARGS__, NULL};                             \
+        CHECK(bad((want), args_) == 0);                                        \
+    } while (0)
+
+static int test_bad_input(void) {
+    BAD("llama2-70b", "--model", "llama9"); // unknown: the presets are listed
+    BAD("h100", "--gpu", "tpu9");
+    BAD("--strategy: 'pipeline' is not one of them; allowed: single, ddp, fsdp",
+        "--strategy", "pipeline");
+    BAD("is not a multiple of --gpus-per-node 8", "--ranks", "12");
+    BAD("--nodes: '3' does not divide the 8 ranks", "--nodes", "3");
+    BAD("needs 2 or more nodes", "--strategy", "fsdp", "--sharding", "hybrid_shard");
+    BAD("at most 268435456", "--micro-batch", "1000000");
+    BAD("longer than the model's context", "--seq", "100000");
+    BAD("--sweep: 'ranks=8,x'", "--sweep", "ranks=8,x");
+    BAD("--plot: needs --sweep", "--plot", "a.png");
+    BAD("--ranks: '0' is out of range", "--ranks", "0");
+    BAD("is not an option", "--frobnicate");
+    BAD("--nodes: 9000 x 8 GPUs is 72000 ranks", "--nodes", "9000", "--gpus-per-node", "8");
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    exe = tcli_exe_arg(argc, argv);
+    if (exe == NULL)
+        return 2;
+    char dir[] = "/tmp/ddplab-plan-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    int fails = 0;
+    fails += test_seven_billion();
+    fails += test_seed_table();
+    fails += test_zero_paper();
+    fails += test_llama();
+    fails += test_compare_sweep(dir);
+    fails += test_bad_input();
+    tfile_rmtree(dir);
+    if (fails == 0)
+        printf("ok\n");
+    return fails ? 1 : 0;
+}
