@@ -103,13 +103,14 @@ static int plan_one(const PlanOptions *o) {
 }
 
 static int plan_compare(const PlanOptions *o) {
-    PlanOptions v[8];
+    PlanOptions v[10];
     int n = 0;
     static const struct {
         const char *strategy;
         SimFsdpSharding sh;
         int offload, hybrid;
     } list[] = {
+        {"dp", SIM_FSDP_FULL_SHARD, 0, 2},
         {"ddp", SIM_FSDP_FULL_SHARD, 0, 0},
         {"zero1", SIM_FSDP_ZERO1, 0, 0},
         {"zero2", SIM_FSDP_SHARD_GRAD_OP, 0, 0},
@@ -118,7 +119,9 @@ static int plan_compare(const PlanOptions *o) {
         {"fsdp", SIM_FSDP_HYBRID_SHARD, 0, 1},
     };
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
-        if (list[i].hybrid && (o->nodes < 2 || o->gpus_per_node < 2))
+        if (list[i].hybrid == 1 && (o->nodes < 2 || o->gpus_per_node < 2))
+            continue;
+        if (list[i].hybrid == 2 && (o->nodes > 1 || o->nranks > 64)) // dp: one machine
             continue;
         v[n] = *o;
         v[n].trace = NULL;
@@ -135,6 +138,8 @@ static int plan_compare(const PlanOptions *o) {
             r[i].strategy_label = "full_shard + offload";
         else if (strcmp(v[i].strategy, "ddp") == 0)
             r[i].strategy_label = "ddp";
+        else if (strcmp(v[i].strategy, "dp") == 0)
+            r[i].strategy_label = "dp (DataParallel)";
     }
     plan_report_compare(stdout, o, r, n);
     free(r);

@@ -38,8 +38,8 @@ static const PlanOptSpec specs[PO_COUNT] = {
      "h200, l40s, rtx4090, or a profile file from `ddplab bench --calibrate`"},
     {PO_SYSTEM, 0, "system", "NAME|FILE", "dgx-h100", "the links inside and between nodes "
      "(a built-in system profile or a calibrated file)"},
-    {PO_STRATEGY, 0, "strategy", "NAME", "fsdp", "single, ddp, fsdp (--sharding), zero1, "
-     "zero2, zero3"},
+    {PO_STRATEGY, 0, "strategy", "NAME", "fsdp", "single, dp (DataParallel: one node, up to "
+     "64 GPUs), ddp, fsdp (--sharding), zero1, zero2, zero3"},
     {PO_SHARDING, 0, "sharding", "NAME", "full_shard", "fsdp: full_shard, shard_grad_op, "
      "no_shard, hybrid_shard, hybrid_zero2, zero1"},
     {PO_MICRO, 'b', "micro-batch", "B", "1", "sequences per rank per micro-step"},
@@ -136,7 +136,7 @@ static PlanParse parse_sweep(const PlanOptSpec *s, const char *v, PlanOptions *o
 }
 
 static PlanParse apply(const PlanOptSpec *s, const char *v, PlanOptions *o, int *set) {
-    static const char *const strategies[] = {"single", "ddp", "fsdp", "zero1", "zero2",
+    static const char *const strategies[] = {"single", "dp", "ddp", "fsdp", "zero1", "zero2",
                                              "zero3", NULL};
     static const char *const amps[] = {"bf16", "fp16", "fp32", NULL};
     static const char *const optims[] = {"adamw", "adam", "sgd", NULL};
@@ -150,7 +150,8 @@ static PlanParse apply(const PlanOptSpec *s, const char *v, PlanOptions *o, int 
     case PO_GPU: o->gpu = v; return PLAN_PARSE_OK;
     case PO_SYSTEM: o->system = v; return PLAN_PARSE_OK;
     case PO_STRATEGY:
-        return one_of(s, v, strategies, "single, ddp, fsdp, zero1, zero2, zero3", &o->strategy);
+        return one_of(s, v, strategies, "single, dp, ddp, fsdp, zero1, zero2, zero3",
+                      &o->strategy);
     case PO_SHARDING:
         if (sim_fsdp_sharding_parse(v, &o->fsdp.sharding) != 0)
             return bad(s, v, "is not a sharding strategy", "full_shard, shard_grad_op, "
@@ -308,6 +309,12 @@ static PlanParse check(PlanOptions *o, const int *set) {
     if (strcmp(o->strategy, "single") == 0 && o->nranks != 1 && !o->compare) {
         plan_error("--strategy: 'single' runs on one rank, not %d; allowed: --ranks 1, or "
                    "ddp / fsdp / zero1-3", o->nranks);
+        return PLAN_PARSE_ERROR;
+    }
+    if (strcmp(o->strategy, "dp") == 0 && (o->nodes > 1 || o->nranks > 64 || o->nsweep)) {
+        plan_error("--strategy: 'dp' (DataParallel) drives the GPUs of one machine from one "
+                   "process; allowed: one node of up to 64 GPUs, no --sweep (here %d x %d)",
+                   o->nodes, o->gpus_per_node);
         return PLAN_PARSE_ERROR;
     }
     int hybrid = o->fsdp.sharding == SIM_FSDP_HYBRID_SHARD ||

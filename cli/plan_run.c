@@ -16,6 +16,7 @@
 #include "backends.h"    // defines: cli_backend_find
 #include "cli.h"         // defines: CLI_EXIT_*
 #include "dataset.h"     // defines: SimDataset, sim_dataset_synth
+#include "dp.h"          // defines: sim_dp_strategy
 #include "optim_flags.h" // defines: sim_optim_flags_set
 #include "train.h"       // defines: SimTrainer, sim_train_run
 
@@ -23,7 +24,7 @@
 #define PLAN_TRACE_CAP 4000000 // events kept for rank 0
 
 typedef struct {
-    SimTrainer *t;         // [1]: rank 0's
+    SimTrainer *t;         // [1], or [R] for DataParallel: rank 0's first
     double step_end[PLAN_STEPS + 1]; // compute-stream time at the end of each step
     int nsteps;
     int64_t params;
@@ -39,16 +40,23 @@ static void on_step(void *arg, int rank, const SimStepStats *s) {
 
 static SimStatus rank_main(SimRank *r, void *arg) {
     PlanCtx *c = arg;
+    SimTrainer *t = &c->t[r->rank];
     SimStatus st = sim_train_run(r, c->t);
     if (r->rank == 0) {
         c->mem = r->mem;
-        if (c->t->model)
-            c->params = (int64_t)c->t->model->param_count;
-        const SimFsdpPlan *p = sim_fsdp_plan_of(c->t);
+        if (t->model)
+            c->params = (int64_t)t->model->param_count;
+        const SimFsdpPlan *p = sim_fsdp_plan_of(t);
         c->largest_unit = p ? p->largest_unit : 0;
     }
-    sim_train_free(c->t, r);
+    sim_train_free(t, r);
     return st;
+}
+
+// DataParallel is not symmetric (device 0 is the controller): its ranks all
+// run, on the cpu backend in phantom mode, so it plans single machines.
+static int is_dp(const PlanOptions *o) {
+    return strcmp(o->strategy, "dp") == 0;
 }
 
 static int fail(PlanResult *res, int code, const char *fmt, const char *what) {
@@ -58,7 +66,7 @@ static int fail(PlanResult *res, int code, const char *fmt, const char *what) {
 
 // The optimizer, the autocast dtype and the strategy into the loop's config.
 static int configure(const PlanOptions *o, SimTrainConfig *tc, SimFsdpOptions *fsdp,
-                     SimDdpOptions *ddp, PlanResult *res) {
+                     SimDdpOptions *ddp, SimDpOptions *dp, PlanResult *res) {
     char err[512];
     sim_optim_flags_default(&tc->opt);
     if (sim_optim_flags_set(&tc->opt, "optimizer", o->optimizer, err, sizeof err) != SIM_OK ||
@@ -78,7 +86,11 @@ static int configure(const PlanOptions *o, SimTrainConfig *tc, SimFsdpOptions *f
     static const char *const zero_labels[] = {"zero1", "zero2 (shard_grad_op)",
                                               "zero3 (full_shard)"};
     res->strategy_label = o->strategy;
-    if (strcmp(o->strategy, "ddp") == 0) {
+    if (is_dp(o)) {
+        tc->strategy = &sim_dp_strategy;
+        tc->strategy_cfg = dp;
+        tc->batch = o->micro_batch * o->nranks; // one loader, split over the devices
+    } else if (strcmp(o->strategy, "ddp") == 0) {
         *ddp = o->ddp;
         if (ddp->algo == SIM_ALGO_AUTO)
             ddp->algo = SIM_ALGO_RING;
@@ -157,13 +169,13 @@ static int run_world(const PlanOptions *o, PlanCtx *c, PlanResult *res) {
     wc.profile = o->sys;
     wc.device = o->device;
     wc.phantom = 1;
-    wc.represent = 1;
+    wc.represent = !is_dp(o);
     wc.trace = 1;
     wc.trace_max_per_rank = PLAN_TRACE_CAP;
     wc.watchdog_s = 600;
-    const SimBackendOps *ops = cli_backend_find("sym");
+    const SimBackendOps *ops = cli_backend_find(is_dp(o) ? "cpu" : "sym");
     if (ops == NULL)
-        return fail(res, CLI_EXIT_INTERNAL, "%s", "the planning backend (sym) is not built in");
+        return fail(res, CLI_EXIT_INTERNAL, "%s", "the planning backend is not built in");
     SimWorld w;
     SimStatus st = sim_world_init(&w, &wc, ops);
     if (st == SIM_OK)
@@ -192,7 +204,7 @@ int plan_run(const PlanOptions *o, PlanResult *res) {
     // one micro-batch of random tokens, of the planned shape (the sampler
     // goes round it again for every micro-step)
     char spec[160], err[512];
-    int n = o->micro_batch;
+    int n = o->micro_batch * (is_dp(o) ? o->nranks : 1);
     int vocab = o->model.kind == SIM_MODEL_GPT ? o->model.vocab : 2;
     snprintf(spec, sizeof spec, "tokens:n=%d,seq=%d,vocab=%d", n, o->seq, vocab);
     SimSynthSpec sp;
@@ -217,16 +229,24 @@ int plan_run(const PlanOptions *o, PlanResult *res) {
     tc.on_step = on_step;
     SimFsdpOptions fsdp;
     SimDdpOptions ddp;
-    int code = configure(o, &tc, &fsdp, &ddp, res);
-    SimTrainer trainer;
-    memset(&trainer, 0, sizeof trainer);
+    SimDpOptions dp;
+    sim_dp_options_default(&dp);
+    int code = configure(o, &tc, &fsdp, &ddp, &dp, res);
+    int ntrainers = is_dp(o) ? o->nranks : 1;
+    SimTrainer *trainers = calloc((size_t)ntrainers, sizeof *trainers);
+    if (trainers == NULL) {
+        sim_dataset_free(&ds);
+        return fail(res, CLI_EXIT_INTERNAL, "%s", "out of memory");
+    }
     PlanCtx c;
     memset(&c, 0, sizeof c);
-    c.t = &trainer;
-    trainer.cfg = &tc;
+    c.t = trainers;
+    for (int i = 0; i < ntrainers; i++)
+        trainers[i].cfg = &tc;
     tc.on_step_arg = &c;
     if (code == 0)
         code = run_world(o, &c, res);
+    free(trainers);
     sim_dataset_free(&ds);
     res->wall_s = sim_wall_now() - w0;
     res->ok = code == 0;

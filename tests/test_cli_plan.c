@@ -124,6 +124,10 @@ static int test_compare_sweep(const char *dir) {
     HAS(r.out, "| ddp |", "| zero1 |", "| zero2 (shard_grad_op) |", "| zero3 (full_shard) |",
         "| full_shard + offload |", "| hybrid_shard |");
     tcli_result_free(&r);
+    PLAN(r, "--model", "gpt2", "--ranks", "4", "--compare"); // one machine: DataParallel too
+    CHECK_EQ_INT(r.rc, 0);
+    HAS(r.out, "| dp (DataParallel) |", "| ddp |");
+    tcli_result_free(&r);
     const char *png = tcli_path(dir, "sweep.png"), *trace = tcli_path(dir, "plan.json");
     PLAN(r, "--model", "gpt2", "--sweep", "ranks=8,16,32,64", "--plot", png);
     HAS(r.out, "| 8 |", "| 64 |");
@@ -174,7 +178,7 @@ static int bad(const char *want, const char *const *args) {
 static int test_bad_input(void) {
     BAD("llama2-70b", "--model", "llama9"); // unknown: the presets are listed
     BAD("h100", "--gpu", "tpu9");
-    BAD("--strategy: 'pipeline' is not one of them; allowed: single, ddp, fsdp",
+    BAD("--strategy: 'pipeline' is not one of them; allowed: single, dp, ddp, fsdp",
         "--strategy", "pipeline");
     BAD("is not a multiple of --gpus-per-node 8", "--ranks", "12");
     BAD("--nodes: '3' does not divide the 8 ranks", "--nodes", "3");
@@ -185,6 +189,8 @@ static int test_bad_input(void) {
     BAD("--plot: needs --sweep", "--plot", "a.png");
     BAD("--ranks: '0' is out of range", "--ranks", "0");
     BAD("is not an option", "--frobnicate");
+    BAD("'dp' (DataParallel) drives the GPUs of one machine", "--strategy", "dp", "--ranks",
+        "16");
     BAD("--nodes: 9000 x 8 GPUs is 72000 ranks", "--nodes", "9000", "--gpus-per-node", "8");
     return 0;
 }
