@@ -23,14 +23,14 @@
 // each); with many small ops it is what bounds a step.
 #include "cost.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "cost_device_data.h"
+#include "cost_internal.h"
+#include "errbuf.h"
 
 // The first entry is the default device (sim_device_default).
 static const SimDeviceProfile devices[] = {
@@ -95,9 +95,10 @@ const char *sim_device_names(char *buf, size_t len) {
     return buf;
 }
 
-// Writes "unknown GPU "x": not a built-in device (...) nor a profile file"
-// into err, with a hint when x is the start of several names ("a100").
-static void unknown(const char *name, char *err, size_t errlen) {
+// Writes "unknown device "x": not a built-in device (...) nor a profile file
+// with a device" into err, with a hint when x is the start of several names
+// ("a100").
+static SimStatus unknown(const char *name, char *err, size_t errlen) {
     char names[512], near[128] = "";
     size_t len = strlen(name), m = 0;
     for (int i = 0; i < NDEVICES && m < sizeof near; i++)
@@ -105,48 +106,30 @@ static void unknown(const char *name, char *err, size_t errlen) {
             int k = snprintf(near + m, sizeof near - m, "%s%s", m ? " or " : "", devices[i].name);
             m += k > 0 ? (size_t)k : 0;
         }
-    snprintf(err, errlen, "unknown device \"%s\"%s%s%s: not a built-in device (%s) nor a "
-             "profile file with a device",
-             name, near[0] ? " (did you mean " : "", near, near[0] ? "?)" : "",
-             sim_device_names(names, sizeof names));
+    return sim_errbuf_fail(err, errlen, SIM_EINVAL, "unknown device \"%s\"%s%s%s: not a "
+                           "built-in device (%s) nor a profile file with a device",
+                           name, near[0] ? " (did you mean " : "", near, near[0] ? "?)" : "",
+                           sim_device_names(names, sizeof names));
 }
 
 SimStatus sim_device_resolve(const char *name_or_path, SimDeviceProfile *out, char *err,
                              size_t errlen) {
-    char dummy[1];
-    if (err == NULL || errlen == 0) {
-        err = dummy;
-        errlen = sizeof(dummy);
-    }
-    err[0] = '\0';
-    if (name_or_path == NULL || name_or_path[0] == '\0') {
-        snprintf(err, errlen, "empty device name");
-        return SIM_EINVAL;
-    }
-    const SimDeviceProfile *d = sim_device_find(name_or_path);
-    if (d != NULL) {
-        *out = *d;
-        return SIM_OK;
-    }
-    struct stat sb;
-    if (stat(name_or_path, &sb) != 0) {
-        if (errno != ENOENT && errno != ENOTDIR) {
-            snprintf(err, errlen, "cannot read %s: %s", name_or_path, strerror(errno));
-            return SIM_EIO;
-        }
-        unknown(name_or_path, err, errlen);
-        return SIM_EINVAL;
-    }
+    SimNamed named;
+    SimStatus st = sim_cost_name_or_path(name_or_path, "device", sim_device_find(name_or_path),
+                                         out, sizeof *out, &named, err, errlen);
+    if (st != SIM_OK || named == SIM_NAMED_BUILTIN)
+        return st;
+    if (named == SIM_NAMED_NOTHING)
+        return unknown(name_or_path, err, errlen);
     SimSysProfile p;
-    SimStatus st = sim_sys_load(name_or_path, &p, err, errlen);
+    st = sim_sys_load(name_or_path, &p, err, errlen);
     if (st != SIM_OK)
         return st;
-    if (!sim_device_valid(&p.device)) {
-        snprintf(err, errlen,
-                 "%s: the profile states no device (no \"device\" object; 'ddplab bench "
-                 "--calibrate FILE' writes one for this machine)", name_or_path);
-        return SIM_EFORMAT;
-    }
+    if (!sim_device_valid(&p.device))
+        return sim_errbuf_fail(err, errlen, SIM_EFORMAT,
+                               "%s: the profile states no device (no \"device\" object; "
+                               "'ddplab bench --calibrate FILE' writes one for this machine)",
+                               name_or_path);
     *out = p.device;
     return SIM_OK;
 }

@@ -29,6 +29,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "cost_internal.h"
+#include "errbuf.h"
 #include "outfile.h"
 
 #define PROFILE_FORMAT "ddplab-profile"
@@ -329,8 +331,9 @@ static SimStatus read_file(const Loader *ld, char **buf, size_t *len) {
 }
 
 SimStatus sim_sys_load(const char *path, SimSysProfile *out, char *err, size_t errlen) {
-    char dummy[1];
-    Loader ld = {path ? path : "(null)", err ? err : dummy, err ? errlen : sizeof(dummy)};
+    char dummy[1]; // where the message goes when the caller gave no room for it
+    int room = err != NULL && errlen > 0;
+    Loader ld = {path ? path : "(null)", room ? err : dummy, room ? errlen : sizeof(dummy)};
     ld.err[0] = '\0';
     if (path == NULL || out == NULL) {
         snprintf(ld.err, ld.errlen, "no profile path given");
@@ -362,37 +365,53 @@ SimStatus sim_sys_load(const char *path, SimSysProfile *out, char *err, size_t e
 }
 
 // ----------------------------------------------------------------------------
-// --profile resolution
+// name-or-path resolution: --profile here, --gpu in cost_devices.c
 
-SimStatus sim_sys_resolve(const char *name_or_path, SimSysProfile *out, char *err,
-                          size_t errlen) {
-    char dummy[1];
-    if (err == NULL || errlen == 0) {
-        err = dummy;
-        errlen = sizeof(dummy);
-    }
-    err[0] = '\0';
-    if (name_or_path == NULL || name_or_path[0] == '\0') {
-        snprintf(err, errlen, "empty profile name");
-        return SIM_EINVAL;
-    }
-    const SimSysProfile *b = sim_sys_find(name_or_path);
-    if (b != NULL) {
-        *out = *b;
+SimStatus sim_cost_name_or_path(const char *name_or_path, const char *what,
+                                const void *builtin, void *out, size_t size, SimNamed *named,
+                                char *err, size_t errlen) {
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    if (name_or_path == NULL || name_or_path[0] == '\0')
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "empty %s name", what);
+    if (builtin != NULL) {
+        memcpy(out, builtin, size);
+        *named = SIM_NAMED_BUILTIN;
         return SIM_OK;
     }
     struct stat sb;
-    if (stat(name_or_path, &sb) == 0)
-        return sim_sys_load(name_or_path, out, err, errlen);
-    if (errno != ENOENT && errno != ENOTDIR) {
-        snprintf(err, errlen, "cannot read %s: %s", name_or_path, strerror(errno));
-        return SIM_EIO;
+    if (stat(name_or_path, &sb) == 0) {
+        *named = SIM_NAMED_FILE;
+        return SIM_OK;
     }
-    // Unknown: list the built-in systems so the user can pick one.
-    int n = snprintf(err, errlen, "unknown profile \"%s\": not a built-in system (", name_or_path);
+    if (errno != ENOENT && errno != ENOTDIR)
+        return sim_errbuf_fail(err, errlen, SIM_EIO, "cannot read %s: %s", name_or_path,
+                               strerror(errno));
+    *named = SIM_NAMED_NOTHING;
+    return SIM_OK;
+}
+
+// Writes "unknown profile "x": not a built-in system (...) nor an existing
+// profile file", listing the built-in systems so the user can pick one.
+static SimStatus unknown_profile(const char *name, char *err, size_t errlen) {
+    if (err == NULL || errlen == 0)
+        return SIM_EINVAL;
+    int n = snprintf(err, errlen, "unknown profile \"%s\": not a built-in system (", name);
     for (int i = 0; i < sim_sys_count() && n >= 0 && (size_t)n < errlen; i++)
         n += snprintf(err + n, errlen - (size_t)n, "%s%s", i ? ", " : "", sim_sys_at(i)->name);
     if (n >= 0 && (size_t)n < errlen)
         snprintf(err + n, errlen - (size_t)n, ") nor an existing profile file");
     return SIM_EINVAL;
+}
+
+SimStatus sim_sys_resolve(const char *name_or_path, SimSysProfile *out, char *err,
+                          size_t errlen) {
+    SimNamed named;
+    SimStatus st = sim_cost_name_or_path(name_or_path, "profile", sim_sys_find(name_or_path),
+                                         out, sizeof *out, &named, err, errlen);
+    if (st != SIM_OK || named == SIM_NAMED_BUILTIN)
+        return st;
+    if (named == SIM_NAMED_FILE)
+        return sim_sys_load(name_or_path, out, err, errlen);
+    return unknown_profile(name_or_path, err, errlen);
 }

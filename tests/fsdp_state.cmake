@@ -4,12 +4,12 @@
 # files (label cpu: ranks are threads, so TSan runs them too). And the same
 # through the `ddplab` program (label cli).
 ddplab_add_test(test_fsdp_state
-  SOURCES test_fsdp_state.c test_ddp_util.c test_world.c test_env.c test_files.c
+  SOURCES test_fsdp_state.c test_ckpt_util.c test_ddp_util.c test_world.c test_env.c test_files.c
   LIBS ddplab_cpu
   LABELS cpu
   TIMEOUT 180)
 ddplab_add_test(test_cli_run_fsdp_ckpt
-  SOURCES test_cli_run_fsdp_ckpt.c test_cli_run.c test_files.c
+  SOURCES test_cli_run_fsdp_ckpt.c test_ckpt_util.c test_cli_run.c test_files.c
   LIBS ddplab_sim
   ARGS $<TARGET_FILE:ddplab>
   LABELS cli

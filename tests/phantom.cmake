@@ -12,7 +12,7 @@ ddplab_add_test(test_phantom
   LABELS cpu
   TIMEOUT 120)
 ddplab_add_test(test_phantom_scale
-  SOURCES test_phantom_scale.c test_env.c
+  SOURCES test_phantom_scale.c test_cost_ref.c test_env.c
   LIBS ddplab_cpu
   LABELS cpu
   TIMEOUT 120)

@@ -14,7 +14,7 @@ ddplab_add_test(test_trace_export
 target_include_directories(test_trace_export PRIVATE ${CJSON_INCLUDE_DIR})
 
 ddplab_add_test(test_cost
-  SOURCES test_cost.c test_env.c
+  SOURCES test_cost.c test_cost_ref.c test_env.c
   LIBS ddplab_sim
   LABELS sim
   TIMEOUT 120)

@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "safetensors.h"
+#include "test_ckpt_util.h"
 #include "test_cli_run.h"
 #include "test_files.h"
 
@@ -58,16 +59,8 @@ static int run_ok(const char *const *more) {
 // cannot be read or do not match.
 static double param_diff(const char *a, const char *b) {
     SimStFile fa, fb;
-    char err[512];
-    if (sim_stfile_load(&fa, a, err, sizeof err) != SIM_OK) {
-        fprintf(stderr, "%s\n", err);
+    if (tckpt_load_pair(a, &fa, b, &fb) != 0)
         return -1;
-    }
-    if (sim_stfile_load(&fb, b, err, sizeof err) != SIM_OK) {
-        fprintf(stderr, "%s\n", err);
-        sim_stfile_free(&fa);
-        return -1;
-    }
     double worst = 0;
     int n = 0;
     for (int i = 0; i < fa.ntensors && worst >= 0; i++) {

@@ -74,6 +74,27 @@ static SimStatus rank_main(SimRank *r, void *arg) {
     return st;
 }
 
+int tddp_set_optim(TddpRun *t, const char *optim, int clip_amp) {
+    char err[256];
+    SimOptimFlags *f = &t->cfg.opt;
+    sim_optim_flags_default(f);
+    int sgd = strcmp(optim, "sgd") == 0;
+    SimStatus st = sim_optim_flags_set(f, "optimizer", optim, err, sizeof err);
+    if (st == SIM_OK)
+        st = sim_optim_flags_set(f, "lr", sgd ? "0.1" : "0.01", err, sizeof err);
+    if (st == SIM_OK && sgd)
+        st = sim_optim_flags_set(f, "momentum", "0.9", err, sizeof err);
+    if (st == SIM_OK && clip_amp)
+        st = sim_optim_flags_set(f, "clip-grad-norm", "0.5", err, sizeof err);
+    if (st == SIM_OK && clip_amp)
+        st = sim_optim_flags_set(f, "amp", "fp16", err, sizeof err);
+    if (st == SIM_OK)
+        st = sim_optim_flags_validate(f, err, sizeof err);
+    if (st != SIM_OK)
+        fprintf(stderr, "optimizer flags: %s\n", err);
+    return st != SIM_OK;
+}
+
 SimStatus tddp_run(TddpRun *t) {
     Ctx *c = calloc(1, sizeof *c);
     if (c == NULL)

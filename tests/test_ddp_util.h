@@ -38,6 +38,11 @@ SimStatus tddp_data_mlp(SimDataset *ds, int n, const char *model, SimModelSpec *
 SimStatus tddp_data_gpt(SimDataset *ds, SimModelSpec *spec);
 void tddp_config(TddpRun *t, const SimDataset *ds, const SimModelSpec *spec, int R, int batch,
                  int64_t steps);
+// The optimizer of a case: "sgd" (lr 0.1, momentum 0.9) or "adam" (lr 0.01),
+// with clip_amp also gradient clipping at norm 0.5 and fp16 with a loss
+// scaler; everything else at its default. 0, or 1 after printing why the
+// flags were refused.
+int tddp_set_optim(TddpRun *t, const char *optim, int clip_amp);
 SimStatus tddp_run(TddpRun *t);
 void tddp_free(TddpRun *t);
 // Largest |a - b| / (1 + |b|) over n values.

@@ -160,27 +160,6 @@ static SimStatus gather_full(void *arg, SimRank *r, SimTrainer *t) {
 // ----------------------------------------------------------------------------
 // the comparison
 
-static int set_optim(TddpRun *t, const char *optim, int clip_amp) {
-    char err[256];
-    SimOptimFlags *f = &t->cfg.opt;
-    sim_optim_flags_default(f);
-    int sgd = strcmp(optim, "sgd") == 0;
-    SimStatus st = sim_optim_flags_set(f, "optimizer", optim, err, sizeof err);
-    if (st == SIM_OK)
-        st = sim_optim_flags_set(f, "lr", sgd ? "0.1" : "0.01", err, sizeof err);
-    if (st == SIM_OK && sgd)
-        st = sim_optim_flags_set(f, "momentum", "0.9", err, sizeof err);
-    if (st == SIM_OK && clip_amp)
-        st = sim_optim_flags_set(f, "clip-grad-norm", "0.5", err, sizeof err);
-    if (st == SIM_OK && clip_amp)
-        st = sim_optim_flags_set(f, "amp", "fp16", err, sizeof err);
-    if (st == SIM_OK)
-        st = sim_optim_flags_validate(f, err, sizeof err);
-    if (st != SIM_OK)
-        fprintf(stderr, "optimizer flags: %s\n", err);
-    return st != SIM_OK;
-}
-
 static void configure(TddpRun *t, const SimDataset *ds, const SimModelSpec *spec,
                       const Case *c) {
     tddp_config(t, ds, spec, c->R, c->B, c->steps);
@@ -221,7 +200,7 @@ static int run_fsdp(const SimDataset *ds, const SimModelSpec *spec, const Case *
     f.cfg.on_step_arg = w;
     f.after = gather_full;
     f.after_arg = w;
-    int fails = set_optim(&f, c->optim, c->clip_amp);
+    int fails = tddp_set_optim(&f, c->optim, c->clip_amp);
     if (!fails && tddp_run(&f) != SIM_OK) {
         fprintf(stderr, "  %s: fsdp failed: %s\n", name, f.error);
         fails = 1;
@@ -270,7 +249,7 @@ static int parity_tol(const SimDataset *ds, const SimModelSpec *spec, const Case
     d.use_ddp = 1;
     d.ddp.buckets.find_unused = spec->unused_branch; // DDP's condition for such a model
     d.ddp.buckets.bucket_cap_mb = 0.01;              // several buckets
-    int fails = set_optim(&d, c->optim, c->clip_amp);
+    int fails = tddp_set_optim(&d, c->optim, c->clip_amp);
     if (!fails && tddp_run(&d) != SIM_OK) {
         fprintf(stderr, "  %s: ddp failed: %s\n", name, d.error);
         fails = 1;

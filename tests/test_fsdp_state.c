@@ -49,6 +49,7 @@
 #include "check.h"
 #include "fsdp.h"
 #include "safetensors.h"
+#include "test_ckpt_util.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 #include "test_files.h"
@@ -104,18 +105,10 @@ static SimStatus summon(void *arg, SimRank *r, SimTrainer *t) {
 // Runs j; t holds the result (every rank's full parameters). The caller
 // frees t with tddp_free.
 static SimStatus run_job(const Model *m, Job *j, TddpRun *t) {
-    char err[256];
     tddp_config(t, &m->ds, &m->spec, j->R, m->B, j->steps);
     t->nodes = j->nodes;
-    SimOptimFlags *f = &t->cfg.opt;
-    sim_optim_flags_default(f);
-    if (sim_optim_flags_set(f, "optimizer", m->sgd ? "sgd" : "adam", err, sizeof err) ||
-        sim_optim_flags_set(f, "lr", m->sgd ? "0.1" : "0.01", err, sizeof err) ||
-        (m->sgd && sim_optim_flags_set(f, "momentum", "0.9", err, sizeof err)) ||
-        sim_optim_flags_validate(f, err, sizeof err) != SIM_OK) {
-        fprintf(stderr, "optimizer flags: %s\n", err);
+    if (tddp_set_optim(t, m->sgd ? "sgd" : "adam", 0) != 0)
         return SIM_EINVAL;
-    }
     t->cfg.stop_after = j->stop_after;
     t->cfg.save_every = j->save_every;
     t->cfg.save_path = j->save;
@@ -155,17 +148,9 @@ static double worst_diff(const TddpRun *t, const TddpRun *ref) {
 // when a file cannot be read); *n counts the tensors compared.
 static double file_diff(const char *a, const char *b, int *n) {
     SimStFile fa, fb;
-    char err[512];
     *n = 0;
-    if (sim_stfile_load(&fa, a, err, sizeof err) != SIM_OK) {
-        fprintf(stderr, "%s\n", err);
+    if (tckpt_load_pair(a, &fa, b, &fb) != 0)
         return -1;
-    }
-    if (sim_stfile_load(&fb, b, err, sizeof err) != SIM_OK) {
-        fprintf(stderr, "%s\n", err);
-        sim_stfile_free(&fa);
-        return -1;
-    }
     double worst = fa.ntensors == fb.ntensors ? 0 : -1;
     for (int i = 0; worst >= 0 && i < fa.ntensors; i++) {
         const SimStTensor *x = &fa.tensors[i], *y = sim_stfile_find(&fb, x->name);

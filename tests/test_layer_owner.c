@@ -105,29 +105,6 @@ static void use_layer_owner(TddpRun *t, Held *h) {
     t->after_arg = h;
 }
 
-// The optimizer of a case: "sgd" (momentum 0.9, lr 0.1) or "adam" (lr 0.01),
-// optionally with clipping at 0.5 and fp16 with a loss scaler.
-static int set_optim(TddpRun *t, const char *optim, int clip_amp) {
-    char err[256];
-    SimOptimFlags *f = &t->cfg.opt;
-    sim_optim_flags_default(f);
-    int sgd = strcmp(optim, "sgd") == 0;
-    SimStatus st = sim_optim_flags_set(f, "optimizer", optim, err, sizeof err);
-    if (st == SIM_OK)
-        st = sim_optim_flags_set(f, "lr", sgd ? "0.1" : "0.01", err, sizeof err);
-    if (st == SIM_OK && sgd)
-        st = sim_optim_flags_set(f, "momentum", "0.9", err, sizeof err);
-    if (st == SIM_OK && clip_amp)
-        st = sim_optim_flags_set(f, "clip-grad-norm", "0.5", err, sizeof err);
-    if (st == SIM_OK && clip_amp)
-        st = sim_optim_flags_set(f, "amp", "fp16", err, sizeof err);
-    if (st == SIM_OK)
-        st = sim_optim_flags_validate(f, err, sizeof err);
-    if (st != SIM_OK)
-        fprintf(stderr, "optimizer flags: %s\n", err);
-    return st != SIM_OK;
-}
-
 // DDP and layer-owner on the same configuration.
 static int parity(const SimDataset *ds, const SimModelSpec *spec, int R, int B, int accum,
                   int every, const char *optim, int clip_amp, int64_t steps) {
@@ -146,7 +123,7 @@ static int parity(const SimDataset *ds, const SimModelSpec *spec, int R, int B, 
     for (int i = 0; i < 2; i++) {
         both[i]->cfg.accum = accum;
         both[i]->cfg.accum_sync_every = every;
-        fails += set_optim(both[i], optim, clip_amp);
+        fails += tddp_set_optim(both[i], optim, clip_amp);
     }
     if (tddp_run(&ddp) != SIM_OK || tddp_run(&lo) != SIM_OK) {
         fprintf(stderr, "R=%d: %s%s\n", R, ddp.error, lo.error);
@@ -426,7 +403,7 @@ static int test_memory(void) {
     TddpRun lo;
     tddp_config(&lo, &ds, &spec, R, 4, 2);
     use_layer_owner(&lo, h);
-    CHECK(set_optim(&lo, "adam", 0) == 0);
+    CHECK(tddp_set_optim(&lo, "adam", 0) == 0);
     CHECK(tddp_run(&lo) == SIM_OK);
     uint64_t owned_total = 0;
     printf("  mlp:16,32,32,4 on %d ranks, Adam (model state per rank under DDP: %llu bytes "
@@ -486,7 +463,7 @@ static int test_checkpoint(void) {
         } else {
             run[i].use_ddp = 1;
         }
-        CHECK(set_optim(&run[i], "adam", 0) == 0);
+        CHECK(tddp_set_optim(&run[i], "adam", 0) == 0);
         run[i].cfg.accum = 2;
     }
     run[1].cfg.stop_after = 2; // interrupted after step 2, saved there

@@ -1,0 +1,28 @@
+// sim/cost_internal.h: what the cost model's files share among themselves:
+// the first half of resolving a name-or-path argument (--profile in
+// cost_file.c, --gpu in cost_devices.c).
+#ifndef DDPLAB_SIM_COST_INTERNAL_H
+#define DDPLAB_SIM_COST_INTERNAL_H
+
+#include <stddef.h>
+
+#include "status.h" // defines: SimStatus
+
+// What a name-or-path argument turned out to be.
+typedef enum {
+    SIM_NAMED_BUILTIN, // a built-in entry, copied into the caller's out
+    SIM_NAMED_FILE,    // an existing file: the caller loads it
+    SIM_NAMED_NOTHING, // neither: the caller writes its own "unknown ..." message
+} SimNamed;
+
+// Clears err (when there is room) and sorts out what name_or_path names:
+// an empty name is refused with "empty <what> name" (SIM_EINVAL); builtin,
+// the entry the caller's lookup found for the name (or NULL), is copied into
+// out (size bytes); else a file at that path, or nothing, unless stat cannot
+// tell ("cannot read PATH: reason", SIM_EIO). Returns SIM_OK with *named
+// set, or the error written into err[errlen] (err may be NULL).
+SimStatus sim_cost_name_or_path(const char *name_or_path, const char *what,
+                                const void *builtin, void *out, size_t size, SimNamed *named,
+                                char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,13 @@
+// tests/test_ckpt_util.h: reading checkpoint files (safetensors) that a
+// test compares with each other.
+#ifndef DDPLAB_TESTS_CKPT_UTIL_H
+#define DDPLAB_TESTS_CKPT_UTIL_H
+
+#include "safetensors.h"
+
+// Loads the checkpoints at a and b into fa and fb. 0; or -1 after printing
+// why on stderr, with nothing left loaded. The caller frees both with
+// sim_stfile_free.
+int tckpt_load_pair(const char *a, SimStFile *fa, const char *b, SimStFile *fb);
+
+#endif
