@@ -379,25 +379,26 @@ PlanParse plan_opts_parse(int argc, char **argv, PlanOptions *o) {
 
 // The help's text, wrapped at 79 columns after a 30-column option column.
 static void wrap(FILE *out, const char *text, int indent) {
-    int col = indent;
+    int col = indent, first = 1;
     const char *p = text;
     while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
         const char *sp = strchr(p, ' ');
         int len = sp ? (int)(sp - p) : (int)strlen(p);
-        if (col + len > 79 && col > indent) {
+        if (!first && col + 1 + len > 79) {
             fprintf(out, "\n%*s", indent, "");
             col = indent;
+        } else if (!first) {
+            fputc(' ', out);
+            col++;
         }
         fprintf(out, "%.*s", len, p);
         col += len;
         p += len;
-        if (*p == ' ') {
-            p++;
-            if (*p && col < 79) {
-                fputc(' ', out);
-                col++;
-            }
-        }
+        first = 0;
     }
     fputc('\n', out);
 }
