@@ -77,9 +77,14 @@ static void header(FILE *out, const PlanOptions *o, const PlanResult *r) {
     fprintf(out, "ddplab plan: %s (%s parameters) on %d x %s (%d node%s x %d, %s links)\n",
             o->model_text, grouped(r->params, pc, sizeof pc), o->nranks, o->device.name, o->nodes,
             o->nodes == 1 ? "" : "s", o->nranks / (o->nodes ? o->nodes : 1), o->sys.name);
-    fprintf(out, "  strategy %s, micro-batch %d x %d tokens, accum %d, %s, %s, activation "
-            "checkpointing %s\n", r->strategy_label, o->micro_batch, o->seq, o->accum, o->amp,
-            o->optimizer, o->ckpt);
+    char mb[64];
+    if (o->model.kind == SIM_MODEL_GPT)
+        snprintf(mb, sizeof mb, "%d x %d tokens", o->micro_batch, o->seq);
+    else
+        snprintf(mb, sizeof mb, "%d samples", o->micro_batch);
+    fprintf(out, "  strategy %s, micro-batch %s, accum %d, %s, %s, activation "
+            "checkpointing %s\n", r->strategy_label, mb, o->accum, o->amp, o->optimizer,
+            o->ckpt);
     fprintf(out, "  planned in %.1f ms of wall time (phantom mode: rank 0 stands for all %d)\n\n",
             r->wall_s * 1e3, o->nranks);
 }
@@ -155,9 +160,12 @@ static void step_time(FILE *out, const PlanOptions *o, const PlanResult *r) {
             ms(r->compute_s, b, sizeof b), ms(r->exposed_s, c, sizeof c),
             ms(r->comm_s, d, sizeof d), ms(overlapped, e, sizeof e));
     if (r->step_s > 0)
-        fprintf(out, "  %.0f tokens/s in all, %.0f per GPU; model FLOPs utilisation %.1f%% "
-                "(6 x parameters + attention, per token)\n", r->tokens_per_step / r->step_s,
-                r->tokens_per_step / r->step_s / o->nranks, 100.0 * r->mfu);
+        fprintf(out, "  %.0f %s/s in all, %.0f per GPU; model FLOPs utilisation %.1f%% "
+                "(%s)\n", r->tokens_per_step / r->step_s,
+                o->model.kind == SIM_MODEL_GPT ? "tokens" : "samples",
+                r->tokens_per_step / r->step_s / o->nranks, 100.0 * r->mfu,
+                o->model.kind == SIM_MODEL_GPT ? "6 x parameters + attention, per token"
+                                               : "3 x forward FLOPs, per sample");
 }
 
 void plan_report(FILE *out, const PlanOptions *o, const PlanResult *r) {

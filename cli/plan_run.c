@@ -127,8 +127,11 @@ static void stream_busy(const SimTrace *tr, double t0, double t1, double *comput
 
 // Model FLOPs of one step over every rank: 6 per parameter and token
 // (forward 2, backward 4) plus attention's 12 x layers x width x sequence
-// per token (the scores and their use, forward and backward).
+// per token (the scores and their use, forward and backward); a model that
+// is a parameter count alone: 3 x its forward FLOPs per sample.
 static double step_flops(const PlanOptions *o, double params, double tokens) {
+    if (o->model.kind == SIM_MODEL_COUNT) // its stated forward FLOPs, backward twice that
+        return 3.0 * (double)o->model.count_flops * tokens;
     double attn = 0;
     if (o->model.kind == SIM_MODEL_GPT)
         attn = 12.0 * o->model.layers * o->model.embd * (double)o->seq;

@@ -281,7 +281,8 @@ static SimStatus gather(DpState *s, SimRank *r, int nch, int N, float loss, doub
         }
     } else {
         float lk = (float)*sum;
-        st = sim_send(r, out->data, (size_t)s->size[me] * per, SIM_FP32, 0);
+        // a model without an output (a parameter count alone) sends nothing
+        st = sim_send(r, out ? out->data : NULL, (size_t)s->size[me] * per, SIM_FP32, 0);
         if (st == SIM_OK)
             st = sim_tensor_upload(r, &l, &lk);
         if (st == SIM_OK)

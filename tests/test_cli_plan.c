@@ -124,6 +124,10 @@ static int test_compare_sweep(const char *dir) {
     HAS(r.out, "| ddp |", "| zero1 |", "| zero2 (shard_grad_op) |", "| zero3 (full_shard) |",
         "| full_shard + offload |", "| hybrid_shard |");
     tcli_result_free(&r);
+    PLAN(r, "--model", "resnet50", "--ranks", "8", "--compare"); // a count alone, every strategy
+    CHECK_EQ_INT(r.rc, 0);
+    HAS(r.out, "| dp (DataParallel) |", "| zero3 (full_shard) |");
+    tcli_result_free(&r);
     PLAN(r, "--model", "gpt2", "--ranks", "4", "--compare"); // one machine: DataParallel too
     CHECK_EQ_INT(r.rc, 0);
     HAS(r.out, "| dp (DataParallel) |", "| ddp |");
