@@ -121,7 +121,7 @@ static int plan_compare(const PlanOptions *o) {
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
         if (list[i].hybrid == 1 && (o->nodes < 2 || o->gpus_per_node < 2))
             continue;
-        if (list[i].hybrid == 2 && (o->nodes > 1 || o->nranks > 64)) // dp: one machine
+        if (list[i].hybrid == 2 && (o->nodes > 1 || o->nranks > 64 || o->nranks < 2))
             continue;
         v[n] = *o;
         v[n].trace = NULL;

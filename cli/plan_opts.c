@@ -311,6 +311,11 @@ static PlanParse check(PlanOptions *o, const int *set) {
                    "ddp / fsdp / zero1-3", o->nranks);
         return PLAN_PARSE_ERROR;
     }
+    if (strcmp(o->strategy, "dp") == 0 && o->nranks < 2 && !o->compare) {
+        plan_error("--strategy: 'dp' (DataParallel) splits each batch over 2 or more GPUs; "
+                   "allowed: --ranks 2 or more, or --strategy single for one GPU");
+        return PLAN_PARSE_ERROR;
+    }
     if (strcmp(o->strategy, "dp") == 0 && (o->nodes > 1 || o->nranks > 64 || o->nsweep)) {
         plan_error("--strategy: 'dp' (DataParallel) drives the GPUs of one machine from one "
                    "process; allowed: one node of up to 64 GPUs, no --sweep (here %d x %d)",

@@ -241,7 +241,8 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
         st = c->strategy->setup(r, t, c->strategy_cfg, &t->strategy);
         r->mem.capacity = t->capacity;
         if (st != SIM_OK)
-            return sim_train_fail(t, 0, st, "%s: %s", c->strategy->name, r->error);
+            return sim_train_fail(t, st == SIM_EINVAL, st, "%s: %s", c->strategy->name,
+                                  r->error);
     }
     if (c->resume_path && own_restore) {
         st = c->strategy->restore(t->strategy, r, t, c->resume_path);

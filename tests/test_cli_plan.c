@@ -195,6 +195,8 @@ static int test_bad_input(void) {
     BAD("is not an option", "--frobnicate");
     BAD("'dp' (DataParallel) drives the GPUs of one machine", "--strategy", "dp", "--ranks",
         "16");
+    BAD("'dp' (DataParallel) splits each batch over 2 or more GPUs", "--strategy", "dp",
+        "--ranks", "1");
     BAD("--nodes: 9000 x 8 GPUs is 72000 ranks", "--nodes", "9000", "--gpus-per-node", "8");
     return 0;
 }

@@ -76,6 +76,8 @@ static int test_options(void) {
         "needs --nodes 2 or more");
     BAD(0, A("--strategy", "fsdp", "-n", "2", "--param-dtype", "fp8"),
         "--param-dtype: 'fp8' is not a dtype");
+    BAD(0, A("--strategy", "fsdp", "-n", "2", "--fsdp-wrap", "block"),
+        "--fsdp-wrap block: an MLP has no transformer blocks");
     BAD(0, A("--strategy", "dp"), "--ranks: '1' device for --strategy dp", "-n 2 or more");
     BAD(0, A("--strategy", "dp", "-n", "1"), "DataParallel splits each batch over 2 or more");
     BAD(0, A("--strategy", "dp", "-n", "2", "--bucket-cap-mb", "1"),
