@@ -108,20 +108,21 @@ static int plan_compare(const PlanOptions *o) {
     static const struct {
         const char *strategy;
         SimFsdpSharding sh;
-        int offload, hybrid;
+        int offload;
+        enum { ANY, NODES, ONE_MACHINE } needs; // hybrid: 2+ nodes of 2+; dp: one machine
     } list[] = {
-        {"dp", SIM_FSDP_FULL_SHARD, 0, 2},
-        {"ddp", SIM_FSDP_FULL_SHARD, 0, 0},
-        {"zero1", SIM_FSDP_ZERO1, 0, 0},
-        {"zero2", SIM_FSDP_SHARD_GRAD_OP, 0, 0},
-        {"zero3", SIM_FSDP_FULL_SHARD, 0, 0},
-        {"zero3", SIM_FSDP_FULL_SHARD, 1, 0},
-        {"fsdp", SIM_FSDP_HYBRID_SHARD, 0, 1},
+        {"dp", SIM_FSDP_FULL_SHARD, 0, ONE_MACHINE},
+        {"ddp", SIM_FSDP_FULL_SHARD, 0, ANY},
+        {"zero1", SIM_FSDP_ZERO1, 0, ANY},
+        {"zero2", SIM_FSDP_SHARD_GRAD_OP, 0, ANY},
+        {"zero3", SIM_FSDP_FULL_SHARD, 0, ANY},
+        {"zero3", SIM_FSDP_FULL_SHARD, 1, ANY},
+        {"fsdp", SIM_FSDP_HYBRID_SHARD, 0, NODES},
     };
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) {
-        if (list[i].hybrid == 1 && (o->nodes < 2 || o->gpus_per_node < 2))
+        if (list[i].needs == NODES && (o->nodes < 2 || o->gpus_per_node < 2))
             continue;
-        if (list[i].hybrid == 2 && (o->nodes > 1 || o->nranks > 64 || o->nranks < 2))
+        if (list[i].needs == ONE_MACHINE && (o->nodes > 1 || o->nranks > 64 || o->nranks < 2))
             continue;
         v[n] = *o;
         v[n].trace = NULL;

@@ -28,12 +28,6 @@ static const char *ms(double s, char *buf, size_t len) {
     return buf;
 }
 
-static int64_t model_states(const SimMemLedger *l, const int64_t *cur) {
-    (void)l;
-    return cur[SIM_MEM_PARAM] + cur[SIM_MEM_PARAM_SHARD] + cur[SIM_MEM_PARAM_LOWP] +
-           cur[SIM_MEM_GRAD] + cur[SIM_MEM_GRAD_SHARD] + cur[SIM_MEM_OPTIM];
-}
-
 // The ZeRO stage the strategy is, and the ranks it shards over.
 static SimMemfStage stage_of(const PlanOptions *o, int *n) {
     *n = o->nranks;
@@ -123,8 +117,7 @@ static void accounting(FILE *out, const PlanOptions *o, const PlanResult *r) {
     SimMemfBytes pb = paper_bytes(o);
     double formula = sim_memf_zero(st, (double)r->params, n, pb);
     const int64_t *peak = r->mem.at_peak[SIM_MEM_DEVICE];
-    const int64_t *now = r->mem.cur[SIM_MEM_DEVICE];
-    double states = (double)model_states(&r->mem, now);
+    double states = (double)sim_mem_model_states(&r->mem, SIM_MEM_DEVICE, 0);
     static const char *const stage_names[] = {"no sharding", "ZeRO-1 (P_os)", "ZeRO-2 (P_os+g)",
                                               "ZeRO-3 (P_os+g+p)"};
     char a[32], b[32], c[32], d[32], e[32];
@@ -189,10 +182,9 @@ static void row(FILE *out, const char *first, const PlanOptions *o, const PlanRe
         fprintf(out, "| %s | failed: %s |\n", first, r->error);
         return;
     }
-    const int64_t *now = r->mem.cur[SIM_MEM_DEVICE];
     double tps = r->step_s > 0 ? r->tokens_per_step / r->step_s : 0;
     fprintf(out, "| %s | %s | %s | %s | %s | %s | %.0f | %.1f%% |\n", first,
-            gb((double)model_states(&r->mem, now), a, sizeof a),
+            gb((double)sim_mem_model_states(&r->mem, SIM_MEM_DEVICE, 0), a, sizeof a),
             gb((double)r->mem.peak[SIM_MEM_DEVICE], b, sizeof b), r->fits ? "yes" : "NO",
             ms(r->step_s, c, sizeof c), ms(r->exposed_s, d, sizeof d),
             r->nranks ? tps / r->nranks : 0, 100.0 * r->mfu);

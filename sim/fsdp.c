@@ -310,7 +310,6 @@ static SimStatus on_module(void *arg, SimModuleEvent ev, int module) {
             SIM_CHECK(round_buffers(s, r));
         return fsdp_reshard_after_forward(s, u) ? fsdp_reshard(s, r, u) : SIM_OK;
     case SIM_MODULE_PRE_BACKWARD:
-        s->in_backward = 1;
         SIM_CHECK(fsdp_gather_finish(s, r, u));
         SIM_CHECK(fsdp_grad_begin(s, r, u));
         if (s->o.prefetch == SIM_FSDP_PREFETCH_PRE && next_backward(s, u) >= 0)
@@ -333,7 +332,6 @@ static SimStatus before_forward(void *state, SimRank *r, SimTrainer *t, int sync
     FsdpState *s = state;
     (void)r, (void)t;
     s->sync = sync;
-    s->in_backward = 0;
     return SIM_OK;
 }
 
@@ -345,7 +343,6 @@ static SimStatus after_backward(void *state, SimRank *r, SimTrainer *t, int sync
     // a unit prefetched but never run (the MLP's extra head on odd steps)
     for (int u = 0; u < s->plan.nunits; u++)
         SIM_CHECK(fsdp_reshard(s, r, u));
-    s->in_backward = 0;
     return SIM_OK;
 }
 

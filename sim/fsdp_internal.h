@@ -56,10 +56,8 @@ typedef struct {
     size_t *shard_src;     // [nparams]: where that slice starts within the parameter
     SimOptim optim;        // over master / grad_shard
     int sync;              // the current micro-step reduces gradients
-    int in_backward;
     double pre, post;      // gradient divide factors
     int charged_state;     // model-state charges made at set-up
-    int sd_round;          // state_dict calls made (for the rank-0-only bug)
 } FsdpState;
 
 // 1 when the strategy keeps every unit gathered for good (no sharded

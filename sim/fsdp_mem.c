@@ -20,7 +20,6 @@
 #include "memory.h" // defines: sim_mem_charge
 #include "trace.h"  // defines: SimEvent
 
-#include <string.h>
 
 #include "fsdp_internal.h"
 
@@ -118,12 +117,7 @@ SimStatus fsdp_mem_state(FsdpState *s, SimRank *r, int sign) {
     if (sign > 0) {
         // The run starts here: the full-size model and optimizer that numeric
         // mode built first are backing store now, not part of any peak.
-        SimMemLedger *l = &r->mem;
-        for (int k = 0; k < SIM_MEM_SPACE_COUNT; k++) {
-            l->peak[k] = l->total[k];
-            memcpy(l->at_peak[k], l->cur[k], sizeof l->cur[k]);
-        }
-        l->peak_sim = r->clock[SIM_STREAM_COMPUTE];
+        sim_mem_reset_peak(&r->mem, r->clock[SIM_STREAM_COMPUTE]);
     }
     return SIM_OK;
 }

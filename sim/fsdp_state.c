@@ -133,7 +133,6 @@ static SimStatus rank0_only_failed(SimRank *r, SimTrainer *t, SimStatus st) {
 
 SimStatus fsdp_save(void *state, SimRank *r, SimTrainer *t, const char *path) {
     FsdpState *s = state;
-    s->sd_round++;
     int rank0_only = s->o.state_dict_rank0_call && s->nranks > 1;
     if (rank0_only && r->rank != 0)
         return SIM_OK; // `if rank == 0: model.state_dict()`: the others never call it
