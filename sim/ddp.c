@@ -46,6 +46,36 @@ static void print_plan(const DdpState *s, SimRank *r, const char *when) {
     free(names);
 }
 
+// The plan as trace events (sim/trace.h): "plan-begin", then one "plan"
+// event per parameter in bucket order, named after it, so a view can draw
+// the buckets without the model.
+static void trace_plan(const DdpState *s, SimRank *r) {
+    SimTrace *tr = r->world->trace;
+    if (tr == NULL)
+        return;
+    double now = r->clock[SIM_STREAM_COMPUTE];
+    SimEvent ev;
+    sim_rank_event(&ev, r, SIM_EV_BUCKET, SIM_STREAM_COMPUTE, "bucket", "plan-begin", now);
+    ev.nsteps = s->plan.nbuckets;
+    ev.count = (uint64_t)s->m->nparams;
+    sim_rank_trace(r, &ev);
+    for (int b = 0; b < s->plan.nbuckets; b++) {
+        const SimBucket *bk = &s->plan.buckets[b];
+        for (int k = 0; k < bk->nparams; k++) {
+            const SimParamInfo *p = &s->m->params[bk->params[k]];
+            const char *name = sim_trace_intern(tr, p->name);
+            sim_rank_event(&ev, r, SIM_EV_BUCKET, SIM_STREAM_COMPUTE,
+                           name ? name : "parameter", "plan", now);
+            ev.step = b;
+            ev.nsteps = s->plan.nbuckets;
+            ev.chunk = bk->params[k];
+            ev.count = (uint64_t)p->numel;
+            ev.bytes = (uint64_t)p->numel * sim_dtype_size(bk->dtype);
+            sim_rank_trace(r, &ev);
+        }
+    }
+}
+
 static SimBucketParam *bucket_params(const SimModel *m) {
     SimBucketParam *p = malloc((size_t)m->nparams * sizeof *p);
     for (int i = 0; p && i < m->nparams; i++) {
@@ -102,6 +132,7 @@ static SimStatus ddp_setup(SimRank *r, SimTrainer *t, const void *cfg, void **st
         SIM_CHECK(ddp_broadcast_state(s, r, 1, 0));
     SIM_CHECK(ddp_reducer_build(s, r));
     print_plan(s, r, "iteration 0 (initial plan)");
+    trace_plan(s, r);
     return SIM_OK;
 }
 
@@ -196,6 +227,7 @@ SimStatus ddp_rebuild(DdpState *s, SimRank *r) {
     s->plan = plan;
     SIM_CHECK(ddp_reducer_build(s, r));
     print_plan(s, r, "rebuilt after the first backward from the gradient-ready order");
+    trace_plan(s, r);
     return SIM_OK;
 }
 

@@ -20,7 +20,7 @@
 #include "ops.h"  // defines: sim_tensor_alloc, sim_op_cast, sim_op_scale
 
 static void trace_bucket(SimRank *r, const char *label, int bucket, int param, size_t bytes,
-                         double t0, double t1) {
+                         double t0, double t1, uint64_t seq) {
     if (r->world->trace == NULL)
         return;
     SimEvent ev;
@@ -30,6 +30,7 @@ static void trace_bucket(SimRank *r, const char *label, int bucket, int param, s
     ev.step = bucket;
     ev.chunk = param;
     ev.sim_end = t1;
+    ev.seq = seq;
     sim_rank_trace(r, &ev);
 }
 
@@ -146,7 +147,8 @@ static SimStatus launch(DdpState *s, SimRank *r, int i) {
     if (st != SIM_OK)
         return st;
     b->launched = 1;
-    trace_bucket(r, "launch", i, -1, b->bytes, b->h.call.start_sim, b->h.sim_end);
+    trace_bucket(r, "launch", i, -1, b->bytes, b->h.call.start_sim, b->h.sim_end,
+                 b->h.call.seq);
     return SIM_OK;
 }
 
@@ -185,7 +187,7 @@ SimStatus ddp_reducer_mark_ready(DdpState *s, SimRank *r, int param) {
         return SIM_OK;
     SIM_CHECK(copy_in(s, r, param));
     double now = r->clock[SIM_STREAM_COMPUTE];
-    trace_bucket(r, "ready", bi, param, s->b[bi].bytes, now, now);
+    trace_bucket(r, "ready", bi, param, s->b[bi].bytes, now, now, 0);
     s->b[bi].pending--;
     // "Buckets are reduced in sequence": only the next bucket may launch,
     // and with it every following bucket that is already complete.
@@ -206,7 +208,8 @@ SimStatus ddp_reducer_finalize(DdpState *s, SimRank *r) {
         // the hook's decompress: the reduced low-type values into the bucket
         if (hook_dtype(s->o->comm_hook) != SIM_FP32)
             SIM_CHECK(sim_op_cast(r, &b->buf, &b->low));
-        trace_bucket(r, "done", i, -1, b->bytes, b->h.sim_end, b->h.sim_end);
+        trace_bucket(r, "done", i, -1, b->bytes, b->h.sim_end, b->h.sim_end,
+                     b->h.call.seq);
     }
     // An incomplete reduction (a parameter got no gradient) is not
     // finalised: the gradients stay as they are, and the next forward fails.
@@ -245,7 +248,8 @@ SimStatus ddp_reducer_shadow(DdpState *s, SimRank *r) {
                          -1};
         SIM_CHECK(sim_coll_launch(r, &a, &b->h));
         b->launched = 1;
-        trace_bucket(r, "shadow", i, -1, b->bytes, b->h.call.start_sim, b->h.sim_end);
+        trace_bucket(r, "shadow", i, -1, b->bytes, b->h.call.start_sim, b->h.sim_end,
+                     b->h.call.seq);
     }
     for (int i = 0; i < s->plan.nbuckets; i++) {
         s->b[i].launched = 0;

@@ -462,6 +462,7 @@ static SimStatus setup(SimRank *r, SimTrainer *t, const void *cfg, void **state)
     if (st != SIM_OK)
         return st;
     SIM_CHECK(fsdp_mem_state(s, r, +1));
+    fsdp_trace_plan(s, r);
     // Replicated strategies hold every parameter from the start; the sharded
     // ones begin with every unit freed.
     for (int u = 0; u < s->plan.nunits; u++) {

@@ -115,6 +115,9 @@ SimMemSpace fsdp_shard_space(const FsdpState *s);
 void fsdp_trace_unit(FsdpState *s, SimRank *r, int u, const char *label);
 // A host <-> device copy of `bytes` on the rank's copy stream (CPU
 // offload), traced; the communication stream waits for it.
+// Announces every unit to the trace ("plan" events: name, size, the shard
+// group's size and this rank's place in it).
+void fsdp_trace_plan(FsdpState *s, SimRank *r);
 void fsdp_host_copy(SimRank *r, const char *name, double bytes);
 // Moves a tensor's charge to another space/category (and its tags with it).
 SimStatus fsdp_retag(SimRank *r, SimTensor *t, SimMemSpace sp, SimMemCat cat);

@@ -154,6 +154,27 @@ void fsdp_trace_unit(FsdpState *s, SimRank *r, int u, const char *label) {
     sim_rank_trace(r, &ev);
 }
 
+void fsdp_trace_plan(FsdpState *s, SimRank *r) {
+    SimTrace *tr = r->world->trace;
+    if (tr == NULL)
+        return;
+    for (int u = 0; u < s->plan.nunits; u++) {
+        const SimFsdpUnit *un = &s->plan.units[u];
+        const char *name = sim_trace_intern(tr, un->is_root ? "root" : s->m->modules[un->module].name);
+        SimEvent ev;
+        sim_rank_event(&ev, r, SIM_EV_SHARD, SIM_STREAM_COMPUTE, name ? name : "fsdp unit",
+                       "plan", r->clock[SIM_STREAM_COMPUTE]);
+        ev.bytes = (uint64_t)un->padded * (uint64_t)fsdp_param_bytes(s);
+        ev.count = un->numel;
+        ev.step = u;
+        ev.nsteps = s->plan.nunits;
+        ev.chunk = s->gidx;
+        ev.src = s->S;
+        ev.dst = s->gidx;
+        sim_rank_trace(r, &ev);
+    }
+}
+
 void fsdp_host_copy(SimRank *r, const char *name, double bytes) {
     double *host = &r->clock[SIM_STREAM_HOST];
     double t0 = *host > r->clock[SIM_STREAM_COMPUTE] ? *host : r->clock[SIM_STREAM_COMPUTE];

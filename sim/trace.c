@@ -3,26 +3,11 @@
 // buffer r. Readers merge the buffers into one time-ordered array after (or
 // between) runs, when no rank is appending.
 #include "trace.h"
+#include "trace_internal.h"
 #include "trace_order.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-// One rank's events. Padded to a cache line so that ranks appending at the
-// same time on different cores do not share lines (false sharing).
-typedef struct {
-    SimEvent *ev;    // [cap] events, the first n valid
-    size_t n;
-    size_t cap;
-    size_t dropped;  // events refused because the buffer was at its limit
-    char pad[64 - sizeof(SimEvent *) - 3 * sizeof(size_t)];
-} TraceRank;
-
-struct SimTrace {
-    int nranks;
-    size_t max_per_rank; // 0 = unlimited
-    TraceRank *ranks;    // [nranks]
-};
 
 SimTrace *sim_trace_new(int nranks, size_t max_per_rank) {
     if (nranks < 1)
@@ -37,6 +22,11 @@ SimTrace *sim_trace_new(int nranks, size_t max_per_rank) {
     }
     t->nranks = nranks;
     t->max_per_rank = max_per_rank;
+    if (trace_meta_init(t) != 0) {
+        free(t->ranks);
+        free(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -45,6 +35,7 @@ void sim_trace_free(SimTrace *t) {
         return;
     for (int r = 0; r < t->nranks; r++)
         free(t->ranks[r].ev);
+    trace_meta_free(t);
     free(t->ranks);
     free(t);
 }
@@ -76,6 +67,8 @@ SimStatus sim_trace_append(SimTrace *t, const SimEvent *ev) {
     if (tr->n == tr->cap && trace_rank_grow(tr, t->max_per_rank) != 0)
         return SIM_ENOMEM;
     tr->ev[tr->n++] = *ev;
+    if (t->tap != NULL)
+        t->tap(t->tap_ctx, ev);
     return SIM_OK;
 }
 

@@ -104,6 +104,8 @@ static void chrome_args(SimJsonOut *o, const SimEvent *e, int use_wall) {
         put_str(o, "mem_cat", sim_mem_cat_key((SimMemCat)e->mem_cat));
         put_str(o, "mem_space", sim_mem_space_name((SimMemSpace)e->mem_space));
     }
+    if (e->kind == SIM_EV_MARKER)
+        put_num(o, "value", e->value);
     // The clock not used for ts/dur, so both are in the file.
     if (use_wall) {
         put_num(o, "sim_start_us", e->sim_start * 1e6);
@@ -299,6 +301,8 @@ static void jsonl_event(SimJsonOut *o, const SimEvent *e) {
         put_str(o, "mem_cat", sim_mem_cat_key((SimMemCat)e->mem_cat));
         put_str(o, "mem_space", sim_mem_space_name((SimMemSpace)e->mem_space));
     }
+    if (e->kind == SIM_EV_MARKER)
+        put_num(o, "value", e->value);
     sim_json_raw(o, "}\n");
 }
 

@@ -117,6 +117,7 @@ SimStatus sim_train_evaluate(SimTrainer *t, SimRank *r, SimEvalStats *out) {
     for (int64_t i = 0; i < count; i++)
         idx[i] = first + i * stride;
     double loss_sum = 0;
+    train_mark(t, r, "phase", "eval", 0);
     sim_model_set_training(t->model, 0);
     SimStatus st = eval_samples(t, r, idx, count, &loss_sum, &out->local_correct,
                                 &out->local_total);

@@ -10,6 +10,10 @@
 // gave) and returns st.
 SimStatus sim_train_fail(SimTrainer *t, int bad_input, SimStatus st, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+// A marker of the training loop for the views (sim/trace.h's "iteration"
+// and "phase" markers) at the trainer's current step; value: the loss on
+// "iteration"/"end". Nothing without a trace.
+void train_mark(SimTrainer *t, SimRank *r, const char *name, const char *label, double value);
 // Restores the state saved in t->cfg->resume_path into a set-up trainer.
 // Everything is checked before anything changes.
 SimStatus sim_train_restore(SimTrainer *t, SimRank *r);

@@ -33,6 +33,22 @@ static int64_t epoch_length(const SimTrainer *t, const SimRank *r) {
     return sim_train_rank_batches(t->cfg, nb, r->rank, r->world->cfg.nranks);
 }
 
+// A training-loop marker for the views (sim/trace.h): "iteration" begin /
+// end (value = the loss) and "phase" forward / backward / optimizer, at the
+// rank's compute clock (the end marker: after everything the step issued).
+void train_mark(SimTrainer *t, SimRank *r, const char *name, const char *label,
+                double value) {
+    if (r->world->trace == NULL)
+        return;
+    SimEvent ev;
+    int end = label[0] == 'e' && name[0] == 'i';
+    sim_rank_event(&ev, r, SIM_EV_MARKER, SIM_STREAM_COMPUTE, name, label,
+                   end ? sim_rank_now(r) : r->clock[SIM_STREAM_COMPUTE]);
+    ev.step = (int32_t)t->step;
+    ev.value = value;
+    sim_rank_trace(r, &ev);
+}
+
 // The next batch of this rank's sampler, moving to the next epoch (and its
 // shuffle order) when the current one is used up.
 static SimStatus next_batch(SimTrainer *t, SimRank *r, SimBatch *b) {
@@ -143,6 +159,7 @@ static SimStatus accumulate(SimTrainer *t, SimRank *r, float dloss, SimStepStats
         if (so)
             SIM_CHECK(strategy_point(t, r, so->before_forward, sync, "before forward"));
         float loss = 0;
+        train_mark(t, r, "phase", "forward", 0);
         if (so && so->micro_step) { // the strategy runs forward and backward itself
             SimStatus st = so->micro_step(t->strategy, r, t, &b, dloss, sync, &loss);
             if (st != SIM_OK)
@@ -158,6 +175,7 @@ static SimStatus accumulate(SimTrainer *t, SimRank *r, float dloss, SimStepStats
             t->has_grad[i] |= (uint8_t)sim_model_param_used(m, i);
         if (so)
             SIM_CHECK(strategy_point(t, r, so->after_forward, sync, "after forward"));
+        train_mark(t, r, "phase", "backward", 0);
         if (so && so->on_grad)
             st = sim_model_backward(r, m, dloss, grad_ready, t);
         else
@@ -284,6 +302,7 @@ SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out) {
         finish_stats(t, r, &s, w0, out);
         return join_exit(t, r);
     }
+    train_mark(t, r, "iteration", "begin", 0);
     // A block cut short by the epoch's end is dropped with accum_tail drop:
     // forward and backward, no step, and the next block follows.
     for (int64_t dropped = 0;; dropped++) {
@@ -316,6 +335,7 @@ SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out) {
     }
     // DataParallel: the replicas on ranks > 0 hold no optimizer; a sharded
     // strategy updates its shards itself
+    train_mark(t, r, "phase", "optimizer", 0);
     if (c->strategy && c->strategy->update) {
         st = c->strategy->update(t->strategy, r, t, &s);
         if (st != SIM_OK)
@@ -327,6 +347,7 @@ SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out) {
     if (c->zero_grad_after_step)
         SIM_CHECK(zero_grad(t, r));
     SIM_CHECK(reduce_loss(t, r, &s));
+    train_mark(t, r, "iteration", "end", s.loss);
     finish_stats(t, r, &s, w0, out);
     return join_exit(t, r);
 }
