@@ -50,12 +50,17 @@ static int is_jsonl(const char *path) {
     return n >= 6 && strcmp(path + n - 6, ".jsonl") == 0;
 }
 
-// Writes the trace file (atomically, as Chrome trace JSON or JSON lines by
-// the file name) and says so.
+// 1 if path ends in ".ddptrace" (the binary trace).
+static int is_ddptrace(const char *path) {
+    size_t n = strlen(path);
+    return n >= 9 && strcmp(path + n - 9, ".ddptrace") == 0;
+}
+
+// Writes the trace file (atomically, as Chrome trace JSON, JSON lines or the
+// binary .ddptrace by the file name) and says so.
 static int write_trace(FILE *notes, const BenchOptions *o, const SimWorld *w) {
-    int jsonl = is_jsonl(o->trace);
-    SimStatus st = jsonl ? sim_trace_write_jsonl(w->trace, o->trace)
-                         : sim_trace_write_chrome(w->trace, o->trace, 0);
+    int jsonl = is_jsonl(o->trace), bin = is_ddptrace(o->trace);
+    SimStatus st = sim_trace_write_auto(w->trace, o->trace); // format by the name
     if (st != SIM_OK) {
         fprintf(stderr, "ddplab bench: --trace: cannot write '%s': %s\n", o->trace, sim_strerror(st));
         return CLI_EXIT_INTERNAL;
@@ -64,11 +69,13 @@ static int write_trace(FILE *notes, const BenchOptions *o, const SimWorld *w) {
     for (int r = 0; r < sim_trace_nranks(w->trace); r++)
         events += sim_trace_rank_count(w->trace, r);
     fprintf(notes, "# trace: %s (%zu events%s", o->trace, events,
-            jsonl ? "" : " in simulated time");
+            jsonl || bin ? "" : " in simulated time");
     if (sim_trace_dropped(w->trace) > 0)
         fprintf(notes, "; %zu more dropped beyond %d per rank", sim_trace_dropped(w->trace),
                 BENCH_TRACE_CAP);
-    if (jsonl)
+    if (bin)
+        fprintf(notes, "; binary, for ddplab replay)\n");
+    else if (jsonl)
         fprintf(notes, "; JSON lines, one event per line)\n");
     else
         fprintf(notes, "); open it in https://ui.perfetto.dev or chrome://tracing\n");

@@ -75,7 +75,9 @@ static const OptSpec opt_specs[OPT_COUNT] = {
      "write a Chrome trace of the run (simulated\n"
      "time) to FILE, for Perfetto/chrome://tracing;\n"
      "a FILE ending in .jsonl gets JSON lines: one\n"
-     "object per event, simulated and wall times"},
+     "object per event, simulated and wall times;\n"
+     "one ending in .ddptrace the binary trace,\n"
+     "for ddplab replay"},
     {OPT_CSV, 0, "csv", NULL, NULL,
      "CSV instead of the table, one row per size\n"
      "and mode: collective,algo,ranks,bytes,count,\n"

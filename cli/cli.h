@@ -34,4 +34,8 @@ void run_help(FILE *out);
 int plan_main(int argc, char **argv);
 void plan_help(FILE *out);
 
+// `ddplab replay TRACE ...`: argv[0] is "replay". Returns an exit code.
+int replay_main(int argc, char **argv);
+void replay_help(FILE *out);
+
 #endif

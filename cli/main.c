@@ -33,8 +33,8 @@ static const CliCommand commands[] = {
     {"plan", "memory per GPU and step time of any model at any scale",
      "ddplab plan --model llama2-70b --nodes 128 --ckpt full", plan_main,
      plan_help},
-    {"trace", "replay and export a recorded trace",
-     "ddplab trace run.json", NULL, NULL},
+    {"replay", "watch a recorded trace: step, jump, draw frames and charts",
+     "ddplab replay run.ddptrace --viz ncurses", replay_main, replay_help},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 

@@ -55,9 +55,8 @@ static int ends_with(const char *s, const char *suffix) {
 }
 
 static int write_trace(const RunOptions *o, const SimWorld *w) {
-    int jsonl = ends_with(o->trace, ".jsonl");
-    SimStatus st = jsonl ? sim_trace_write_jsonl(w->trace, o->trace)
-                         : sim_trace_write_chrome(w->trace, o->trace, 0);
+    int jsonl = ends_with(o->trace, ".jsonl"), bin = ends_with(o->trace, ".ddptrace");
+    SimStatus st = sim_trace_write_auto(w->trace, o->trace); // format by the name
     if (st != SIM_OK) {
         run_error("--trace: cannot write '%s': %s", o->trace, sim_strerror(st));
         return CLI_EXIT_INTERNAL;
@@ -69,7 +68,9 @@ static int write_trace(const RunOptions *o, const SimWorld *w) {
     if (sim_trace_dropped(w->trace) > 0)
         printf("; %zu more dropped beyond %d per rank", sim_trace_dropped(w->trace),
                RUN_TRACE_CAP);
-    printf(jsonl ? "; JSON lines)\n" : "; open it in https://ui.perfetto.dev)\n");
+    printf(bin     ? "; for ddplab replay)\n"
+           : jsonl ? "; JSON lines)\n"
+                   : "; open it in https://ui.perfetto.dev)\n");
     return CLI_EXIT_OK;
 }
 
@@ -190,7 +191,8 @@ static int train(RunOptions *o, SimTrainConfig *c) {
     wc.profile = o->sys;
     wc.device = o->device; // --gpu; all zero: the profile's device
     wc.watchdog_s = o->watchdog_s;
-    wc.trace = o->trace != NULL; // the trace costs memory and time: only when asked
+    // the trace costs memory and time: only when asked (or a view needs it)
+    wc.trace = o->trace != NULL || cli_viz_wanted(&o->viz);
     wc.trace_max_per_rank = RUN_TRACE_CAP;
     wc.device_memory = o->device_memory; // 0: unlimited
     wc.phantom = o->phantom;             // --phantom: shapes only
@@ -200,6 +202,7 @@ static int train(RunOptions *o, SimTrainConfig *c) {
         sim_world_free(&w);
         return CLI_EXIT_INTERNAL;
     }
+    run_viz_info(o, c, &w);
     SimOutFile mo = {0};
     if (o->metrics && sim_outfile_open(&mo, o->metrics) != SIM_OK) {
         run_error("--metrics: cannot create '%s'", o->metrics);
@@ -228,7 +231,10 @@ static int train(RunOptions *o, SimTrainConfig *c) {
     for (int i = 0; i < o->nranks; i++)
         trainers[i].cfg = c;
     RunCtx ctx = {trainers, &rep};
-    SimStatus st = sim_world_run(&w, rank_main, &ctx);
+    int view_rc = CLI_EXIT_OK;
+    SimStatus st = cli_viz_interactive(&o->viz)
+                       ? run_viz_live(o, &w, rank_main, &ctx, &view_rc)
+                       : sim_world_run(&w, rank_main, &ctx);
     int rc = CLI_EXIT_OK;
     if (st != SIM_OK) {
         if (rep.bar && rep.nsteps > 0)
@@ -253,6 +259,8 @@ static int train(RunOptions *o, SimTrainConfig *c) {
         run_memory_table(o, &w);
     if (rc == CLI_EXIT_OK && o->trace)
         rc = write_trace(o, &w);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_viz_interactive(&o->viz) ? view_rc : run_viz_after(o, &w);
     sim_world_free(&w);
     free(trainers);
     return rc;

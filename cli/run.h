@@ -22,6 +22,7 @@
 #include "model.h"       // defines: SimModelSpec
 #include "optim_flags.h" // defines: SimOptimFlags
 #include "train.h"       // defines: SimTrainConfig, SimStepStats
+#include "viz_cli.h"     // defines: CliViz
 
 // Everything the command line says, checked.
 typedef struct {
@@ -77,6 +78,7 @@ typedef struct {
                               // for the memory ledger (0: unlimited)
     const char *device_memory_text; // as given (a size or a device name)
     int phantom;              // --phantom: shapes only (SimWorldConfig.phantom)
+    CliViz viz;               // --viz, --png, --plot, ... (cli/viz_cli.h)
 } RunOptions;
 
 typedef enum { RUN_PARSE_OK, RUN_PARSE_HELP, RUN_PARSE_ERROR } RunParse;
@@ -139,5 +141,14 @@ void run_report_summary(RunReport *rep, const SimTrainer *t);
 // nothing).
 void run_memory_table(const RunOptions *o, const SimWorld *w);
 int run_memory_oom(const RunOptions *o, const SimTrainConfig *c, const SimWorld *w);
+
+// run_viz.c: the run's description in its trace (title, hardware, device
+// memory); the text view, --png and charts after the run; the interactive
+// views live beside it (the ranks' status returned, the view's exit code
+// in *view_rc).
+void run_viz_info(const RunOptions *o, const SimTrainConfig *c, SimWorld *w);
+int run_viz_after(const RunOptions *o, SimWorld *w);
+SimStatus run_viz_live(const RunOptions *o, SimWorld *w, SimRankMain fn, void *arg,
+                       int *view_rc);
 
 #endif

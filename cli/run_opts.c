@@ -8,6 +8,7 @@
 
 #include "cli.h"         // defines: cli_print_exit_codes
 #include "optim_flags.h" // defines: sim_optim_flags_table
+#include "viz_cli.h"     // defines: cli_viz_help
 
 static const RunOptSpec run_specs[RO_COUNT] = {
     {RO_STRATEGY, 0, "strategy", "NAME", "single",
@@ -87,7 +88,8 @@ static const RunOptSpec run_specs[RO_COUNT] = {
      "safetensors file with the model's tensors"},
     {RO_TRACE, 0, "trace", "FILE", NULL,
      "write the compute events as a Chrome trace\n"
-     "(FILE.jsonl: JSON lines)"},
+     "(FILE.jsonl: JSON lines; FILE.ddptrace:\n"
+     "binary, for ddplab replay)"},
     {RO_LOG_EVERY, 0, "log-every", "N", "0",
      "a progress line every N steps (0: about ten\n"
      "lines in a run)"},
@@ -330,6 +332,8 @@ void run_help(FILE *out) {
     const SimOptimFlagInfo *f = sim_optim_flags_table(&n);
     for (int i = 0; i < n; i++)
         print_option(out, 0, f[i].name, f[i].metavar, f[i].help, NULL);
+    fputc('\n', out);
+    cli_viz_help(out);
     fprintf(out,
             "\n"
             "examples:\n"

@@ -372,6 +372,19 @@ static RunParse parse_one(int argc, char **argv, int *i, RunOptions *o) {
         if (s && a[2])
             val = a + 2;
     }
+    if (s == NULL && flag == NULL && name[0] && cli_viz_is_option(name)) {
+        const char *eq = strchr(a + 2, '=');
+        if (eq)
+            val = eq + 1;
+        else if (strcmp(name, "ascii") != 0 && *i + 1 < argc)
+            val = argv[++*i];
+        else if (strcmp(name, "ascii") != 0) {
+            run_error("--%s: missing value (see 'ddplab run --help')", name);
+            return RUN_PARSE_ERROR;
+        }
+        return cli_viz_set(&o->viz, "ddplab run", name, val ? val : "") == 0 ? RUN_PARSE_OK
+                                                                            : RUN_PARSE_ERROR;
+    }
     if (s == NULL && flag == NULL) {
         run_error("'%s' is not an option; allowed: see 'ddplab run --help'",
                   cli_opt_shown(a, vbuf, sizeof vbuf));
@@ -535,5 +548,7 @@ RunParse run_opts_parse(int argc, char **argv, RunOptions *o) {
     for (int i = 1; i < argc; i++)
         if (parse_one(argc, argv, &i, o) != RUN_PARSE_OK)
             return RUN_PARSE_ERROR;
+    if (cli_viz_check(&o->viz, "ddplab run") != 0)
+        return RUN_PARSE_ERROR;
     return check_together(o);
 }

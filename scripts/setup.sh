@@ -9,6 +9,7 @@ PACKAGES=(
   libopenblas-dev                     # CBLAS for CPU math
   libncurses-dev                      # terminal view
   libsdl2-dev libsdl2-ttf-dev         # window view
+  fonts-dejavu-core                   # its font (DejaVu Sans Mono)
   libpng-dev                          # PNG plots
   openmpi-bin libopenmpi-dev          # the collective peer for benchmarks
   tmux                                # terminal UI tests

@@ -1,0 +1,14 @@
+# `ddplab run --viz ...` and `ddplab replay` as a user runs them: text
+# frames, a recorded trace replayed, --at, --png, --plot, bad traces; and a
+# live run watched in the ncurses view inside tmux (skipped without tmux or
+# ncurses).
+ddplab_add_test(test_cli_viz
+  SOURCES test_cli_viz.c test_cli_run.c test_files.c
+  ARGS $<TARGET_FILE:ddplab>
+  LABELS cli
+  TIMEOUT 300)
+add_dependencies(test_cli_viz ddplab)
+add_test(NAME test_viz_live_tmux
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_viz_live_tmux.sh $<TARGET_FILE:ddplab>)
+set_tests_properties(test_viz_live_tmux PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
+  LABELS cli)

@@ -1,0 +1,25 @@
+# The SDL2 view (viz/view_sdl*.c) and the charts of a trace (viz/plots.c),
+# without a display: frames drawn offscreen by the software renderer, the
+# window under SDL's dummy video driver. Engine traces of a ring all_reduce
+# and of FSDP come from CPU ranks (label cpu). Each part exits 77 (skipped)
+# when the build has no SDL2 or no libpng.
+ddplab_add_test(test_viz_sdl_parts
+  SOURCES test_viz_sdl.c test_viz_sdl_util.c test_ddp_util.c test_world.c test_files.c
+          test_env.c
+  LIBS ddplab_viz ddplab_cpu
+  ARGS parts
+  LABELS cpu
+  TIMEOUT 60)
+if(DDPLAB_HAVE_SDL)
+  target_link_libraries(test_viz_sdl_parts PRIVATE PkgConfig::SDL2)
+  target_compile_definitions(test_viz_sdl_parts PRIVATE DDPLAB_HAVE_SDL=1)
+endif()
+if(DDPLAB_HAVE_PNG)
+  target_link_libraries(test_viz_sdl_parts PRIVATE PNG::PNG)
+  target_compile_definitions(test_viz_sdl_parts PRIVATE DDPLAB_HAVE_PNG=1)
+endif()
+foreach(part IN ITEMS frames window nodisplay plots)
+  add_test(NAME test_viz_sdl_${part} COMMAND test_viz_sdl_parts ${part})
+  set_tests_properties(test_viz_sdl_${part} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
+    LABELS cpu)
+endforeach()
