@@ -82,6 +82,21 @@ static int write_trace(FILE *notes, const BenchOptions *o, const SimWorld *w) {
     return CLI_EXIT_OK;
 }
 
+// What `ddplab replay` shows in its header for this benchmark's trace.
+static void trace_info(const BenchOptions *o, SimWorld *w) {
+    if (w->trace == NULL)
+        return;
+    SimTraceInfo info;
+    memset(&info, 0, sizeof info);
+    snprintf(info.title, sizeof info.title, "bench %s (%s)  R=%d (%d node%s x %d)",
+             bench_coll_name(o->coll), sim_algo_name(bench_algo_resolved(o)), o->nranks,
+             o->nodes, o->nodes == 1 ? "" : "s", o->nranks / o->nodes);
+    snprintf(info.strategy, sizeof info.strategy, "bench");
+    snprintf(info.profile, sizeof info.profile, "%s", o->sys.name);
+    info.nodes = o->nodes;
+    sim_trace_set_info(w->trace, &info);
+}
+
 // Runs the sweep on an initialised world and reports it. Returns an exit code.
 static int run_and_report(const BenchOptions *o, BenchRun *run, SimWorld *w) {
     FILE *notes = o->csv ? stderr : stdout; // keep stdout pure CSV with --csv
@@ -97,6 +112,15 @@ static int run_and_report(const BenchOptions *o, BenchRun *run, SimWorld *w) {
             fprintf(stderr, "ddplab bench: --calibrate: not calibrating: the results were wrong\n");
     } else if (o->calibrate) {
         rc = bench_calibrate(notes, run, w);
+    }
+    if (rc == CLI_EXIT_OK && o->plot) {
+        char err[512];
+        if (bench_plot(run, o->plot, err, sizeof err) != 0) {
+            fprintf(stderr, "ddplab bench: --plot: %s\n", err);
+            rc = CLI_EXIT_INTERNAL;
+        } else {
+            fprintf(notes, "# plot: %s (bus bandwidth against size)\n", o->plot);
+        }
     }
     if (o->trace) {
         int trc = write_trace(notes, o, w); // a failed run's trace shows where it stopped
@@ -137,6 +161,7 @@ int bench_main(int argc, char **argv) {
                 o.backend, sim_world_error(&w), names);
         rc = CLI_EXIT_INTERNAL;
     } else {
+        trace_info(&o, &w);
         if (!o.csv)
             bench_report_header(stdout, &o, ops->description);
         fflush(stdout); // the header shows while the sweep runs

@@ -58,6 +58,7 @@ typedef struct {
     SimDeviceProfile device; // resolved --gpu; all zero without it
     const char *calibrate; // output file, or NULL
     const char *trace;     // output file, or NULL
+    const char *plot;      // --plot: busbw chart (PNG), or NULL
     int csv;
     double watchdog_s;
 } BenchOptions;
@@ -164,6 +165,9 @@ uint64_t bench_wrong(const BenchRun *run, int point, int mode);
 // Simulated seconds of one call of the collective of `count` under the
 // options' profile and topology (the cost model, not a measurement).
 double bench_sim_time(const BenchOptions *o, size_t count);
+// bench_plot.c: busbw against size as a PNG chart at path. 0, or -1 with
+// err set.
+int bench_plot(const BenchRun *run, const char *path, char *err, size_t errlen);
 void bench_report_header(FILE *out, const BenchOptions *o, const char *backend_desc);
 // Prints every row and the footer. Returns the total of wrong elements.
 uint64_t bench_report_rows(FILE *out, const BenchRun *run);

@@ -78,6 +78,10 @@ static const OptSpec opt_specs[OPT_COUNT] = {
      "object per event, simulated and wall times;\n"
      "one ending in .ddptrace the binary trace,\n"
      "for ddplab replay"},
+    {OPT_PLOT, 0, "plot", "FILE.png", NULL,
+     "a chart of bus bandwidth against size:\n"
+     "measured out-of-place and in-place, and the\n"
+     "simulated hardware (log-log)"},
     {OPT_CSV, 0, "csv", NULL, NULL,
      "CSV instead of the table, one row per size\n"
      "and mode: collective,algo,ranks,bytes,count,\n"

@@ -20,6 +20,7 @@
 #include "backends.h"   // defines: cli_backend_find, cli_backend_names
 #include "bench_opts.h" // defines: OptSpec, bench_opt_spec
 #include "opts.h"       // defines: cli_opt_shown, cli_opt_vline, cli_opt_output_problem
+#include "plot.h"       // defines: viz_png_available
 
 // ----------------------------------------------------------------------------
 // messages
@@ -211,6 +212,9 @@ static BenchParse apply_option(const OptSpec *s, const char *v, BenchOptions *o)
     case OPT_TRACE:
         o->trace = v;
         return BENCH_PARSE_OK;
+    case OPT_PLOT:
+        o->plot = v;
+        return BENCH_PARSE_OK;
     case OPT_CSV:
         o->csv = 1;
         return BENCH_PARSE_OK;
@@ -384,6 +388,11 @@ static BenchParse check_together(BenchOptions *o, const OptSeen *seen) {
         return BENCH_PARSE_ERROR;
     if (o->trace && check_output(bench_opt_spec(OPT_TRACE), o->trace) != BENCH_PARSE_OK)
         return BENCH_PARSE_ERROR;
+    if (o->plot && check_output(bench_opt_spec(OPT_PLOT), o->plot) != BENCH_PARSE_OK)
+        return BENCH_PARSE_ERROR;
+    if (o->plot && !viz_png_available())
+        return opt_fail(bench_opt_spec(OPT_PLOT), o->plot, "a build with libpng (apt-get "
+                        "install libpng-dev, then rebuild)", "cannot be written by this build");
     if (o->trace && o->calibrate && strcmp(o->trace, o->calibrate) == 0)
         return opt_fail(bench_opt_spec(OPT_TRACE), o->trace, "a file other than --calibrate's",
                         "is also the --calibrate file");

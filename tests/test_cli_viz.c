@@ -84,6 +84,11 @@ static int test_pictures(void) {
     CHECK(file_size(path("loss.png")) > 1000);
     CHECK(file_size(path("mem.png")) > 1000);
     tcli_result_free(&r);
+    TCLI_RUN(r, exe, 120, "bench", "-n", "4", "-b", "1K", "-e", "64K", "--plot", path("bw.png"));
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK(strstr(r.out, "bw.png") != NULL);
+    CHECK(file_size(path("bw.png")) > 1000);
+    tcli_result_free(&r);
     TCLI_RUN(r, exe, 120, "replay", path("ddp.ddptrace"), "--png", path("frame.png"), "--at",
              "bucket-launch:1");
     if (r.rc == 2 && strstr(r.err, "SDL2") != NULL) { // a build without SDL2
