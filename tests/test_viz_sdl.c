@@ -410,6 +410,7 @@ static int frame_and_png(Off *off, VizModel *m, size_t i, double frac, const cha
     CHECK_EQ_INT(off_open(off, VIZ_SDL_PNG_W, VIZ_SDL_PNG_H), 0);
     VizPlayer p;
     viz_player_init(&p, viz_model_count(m), viz_model_trace(m)->nranks);
+    viz_player_suggest_jump(&p, m); // as viz_sdl_png does
     p.pos = (double)i + frac;
     CHECK_EQ_INT(viz_sdl_view_frame(&off->v, m, &p, NULL), SIM_OK);
     CHECK(off->v.fits && off->v.have_frame && off->v.layout.ok);

@@ -10,5 +10,6 @@ ddplab_add_test(test_cli_viz
 add_dependencies(test_cli_viz ddplab)
 add_test(NAME test_viz_live_tmux
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_viz_live_tmux.sh $<TARGET_FILE:ddplab>)
+# label cpu too: the TSan build runs it (the ranks' thread feeding the view's)
 set_tests_properties(test_viz_live_tmux PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
-  LABELS cli)
+  LABELS "cli;cpu")

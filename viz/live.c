@@ -24,8 +24,10 @@ struct VizLive {
     int done, detached;
     int pulling;             // the view is copying a pulled batch's strings
     SimStatus st;
-    double *last;            // [nlast] each rank's latest sim_start pulled so far
-    int nlast;               // (touched by the view thread only)
+    // [nlast * SIM_STREAM_COUNT]: each rank's latest sim_start pulled so far
+    // on each stream (-inf: none yet); touched by the view thread only
+    double *last;
+    int nlast;
 };
 
 VizLive *viz_live_new(void) {
@@ -118,18 +120,22 @@ static size_t live_pull(VizLive *l, VizTrace *t, int *done) {
         if (viz_trace_add(t, &q[i], NULL) != SIM_OK)
             continue; // out of memory: leave the event out of the view
         moved++;
-        int r = q[i].rank;
+        int r = q[i].rank, sm = q[i].stream;
         if (r >= l->nlast) {
-            double *last = realloc(l->last, (size_t)(r + 1) * sizeof *last);
+            double *last = realloc(l->last, (size_t)(r + 1) * SIM_STREAM_COUNT * sizeof *last);
             if (last != NULL) {
-                for (int k = l->nlast; k <= r; k++)
+                for (size_t k = (size_t)l->nlast * SIM_STREAM_COUNT;
+                     k < (size_t)(r + 1) * SIM_STREAM_COUNT; k++)
                     last[k] = -INFINITY;
                 l->last = last;
                 l->nlast = r + 1;
             }
         }
-        if (r < l->nlast && q[i].sim_start > l->last[r])
-            l->last[r] = q[i].sim_start;
+        if (r < l->nlast && sm >= 0 && sm < SIM_STREAM_COUNT) {
+            double *v = &l->last[(size_t)r * SIM_STREAM_COUNT + (size_t)sm];
+            if (q[i].sim_start > *v)
+                *v = q[i].sim_start;
+        }
     }
     pthread_mutex_lock(&l->lock);
     l->pulling = 0;
@@ -139,18 +145,36 @@ static size_t live_pull(VizLive *l, VizTrace *t, int *done) {
     return moved;
 }
 
-// Leading events of t at or before the least recent rank's latest time.
+// Leading events of t strictly before the horizon: the earliest of every
+// rank's latest time on each stream it has used. A rank appends each
+// stream's events in time order, but not the streams' in step with each
+// other (a collective is recorded when it is waited for, with the time it
+// started), so a stream that lags holds the horizon back.
 static size_t live_settled(const VizLive *l, const VizTrace *t) {
     if (l->nlast < t->nranks)
         return 0; // a rank that has shown nothing yet may still come first
     double h = INFINITY;
-    for (int r = 0; r < l->nlast; r++)
-        if (l->last[r] < h)
-            h = l->last[r];
-    size_t lo = 0, hi = t->n; // first event later than h
+    int any = 0;
+    for (int r = 0; r < l->nlast; r++) {
+        int used = 0;
+        for (int sm = 0; sm < SIM_STREAM_COUNT; sm++) {
+            double v = l->last[(size_t)r * SIM_STREAM_COUNT + (size_t)sm];
+            if (v == -INFINITY)
+                continue;
+            used = 1;
+            if (v < h)
+                h = v;
+        }
+        if (!used)
+            return 0;
+        any = 1;
+    }
+    if (!any)
+        return 0;
+    size_t lo = 0, hi = t->n; // the first event at or after h
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (t->ev[mid].sim_start <= h)
+        if (t->ev[mid].sim_start < h)
             lo = mid + 1;
         else
             hi = mid;

@@ -36,6 +36,17 @@ void viz_player_init(VizPlayer *p, size_t available, int nranks) {
     p->jump = player_jump_cycle[0];
 }
 
+void viz_player_suggest_jump(VizPlayer *p, const VizModel *m) {
+    static const VizJump order[] = {VIZ_JUMP_GATHER, VIZ_JUMP_BUCKET_LAUNCH, VIZ_JUMP_COLL};
+    if (m == NULL)
+        return;
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
+        if (viz_model_next(m, SIZE_MAX, order[k], +1) != SIZE_MAX) {
+            p->jump = order[k];
+            return;
+        }
+}
+
 size_t viz_player_index(const VizPlayer *p) {
     if (p->available == 0 || !(p->pos > 0))
         return 0;

@@ -50,6 +50,9 @@ typedef struct {
 
 // available = the trace's events now; starts paused at event 0, speed 10/s.
 void viz_player_init(VizPlayer *p, size_t available, int nranks);
+// Points ] and [ at what the trace is about: FSDP all-gathers, else DDP
+// bucket launches, else collectives (m may be NULL: nothing changes).
+void viz_player_suggest_jump(VizPlayer *p, const VizModel *m);
 // Handles one key. Returns 1 when the view must be redrawn.
 int viz_player_key(VizPlayer *p, const VizModel *m, int key);
 // Advances a playing cursor by dt seconds of wall time (stops at the last

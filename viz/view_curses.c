@@ -101,12 +101,16 @@ static SimStatus curses_loop(VizCursesScreen *scr, VizSource *src, const VizView
     curses_set_speed(&p, o->speed);
     int start_pending = o->start > 0;
     p.playing = o->autoplay != 0;
-    int fitted = 0, dirty = 1;
+    int fitted = 0, dirty = 1, suggested = 0;
     char why[128] = "";
     SimStatus st = SIM_OK;
     double last = curses_now();
     while (!p.quit && curses_stop_signal == 0) {
         if (viz_source_poll(src)) {
+            if (!suggested && src->model != NULL) {
+                viz_player_suggest_jump(&p, src->model);
+                suggested = 1;
+            }
             curses_sync_player(&p, src);
             dirty = 1;
         }

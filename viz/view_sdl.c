@@ -95,6 +95,7 @@ static void setup_player(VizSdlApp *a) {
         return;
     VizPlayer *p = &a->player;
     viz_player_init(p, src->settled, src->trace->nranks);
+    viz_player_suggest_jump(p, src->model);
     p->available = src->settled;
     p->live_done = src->live ? viz_live_done(src->live) : 1;
     size_t start = a->opts.start;
@@ -398,6 +399,7 @@ SimStatus viz_sdl_png(VizModel *m, size_t i, double frac, const VizViewOpts *o,
     }
     VizPlayer p;
     viz_player_init(&p, count, viz_model_trace(m)->nranks);
+    viz_player_suggest_jump(&p, m);
     p.live_done = 1;
     p.playing = 0;
     if (!(frac > 0) || i + 1 >= count)
