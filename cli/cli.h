@@ -38,4 +38,13 @@ void plan_help(FILE *out);
 int replay_main(int argc, char **argv);
 void replay_help(FILE *out);
 
+// `ddplab lesson [NAME|FILE] ...` (and `ddplab` alone: argv = {"lesson"}):
+// the lessons' menu, or one lesson played. Returns an exit code.
+int lesson_main(int argc, char **argv);
+void lesson_help(FILE *out);
+
+// `ddplab interview ...`: argv[0] is "interview". Returns an exit code.
+int interview_main(int argc, char **argv);
+void interview_help(FILE *out);
+
 #endif

@@ -1,5 +1,6 @@
-// cli/main.c: the `ddplab` program: the overview it prints when run without
-// arguments, the global help and version, and the dispatch to sub-commands.
+// cli/main.c: the `ddplab` program: the lessons' menu when run without
+// arguments, the overview (--help), the version, and the dispatch to
+// sub-commands.
 //
 // Sub-commands live in a table; those that are planned but not written yet
 // are listed as "coming" so the overview says honestly what works today.
@@ -25,8 +26,8 @@ typedef struct {
 static const CliCommand commands[] = {
     {"bench", "time a collective on simulated ranks, next to its time on real GPUs",
      "ddplab bench -c all_reduce -n 8 -b 1K -e 64M", bench_main, bench_help},
-    {"lesson", "guided lessons on DDP, FSDP and ZeRO",
-     "ddplab lesson collectives_ring_allreduce", NULL, NULL},
+    {"lesson", "guided lessons on DDP, FSDP and ZeRO (`ddplab` alone opens the menu)",
+     "ddplab lesson --list", lesson_main, lesson_help},
     {"run", "train a model: single, ddp, dp, fsdp, zero1-3 or layer-owner",
      "ddplab run --strategy fsdp -n 4 --data blobs --print-units", run_main,
      run_help},
@@ -35,6 +36,8 @@ static const CliCommand commands[] = {
      plan_help},
     {"replay", "watch a recorded trace: step, jump, draw frames and charts",
      "ddplab replay run.ddptrace --viz ncurses", replay_main, replay_help},
+    {"interview", "a drill of interview questions, graded against the simulator",
+     "ddplab interview --topic memory,buckets --count 5", interview_main, interview_help},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
@@ -75,6 +78,7 @@ static void print_overview(FILE *out) {
             "hardware, so you can see what it does and what it would cost.\n"
             "\n"
             "usage: ddplab COMMAND [options]\n"
+            "       ddplab                  (no command: the lessons' menu)\n"
             "\n"
             "commands:\n",
             DDPLAB_VERSION);
@@ -121,7 +125,7 @@ static int not_available(const CliCommand *c) {
             n += snprintf(now + n, sizeof now - (size_t)n, "%s%s", n ? ", " : "",
                           commands[i].name);
     fprintf(stderr, "ddplab %s: not available yet in ddplab %s; available now: %s "
-                    "(run 'ddplab' to see the commands)\n",
+                    "(run 'ddplab --help' to see the commands)\n",
             c->name, DDPLAB_VERSION, now);
     return CLI_EXIT_USAGE;
 }
@@ -151,9 +155,9 @@ static int help_command(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        print_overview(stdout);
-        return CLI_EXIT_OK;
+    if (argc < 2) { // the lessons' menu (this overview is `ddplab --help`)
+        char *menu[] = {"lesson", NULL};
+        return lesson_main(1, menu);
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {

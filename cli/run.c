@@ -257,8 +257,13 @@ static int train(RunOptions *o, SimTrainConfig *c) {
     }
     if (rc == CLI_EXIT_OK)
         run_memory_table(o, &w);
-    if (rc == CLI_EXIT_OK && o->trace)
-        rc = write_trace(o, &w);
+    // A run that hung or ran out of memory keeps its trace: it shows where
+    // it stopped. Bad input leaves no files.
+    if (o->trace && (rc == CLI_EXIT_OK || rc == CLI_EXIT_DIST || rc == CLI_EXIT_CHECK)) {
+        int trc = write_trace(o, &w);
+        if (rc == CLI_EXIT_OK)
+            rc = trc;
+    }
     if (rc == CLI_EXIT_OK)
         rc = cli_viz_interactive(&o->viz) ? view_rc : run_viz_after(o, &w);
     sim_world_free(&w);

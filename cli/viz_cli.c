@@ -240,6 +240,14 @@ static size_t resolve_at(VizModel *m, const char *at, size_t deflt, const char *
     return i;
 }
 
+size_t cli_viz_at(VizModel *m, const char *at, const char *prog) {
+    if (!at_form_ok(at)) {
+        fprintf(stderr, "%s: --at %s: not a position (N, iN or KIND[:K])\n", prog, at);
+        return SIZE_MAX;
+    }
+    return resolve_at(m, at, 0, prog);
+}
+
 int cli_viz_pictures(VizSource *src, const CliViz *v, const char *prog) {
     char err[512];
     if (src->model == NULL)

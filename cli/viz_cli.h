@@ -45,5 +45,8 @@ void cli_viz_help(FILE *out);
 int cli_viz_show(VizSource *src, const CliViz *v, const char *prog);
 // Only the plots and --png (used after a live view ended).
 int cli_viz_pictures(VizSource *src, const CliViz *v, const char *prog);
+// A position as --at takes it (N, iN, KIND[:K]) in model m: the event
+// index, or SIZE_MAX after printing "PROG: --at POS: why" on stderr.
+size_t cli_viz_at(VizModel *m, const char *at, const char *prog);
 
 #endif

@@ -11,6 +11,7 @@ PACKAGES=(
   libsdl2-dev libsdl2-ttf-dev         # window view
   fonts-dejavu-core                   # its font (DejaVu Sans Mono)
   libpng-dev                          # PNG plots
+  libmd4c-dev                         # the lesson parser (Markdown)
   openmpi-bin libopenmpi-dev          # the collective peer for benchmarks
   tmux                                # terminal UI tests
   python3-torch python3-numpy         # PyTorch as the reference in conformance tests

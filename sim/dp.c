@@ -143,7 +143,7 @@ static SimStatus dp_setup(SimRank *r, SimTrainer *t, const void *cfg, void **sta
     // on the replicas' devices, so their memory peaks start without it).
     if (r->rank != 0) {
         sim_optim_free(&t->optim, r);
-        sim_mem_reset_peak(&r->mem, r->clock[SIM_STREAM_COMPUTE]);
+        sim_rank_mem_reset_peak(r);
     }
     // The first replicate happens before the first forward, like
     // DataParallel's; nothing to broadcast at construction.
@@ -388,6 +388,12 @@ static SimStatus dp_micro_step(void *state, SimRank *r, SimTrainer *t, const Sim
     SIM_CHECK(gather(s, r, nch, N, chunk_loss, &sum));
     *loss = r->rank == 0 ? (float)(sum / N) : chunk_loss;
     float seed = dloss;
+    // the training loop marked the forward; the backward starts here
+    SimEvent ph;
+    sim_rank_event(&ph, r, SIM_EV_MARKER, SIM_STREAM_COMPUTE, "phase", "backward",
+                   r->clock[SIM_STREAM_COMPUTE]);
+    ph.step = (int32_t)t->step;
+    sim_rank_trace(r, &ph);
     SIM_CHECK(scatter_grad(s, r, nch, N, &seed));
     if (mine.n > 0) {
         launch_cost(s, r, nch, 2 * m->nparams);

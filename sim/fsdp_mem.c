@@ -117,7 +117,7 @@ SimStatus fsdp_mem_state(FsdpState *s, SimRank *r, int sign) {
     if (sign > 0) {
         // The run starts here: the full-size model and optimizer that numeric
         // mode built first are backing store now, not part of any peak.
-        sim_mem_reset_peak(&r->mem, r->clock[SIM_STREAM_COMPUTE]);
+        sim_rank_mem_reset_peak(r);
     }
     return SIM_OK;
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "comm.h"   // defines: sim_broadcast, sim_reduce, sim_all_reduce
-#include "memory.h" // defines: sim_mem_charge, sim_mem_reset_peak
+#include "memory.h" // defines: sim_mem_charge, sim_rank_mem_reset_peak
 #include "ops.h"    // defines: sim_op_fill, sim_op_scale, sim_tensor_alloc
 #include "train.h"  // defines: SimTrainer, SimStepStats
 
@@ -323,7 +323,7 @@ static SimStatus lo_setup(SimRank *r, SimTrainer *t, const void *cfg, void **sta
     SIM_CHECK(drop_unowned(s));
     // the peak so far is numeric mode's full-size set-up, which the run
     // this models never holds
-    sim_mem_reset_peak(&r->mem, r->clock[SIM_STREAM_COMPUTE]);
+    sim_rank_mem_reset_peak(r);
     sim_model_set_module_hook(s->m, lo_hook, s);
     return SIM_OK;
 }

@@ -77,6 +77,19 @@ static void trace_charge(SimRank *r, SimMemSpace s, SimMemCat c, int64_t delta,
     sim_rank_trace(r, &ev);
 }
 
+void sim_rank_mem_reset_peak(SimRank *r) {
+    sim_mem_reset_peak(&r->mem, r->clock[SIM_STREAM_COMPUTE]);
+    if (r->world == NULL || r->world->trace == NULL)
+        return;
+    SimEvent ev;
+    sim_rank_event(&ev, r, SIM_EV_MEMORY, SIM_STREAM_COMPUTE, "peak-reset", "peak-reset",
+                   r->clock[SIM_STREAM_COMPUTE]);
+    ev.count = (uint64_t)(r->mem.total[SIM_MEM_DEVICE] > 0 ? r->mem.total[SIM_MEM_DEVICE] : 0);
+    ev.mem_cat = SIM_MEM_OTHER;
+    ev.mem_space = SIM_MEM_DEVICE;
+    sim_rank_trace(r, &ev);
+}
+
 static void note_peak(SimRank *r, SimMemSpace s) {
     SimMemLedger *l = &r->mem;
     if (l->total[s] <= l->peak[s])

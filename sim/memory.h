@@ -75,6 +75,10 @@ void sim_mem_ledger_init(SimMemLedger *l, uint64_t capacity);
 // torch.cuda.reset_peak_memory_stats does): for set-up that allocates what
 // the modelled run never holds and frees it at once. `now`: simulated time.
 void sim_mem_reset_peak(SimMemLedger *l, double now);
+// The same on rank r's ledger at its compute clock, and a memory event
+// (label "peak-reset", 0 bytes) so that views replaying the trace restart
+// their peaks there too.
+void sim_rank_mem_reset_peak(SimRank *r);
 
 // Adds delta bytes (negative: releases) to category c of space s on rank r,
 // updates the totals and peaks, and appends a memory event to the trace

@@ -37,7 +37,8 @@ typedef enum {
                        // ("alloc" / "free" for tensor storage); `count`: the
                        // ledger's total of that space after it (what the
                        // modelled run holds: backing stores left out,
-                       // phantom tensors counted)
+                       // phantom tensors counted); label "peak-reset"
+                       // (0 bytes): the rank's peaks restart from here
     SIM_EV_BUCKET,     // a DDP gradient bucket (label "ready": a parameter's
                        // gradient copied in, parameter index in `chunk`;
                        // "launch": its all_reduce started, `seq` = that

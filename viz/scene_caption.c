@@ -285,6 +285,12 @@ static void cap_marker(const SimEvent *e, char *buf, size_t len) {
 
 static void cap_memory(const SimEvent *e, char *buf, size_t len) {
     char b[32], t[32], what[96];
+    if (streq(e->label, "peak-reset")) {
+        fmt_bytes(e->count, t, sizeof t);
+        put(buf, len, "rank %d restarts its memory peak at %s: set-up that the modelled run "
+                      "never holds is over", e->rank, t);
+        return;
+    }
     fmt_bytes(e->bytes, b, sizeof b);
     fmt_bytes(e->count, t, sizeof t);
     int freeing = streq(e->label ? e->label : e->name, "free");

@@ -339,7 +339,7 @@ static int index_marker(VizModel *m, const SimEvent *e, uint32_t i, int r) {
 }
 
 static int index_memory(VizModel *m, const SimEvent *e, uint32_t i, int r) {
-    if (r < 0 || e->mem_space != SIM_MEM_DEVICE)
+    if (r < 0 || e->mem_space != SIM_MEM_DEVICE || streq(e->label, "peak-reset"))
         return 0;
     const VizRankState *rs = &m->cur.rank[r];
     int freeing = streq(e->label ? e->label : e->name, "free");

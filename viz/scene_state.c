@@ -132,6 +132,10 @@ static int streq(const char *a, const char *b) {
 }
 
 static void apply_memory(VizRankState *rs, const SimEvent *e) {
+    if (streq(e->label, "peak-reset")) { // sim_rank_mem_reset_peak
+        rs->peak = rs->total;
+        return;
+    }
     int freeing = streq(e->label ? e->label : e->name, "free");
     int64_t d = freeing ? -(int64_t)e->bytes : (int64_t)e->bytes;
     int cat = e->mem_cat >= 0 && e->mem_cat < SIM_MEM_CAT_COUNT ? e->mem_cat : SIM_MEM_OTHER;

@@ -1,0 +1,22 @@
+# `ddplab lesson`, the lesson player. test_lesson_facts runs lesson blocks
+# in-process and checks every fact of lessons/FORMAT.md against what the run
+# printed or the raw trace, grading and the progress file; test_cli_lesson
+# plays the small lessons in tests/lessons/ as a learner would (recorded
+# answers, answers typed on stdin, the menu, bad input); test_lesson_tmux
+# opens the menu in a terminal, plays a lesson to its pause in the ncurses
+# view and answers its question (skipped without tmux or ncurses).
+ddplab_add_test(test_lesson_facts
+  SOURCES test_lesson_facts.c test_files.c test_env.c
+  LIBS ddplab_cli
+  LABELS cli
+  TIMEOUT 300)
+ddplab_add_test(test_cli_lesson
+  SOURCES test_cli_lesson.c test_cli_run.c test_files.c
+  ARGS $<TARGET_FILE:ddplab> ${CMAKE_CURRENT_SOURCE_DIR}/lessons
+  LABELS cli
+  TIMEOUT 300)
+add_dependencies(test_cli_lesson ddplab)
+add_test(NAME test_lesson_tmux
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_lesson_tmux.sh $<TARGET_FILE:ddplab>
+    ${CMAKE_CURRENT_SOURCE_DIR}/lessons)
+set_tests_properties(test_lesson_tmux PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS cli)

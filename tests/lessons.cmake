@@ -1,0 +1,19 @@
+# Every lesson plays in the test suite: one test per lesson file in
+# lessons/ (a .md file that opens with a lesson header; FORMAT.md, README.md
+# and index.md do not), run as `ddplab lesson FILE --non-interactive --viz
+# text`: each recorded answer must equal the fact its run computes, each
+# command must end with the exit code the lesson expects, each pause must
+# name an event. The learner's progress goes to the build directory.
+file(GLOB DDPLAB_LESSON_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/lessons/*.md)
+foreach(f IN LISTS DDPLAB_LESSON_FILES)
+  file(READ ${f} head LIMIT 4)
+  if(NOT head MATCHES "^---\r?\n")
+    continue()
+  endif()
+  get_filename_component(stem ${f} NAME_WE)
+  add_test(NAME lesson_${stem}
+    COMMAND $<TARGET_FILE:ddplab> lesson ${f} --non-interactive --viz text)
+  set_tests_properties(lesson_${stem} PROPERTIES
+    TIMEOUT 300 LABELS cli
+    ENVIRONMENT "XDG_STATE_HOME=${CMAKE_BINARY_DIR}/lesson-state")
+endforeach()
