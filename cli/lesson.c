@@ -63,8 +63,8 @@ void lesson_help(FILE *out) {
           "examples:\n"
           "  ddplab                              # the menu\n"
           "  ddplab lesson --list\n"
-          "  ddplab lesson ddp-buckets --viz text\n"
-          "  ddplab lesson lessons/ddp-buckets.md --non-interactive\n"
+          "  ddplab lesson ddp-internals --viz text\n"
+          "  ddplab lesson lessons/06-ddp-internals.md --non-interactive\n"
           "\n"
           "exit codes:\n"
           "  0  the lesson was played (and, with --non-interactive, every check passed)\n"
@@ -205,7 +205,10 @@ static void progress_open(Progress *g) {
         fprintf(stderr, "%s: %s; it will be replaced\n", prog, err);
 }
 
-static void progress_note(Progress *g, const Lesson *l, const LessonPlayResult *r) {
+static void progress_note(Progress *g, const Lesson *l, const LessonPlayResult *r,
+                          int non_interactive) {
+    if (non_interactive) // a test or a read-through, not the learner's own answers
+        return;
     char err[512];
     if (g->path == NULL || l->id == NULL)
         return;
@@ -252,7 +255,7 @@ static int play_file(const char *path, const LessonArgs *a, Progress *g) {
     }
     LessonPlayResult r;
     int rc = lesson_play(&l, &o, &r);
-    progress_note(g, &l, &r);
+    progress_note(g, &l, &r, a->non_interactive);
     lesson_free(&l);
     return rc;
 }
@@ -321,8 +324,7 @@ static int menu(const LessonCatalog *c, const LessonArgs *a, Progress *g, const 
             first = c->e[i].id;
         printf("\nStart one with: ddplab lesson ID (or its number)%s%s\n",
                first ? ", e.g. ddplab lesson " : "", first ? first : "");
-        printf("Without a terminal, add --viz text (frames in the text); ddplab lesson --help "
-               "says more.\n");
+        printf("ddplab lesson --help says more.\n");
         return CLI_EXIT_OK;
     }
     int rc = CLI_EXIT_OK;

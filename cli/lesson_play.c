@@ -5,6 +5,7 @@
 #include "lesson_play.h"
 
 #include <ctype.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +24,19 @@ enum {
     PLAY_TAIL_LINES = 12, // of a failed block's output, in its message
     PLAY_ASK_TRIES = 5,   // answers that are not of the question's type before it is skipped
 };
+
+// Ctrl-C, a closed terminal or kill end a lesson between its items, so
+// that its scratch directory is removed before the signal ends the process
+// (a block that is running finishes first; the watchdog bounds it).
+static const int play_signals[] = {SIGINT, SIGTERM, SIGHUP};
+enum { PLAY_NSIGNALS = 3 };
+
+// The signal that stopped the lesson (0: none). Written by the handler.
+static volatile sig_atomic_t play_stop_signal;
+
+static void play_on_signal(int sig) {
+    play_stop_signal = sig;
+}
 
 typedef struct {
     const Lesson *l;
@@ -70,8 +84,8 @@ static void since_clear(Play *p) {
 // Reads one line of input into buf (without its newline). 0, or -1 at the
 // end of the input.
 static int read_line(Play *p, char *buf, size_t len) {
-    if (p->eof || fgets(buf, (int)len, p->o->in) == NULL) {
-        p->eof = 1;
+    if (p->eof || play_stop_signal || fgets(buf, (int)len, p->o->in) == NULL) {
+        p->eof = 1; // a signal interrupts the read (the handler does not restart it)
         buf[0] = '\0';
         return -1;
     }
@@ -134,14 +148,18 @@ static void print_summary(Play *p, const LessonRun *r, LessonFacts *f) {
 
 // The words a view shows at a pause: the caption, then the narrative since
 // the last pause; a key hint first in the interactive views.
+// The words beside a pause's frame: its caption, and in a full-screen view
+// (which hides the terminal) also the narrative since the last pause; the
+// text view printed that narrative just above the frame.
 static char *pause_text(Play *p, const LessonPause *ps, int interactive) {
     const char *hint = interactive ? "[q: back to the lesson]  " : "";
     const char *cap = ps->caption && *ps->caption ? ps->caption : "";
-    size_t n = strlen(hint) + strlen(cap) + p->since_n + 8;
+    size_t since = interactive ? p->since_n : 0;
+    size_t n = strlen(hint) + strlen(cap) + since + 8;
     char *s = malloc(n);
     if (s != NULL)
-        snprintf(s, n, "%s%s%s%s", hint, cap, p->since_n && (*cap || *hint) ? "\n\n" : "",
-                 p->since_n ? p->since : "");
+        snprintf(s, n, "%s%s%s%s", hint, cap, since && (*cap || *hint) ? "\n\n" : "",
+                 since ? p->since : "");
     return s;
 }
 
@@ -359,8 +377,15 @@ int lesson_play(const Lesson *l, const LessonPlayOpts *o, LessonPlayResult *res)
     }
     for (int i = 0; i < l->nruns; i++)
         lesson_facts_init(&p.facts[i]);
+    struct sigaction old[PLAY_NSIGNALS], sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = play_on_signal; // no SA_RESTART: a waiting read returns
+    sigemptyset(&sa.sa_mask);
+    play_stop_signal = 0;
+    for (int k = 0; k < PLAY_NSIGNALS; k++)
+        sigaction(play_signals[k], &sa, &old[k]);
     print_header(l, o->out);
-    for (int i = 0; i < l->nitems; i++) {
+    for (int i = 0; i < l->nitems && play_stop_signal == 0; i++) {
         const LessonItem *it = &l->items[i];
         if (it->kind == LESSON_ITEM_TEXT && it->text) {
             fputc('\n', o->out);
@@ -373,9 +398,10 @@ int lesson_play(const Lesson *l, const LessonPlayOpts *o, LessonPlayResult *res)
         }
         fflush(o->out);
     }
-    res->completed = 1;
-    fprintf(o->out, "\nEnd of the lesson: %d of %d question%s answered right.\n", res->right,
-            res->asked, res->asked == 1 ? "" : "s");
+    res->completed = play_stop_signal == 0;
+    if (res->completed)
+        fprintf(o->out, "\nEnd of the lesson: %d of %d question%s answered right.\n",
+                res->right, res->asked, res->asked == 1 ? "" : "s");
     if (res->failures > 0)
         fprintf(stderr, "%s: %d check%s failed\n", l->path, res->failures,
                 res->failures == 1 ? "" : "s");
@@ -384,5 +410,13 @@ int lesson_play(const Lesson *l, const LessonPlayOpts *o, LessonPlayResult *res)
     free(p.facts);
     free(p.since);
     lesson_session_close(&p.session);
+    for (int k = 0; k < PLAY_NSIGNALS; k++)
+        sigaction(play_signals[k], &old[k], NULL);
+    int sig = play_stop_signal;
+    play_stop_signal = 0;
+    if (sig != 0) {
+        fflush(o->out);
+        raise(sig); // with the caller's handler back: by default, the end
+    }
     return res->failures > 0 ? CLI_EXIT_CHECK : CLI_EXIT_OK;
 }

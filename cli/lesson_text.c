@@ -100,7 +100,7 @@ void lesson_text_item(FILE *out, const char *mark, const char *text, int width, 
 // The line at p: its length, and where the next one starts (NULL at the end).
 static size_t line_at(const char *p, const char **next) {
     const char *nl = strchr(p, '\n');
-    *next = nl ? nl + 1 : NULL;
+    *next = nl && nl[1] ? nl + 1 : NULL; // a final newline ends the text
     return nl ? (size_t)(nl - p) : strlen(p);
 }
 

@@ -84,15 +84,15 @@ static void print_overview(FILE *out) {
             DDPLAB_VERSION);
     for (int i = 0; i < NCOMMANDS; i++) {
         const CliCommand *c = &commands[i];
-        fprintf(out, "  %-8s %s%s\n", c->name, c->run ? "" : "(coming, not yet available) ",
+        fprintf(out, "  %-9s %s%s\n", c->name, c->run ? "" : "(coming, not yet available) ",
                 c->summary);
         if (c->run)
-            fprintf(out, "  %-8s example: %s\n", "", c->example);
+            fprintf(out, "  %-9s example: %s\n", "", c->example);
     }
     fprintf(out, "\nbackends in this build (ddplab bench -B NAME):\n");
     for (int i = 0; cli_backends[i]; i++) {
-        fprintf(out, "  %-8s %s", cli_backends[i]->name, i == 0 ? "(default)" : "");
-        print_wrapped(out, 11 + (i == 0 ? 9 : 0), 11, cli_backends[i]->description);
+        fprintf(out, "  %-9s %s", cli_backends[i]->name, i == 0 ? "(default)" : "");
+        print_wrapped(out, 12 + (i == 0 ? 9 : 0), 12, cli_backends[i]->description);
     }
     fprintf(out, "\nhardware profiles for simulated time (ddplab bench -p NAME):\n");
     for (int i = 0; i < sim_sys_count(); i++) {

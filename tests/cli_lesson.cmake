@@ -6,7 +6,7 @@
 # opens the menu in a terminal, plays a lesson to its pause in the ncurses
 # view and answers its question (skipped without tmux or ncurses).
 ddplab_add_test(test_lesson_facts
-  SOURCES test_lesson_facts.c test_files.c test_env.c
+  SOURCES test_lesson_facts.c test_files.c
   LIBS ddplab_cli
   LABELS cli
   TIMEOUT 300)

@@ -179,8 +179,8 @@ static int test_fixtures_pass(void) {
             CHECK_STR_CONTAINS(r.out, "Right: b) Broadcast");
             CHECK_STR_CONTAINS(r.out, "Right: DistributedDataParallel");
             CHECK_STR_CONTAINS(r.out, "6 of 6 questions answered right");
-            // the narrative before the run is in the first frame, not in the second
-            CHECK_EQ_INT(count(r.out, "A DDP run of two ranks"), 2);
+            // the narrative is printed once: text frames carry only the captions
+            CHECK_EQ_INT(count(r.out, "A DDP run of two ranks"), 1);
             CHECK_EQ_INT(count(r.out, "Iteration 2 uses the rebuilt plan."), 1);
         }
         if (strcmp(names[i], "play-hang.md") == 0) {
@@ -321,6 +321,11 @@ static int test_progress(void) {
     snprintf(path, sizeof path, "%s/ddplab/progress.json", state);
     unlink(path);
     TcliResult r;
+    // --non-interactive (tests, read-throughs) records nothing
+    PLAY(r, NULL, NULL, "lesson", fixture("play-grade.md"), "--non-interactive");
+    CHECK_EQ_INT(r.rc, 0);
+    tcli_result_free(&r);
+    CHECK(!tfile_exists(path));
     PLAY(r, "2\n2.9\nC\nddp\n", NULL, "lesson", fixture("play-grade.md"));
     CHECK_EQ_INT(r.rc, 0);
     tcli_result_free(&r);
@@ -435,8 +440,8 @@ static int test_bad_input(void) {
     tcli_result_free(&r);
 
     // a malformed file: the parser's FILE:LINE message
-    const char *path = variant(fixture("play-grade.md"), "malformed.md", "type: choice", "type: colour",
-                               NULL);
+    const char *path =
+        variant(fixture("play-grade.md"), "malformed.md", "type: choice", "type: colour", NULL);
     CHECK(path != NULL);
     PLAY(r, NULL, NULL, "lesson", path);
     CHECK_EQ_INT(r.rc, 2);

@@ -17,7 +17,7 @@
 #include "lesson_grade.h"
 #include "lesson_progress.h"
 #include "lesson_run.h"
-#include "test_env.h"
+#include "lesson_text.h"
 #include "test_files.h"
 
 static const char *const header = "---\nid: t\ntitle: t\ndifficulty: beginner\n"
@@ -379,10 +379,13 @@ static int test_run_argv(void) {
 static int test_grade(void) {
     Lesson l;
     CHECK(parse("```ddplab\nplan -m gpt2\n```\n\n"
-                "```question\nask: n\ntype: number\nanswer: 100\ncheck: out:x\ntolerance: 2%\n```\n\n"
+                "```question\nask: n\ntype: number\nanswer: 100\ncheck: out:x\n"
+                "tolerance: 2%\n```\n\n"
                 "```question\nask: n\ntype: number\nanswer: 3\ncheck: out:x\n```\n\n"
-                "```question\nask: c\ntype: choice\nchoice: a) one\nchoice: b) two\nanswer: b\n```\n\n"
-                "```question\nask: w\ntype: word\nanswer: Broadcast\naccept: bcast, one to all\n```\n",
+                "```question\nask: c\ntype: choice\nchoice: a) one\nchoice: b) two\n"
+                "answer: b\n```\n\n"
+                "```question\nask: w\ntype: word\nanswer: Broadcast\n"
+                "accept: bcast, one to all\n```\n",
                 &l) == 0);
     CHECK_EQ_INT(l.nquestions, 4);
     const LessonQuestion *rel = &l.questions[0], *num = &l.questions[1];
@@ -483,6 +486,46 @@ static int test_progress(void) {
     return 0;
 }
 
+// The narrative wrapped at 40 columns: lines fit, list items hang under
+// their text, tables and code keep their lines.
+static int test_wrap(void) {
+    const char *text =
+        "A paragraph long enough to need more than one line at forty columns, "
+        "with a verylongwordthatdoesnotfitanywhereatall in it.\n\n"
+        "- a list item that is long enough to wrap onto a second line\n"
+        "  12. a nested numbered item that also wraps onto the next line\n\n"
+        "name   value   what it means in a long column\n"
+        "-----  ------  ------------------------------\n"
+        "a      1       the first row of a table that is wider than forty\n\n"
+        "    code stays exactly as it is written even when it is long\n";
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    CHECK(out != NULL);
+    lesson_text_wrap(out, text, 40, 0);
+    fclose(out);
+    CHECK_STR_CONTAINS(buf, "A paragraph long enough to need more\nthan one line");
+    CHECK_STR_CONTAINS(buf, "\nverylongwordthatdoesnotfitanywhereatall\n");
+    CHECK_STR_CONTAINS(buf, "- a list item that is long enough to\n  wrap onto a second line\n");
+    CHECK_STR_CONTAINS(buf, "  12. a nested numbered item that also\n      wraps onto the next line\n");
+    CHECK_STR_CONTAINS(buf, "\na      1       the first row of a table that is wider than forty\n");
+    CHECK_STR_CONTAINS(buf, "\n    code stays exactly as it is written even when it is long\n");
+    // blank lines between blocks stay, and nothing else is long
+    CHECK_EQ_INT(strstr(buf, "\n\n\n") == NULL, 1);
+    for (char *l = buf; *l;) {
+        size_t n = strcspn(l, "\n");
+        int ok = n <= 40 || strncmp(l, "verylong", 8) == 0 || strncmp(l, "a      1", 8) == 0 ||
+                 strncmp(l, "name ", 5) == 0 || strncmp(l, "-----", 5) == 0 ||
+                 strncmp(l, "    code", 8) == 0;
+        if (!ok)
+            fprintf(stderr, "too long: %.*s\n", (int)n, l);
+        CHECK(ok);
+        l += n + (l[n] == '\n');
+    }
+    free(buf);
+    return 0;
+}
+
 int main(void) {
     int failures = 0;
     RUN(test_facts_ddp);
@@ -492,5 +535,6 @@ int main(void) {
     RUN(test_run_argv);
     RUN(test_grade);
     RUN(test_progress);
+    RUN(test_wrap);
     return failures ? 1 : 0;
 }

@@ -5,8 +5,10 @@
 # waits for the ncurses view at the lesson's pause (the status line, the
 # caption and the "q: back to the lesson" hint on screen), presses q, answers
 # the question, reads the grading, quits the menu, and checks the exit code
-# and that the terminal is back in canonical mode with echo. Exit 77
-# (skipped) without tmux or without the ncurses view.
+# and that the terminal is back in canonical mode with echo. Then a lesson
+# in the text view gets SIGTERM while it waits at a pause: it ends with the
+# signal, and its scratch directory is gone. Exit 77 (skipped) without tmux
+# or without the ncurses view.
 set -u
 exe=${1:?usage: test_lesson_tmux.sh DDPLAB FIXTURES}
 fixtures=${2:?usage: test_lesson_tmux.sh DDPLAB FIXTURES}
@@ -86,4 +88,25 @@ echo "$s" | grep -qx 'icanon' && echo "$s" | grep -qx 'echo' ||
   fail "the terminal was left without icanon / echo"
 [ -s "$dir/state/ddplab/progress.json" ] || fail "no progress file"
 grep -q '"play-tmux"' "$dir/state/ddplab/progress.json" || fail "play-tmux is not in the progress"
+
+# SIGTERM while the lesson waits at a pause (text view): the scratch
+# directory is removed, and the signal ends the process
+mkdir -p "$dir/tmp"
+cmd2="env TERM=xterm-256color TMPDIR='$dir/tmp' XDG_STATE_HOME='$dir/state' \
+sh -c 'echo \$\$ > \"$dir/pid\"; exec \"$exe\" lesson \"$fixtures/play-ddp.md\" --viz text'; \
+echo EXIT=\$?; echo END; sleep 600"
+T new-session -d -s term -x 120 -y 40 "$cmd2" || fail "tmux: a second session"
+i=0
+while ! T capture-pane -p -t term | grep -q 'Enter: go on' && [ $i -lt 300 ]; do
+  sleep 0.1; i=$((i + 1))
+done
+T capture-pane -p -t term | grep -q 'Enter: go on' || fail "the text view did not wait at the pause"
+ls "$dir/tmp" | grep -q '^ddplab-lesson-' || fail "no scratch directory while the lesson plays"
+kill -TERM "$(cat "$dir/pid")"
+i=0
+while ! T capture-pane -p -t term | grep -qx 'END' && [ $i -lt 100 ]; do
+  sleep 0.1; i=$((i + 1))
+done
+T capture-pane -p -t term | grep -qx 'EXIT=143' || fail "SIGTERM did not end the lesson (exit 143)"
+[ -z "$(ls "$dir/tmp")" ] || fail "the scratch directory was left behind: $(ls "$dir/tmp")"
 echo "ok"
