@@ -22,11 +22,34 @@ static void outfile_release(SimOutFile *o) {
     memset(o, 0, sizeof(*o));
 }
 
+// Sets the thread's numbers to the "C" locale while o is open.
+static void use_c_numbers(SimOutFile *o) {
+    o->c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    if (o->c_locale != (locale_t)0)
+        o->saved = uselocale(o->c_locale);
+}
+
+// A destination that is a device, pipe or socket: written in place.
+static SimStatus open_in_place(SimOutFile *o, const char *path) {
+    o->path = strdup(path);
+    o->f = o->path ? fopen(path, "w") : NULL;
+    if (o->f == NULL) {
+        int nomem = o->path == NULL;
+        outfile_release(o);
+        return nomem ? SIM_ENOMEM : SIM_EIO;
+    }
+    use_c_numbers(o);
+    return SIM_OK;
+}
+
 SimStatus sim_outfile_open(SimOutFile *o, const char *path) {
     static const char suffix[] = ".tmp.XXXXXX";
     memset(o, 0, sizeof(*o));
     if (path == NULL || path[0] == '\0')
         return SIM_EIO;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return open_in_place(o, path);
     size_t len = strlen(path);
     o->tmp = malloc(len + sizeof(suffix));
     o->path = malloc(len + 1);
@@ -51,9 +74,7 @@ SimStatus sim_outfile_open(SimOutFile *o, const char *path) {
         outfile_release(o);
         return SIM_EIO;
     }
-    o->c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-    if (o->c_locale != (locale_t)0)
-        o->saved = uselocale(o->c_locale);
+    use_c_numbers(o);
     return SIM_OK;
 }
 
@@ -87,6 +108,12 @@ SimStatus sim_outfile_commit(SimOutFile *o) {
         return SIM_EIO;
     int bad = ferror(o->f) != 0;
     bad |= fflush(o->f) != 0;
+    if (o->tmp == NULL) { // in place: a device or pipe has nothing to sync or rename
+        bad |= fclose(o->f) != 0;
+        o->f = NULL;
+        outfile_release(o);
+        return bad ? SIM_EIO : SIM_OK;
+    }
     bad |= fsync(fileno(o->f)) != 0;
     bad |= fclose(o->f) != 0;
     o->f = NULL;
@@ -103,7 +130,8 @@ SimStatus sim_outfile_commit(SimOutFile *o) {
 void sim_outfile_abort(SimOutFile *o) {
     if (o->f != NULL) {
         fclose(o->f);
-        unlink(o->tmp);
+        if (o->tmp != NULL) // in place: what was written is gone already
+            unlink(o->tmp);
     }
     outfile_release(o);
 }

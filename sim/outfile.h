@@ -4,7 +4,9 @@
 // A file is written to a temporary name in the same directory, flushed and
 // fsync'ed, then renamed over the destination: a reader sees the old file or
 // the complete new one, never a prefix. On any failure the temporary is
-// removed and nothing is left behind.
+// removed and nothing is left behind. A destination that exists and is not
+// a regular file (/dev/stdout, a pipe, a terminal) is written in place
+// instead: renaming over it would replace the device with a file.
 //
 // While a SimOutFile is open, the calling thread formats numbers in the "C"
 // locale, so a program that switched LC_NUMERIC (e.g. for a UI) still writes
@@ -20,7 +22,7 @@
 
 typedef struct {
     FILE *f;            // the temporary file; write with stdio
-    char *tmp;          // its path (heap)
+    char *tmp;          // its path (heap); NULL when writing in place
     char *path;         // the destination (heap)
     locale_t c_locale;  // "C" numeric locale used while open ((locale_t)0 if none)
     locale_t saved;     // the thread's locale before open

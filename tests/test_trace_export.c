@@ -315,6 +315,11 @@ static int test_empty_and_failures(void) {
 
     SimEvent e = tevent_blank(1, 0, 1);
     sim_trace_append(t, &e);
+    // A device is written in place, never renamed over (as root, a rename
+    // would have replaced /dev/null with a regular file).
+    CHECK_EQ_INT(sim_trace_write_jsonl(t, "/dev/null"), SIM_OK);
+    struct stat devnull;
+    CHECK(stat("/dev/null", &devnull) == 0 && S_ISCHR(devnull.st_mode));
     // No such directory.
     CHECK_EQ_INT(sim_trace_write_chrome(t, "/nonexistent-ddplab-dir/t.json", 0), SIM_EIO);
     CHECK_EQ_INT(sim_trace_write_jsonl(t, "/nonexistent-ddplab-dir/t.jsonl"), SIM_EIO);
