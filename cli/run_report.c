@@ -285,6 +285,27 @@ static void start_rows(Table *tb, const RunReport *rep, const SimTrainer *t) {
         row(tb, "trace", "%s", o->trace);
 }
 
+// Epochs that c->steps optimizer steps span: with --accum-tail step or drop
+// each epoch restarts its blocks (ceil or floor of its batches / accum
+// steps per epoch), with span the blocks run on across epochs.
+static double planned_epochs(const SimTrainConfig *c, int64_t per_epoch) {
+    int64_t k = c->accum > 0 ? c->accum : 1;
+    if (per_epoch <= 0)
+        return 0;
+    int64_t steps_per_epoch = c->accum_tail == SIM_ACCUM_TAIL_STEP   ? (per_epoch + k - 1) / k
+                              : c->accum_tail == SIM_ACCUM_TAIL_DROP ? per_epoch / k
+                                                                     : 0;
+    if (c->accum_tail != SIM_ACCUM_TAIL_SPAN)
+        return steps_per_epoch > 0 ? (double)c->steps / (double)steps_per_epoch : 0;
+    return (double)c->steps * (double)k / (double)per_epoch;
+}
+
+// Epochs the run went through: where rank 0's sampler stands.
+static double epochs_done(const SimTrainer *t, int64_t per_epoch) {
+    return (double)t->epoch + (per_epoch > 0 ? (double)t->batch / (double)per_epoch : 0);
+}
+
+
 void run_report_config(RunReport *rep, const SimTrainer *t) {
     const RunOptions *o = rep->o;
     const SimTrainConfig *c = rep->cfg;
@@ -328,7 +349,7 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
         ddp_rows(&tb, o, c);
     int64_t per_epoch = sim_train_batches_per_epoch(c, run_sampler_replicas(o));
     row(&tb, "steps", "%lld (%lld batches per epoch; %.2f epochs)", (long long)c->steps,
-        (long long)per_epoch, (double)c->steps * c->accum / (double)per_epoch);
+        (long long)per_epoch, planned_epochs(c, per_epoch));
     row(&tb, "sampler", "shuffle %s (seed %llu + epoch), drop_last %s", c->shuffle ? "on" : "off",
         (unsigned long long)c->seed, c->drop_last ? "on" : "off");
     optimizer_rows(&tb, c, R);
@@ -467,10 +488,10 @@ void run_report_summary(RunReport *rep, const SimTrainer *t) {
                (long long)c->steps);
     if (rep->o->phantom)
         printf(", %.2f epochs in all; losses not computed (--phantom: shapes only)\n",
-               (double)t->step * c->accum / (double)per_epoch);
+               epochs_done(t, per_epoch));
     else
-        printf(", %.2f epochs in all; final loss %.6f\n",
-               (double)t->step * c->accum / (double)per_epoch, rep->last.loss);
+        printf(", %.2f epochs in all; final loss %.6f\n", epochs_done(t, per_epoch),
+               rep->last.loss);
     printf("  wall time %.3f s (%.3f s in steps), %.1f samples/s, %.1f steps/s\n", wall,
            train_wall, train_wall > 0 ? t->samples / train_wall : 0,
            train_wall > 0 ? rep->nsteps / train_wall : 0);
