@@ -97,6 +97,15 @@ static int test_metrics_and_epochs(void) {
         cJSON_Delete(j);
     }
     free(text);
+    // --accum-tail step restarts the blocks each epoch: 3 batches per epoch
+    // at accum 4 are one (short) step, so 5 steps are 5 epochs, not 6.67
+    const char *tail[] = {"run", "--data", "blobs:n=96", "--epochs", "5", "--accum", "4",
+                          "--accum-tail", "step", NULL};
+    tcli_run(&r, exe, tail, TIMEOUT_S);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "5 (3 batches per epoch; 5.00 epochs)");
+    CHECK_STR_CONTAINS(r.out, "done: 5 steps, 5.00 epochs in all");
+    tcli_result_free(&r);
     return 0;
 }
 
