@@ -14,7 +14,7 @@
 
 #include "lesson_internal.h"
 #include "opts.h"  // defines: cli_opt_vline
-#include "scene.h" // defines: viz_jump_parse
+#include "viz_cli.h" // defines: cli_viz_at_ok
 
 // ---------------------------------------------------------------------------
 // LessonBuf
@@ -280,27 +280,8 @@ int lesson_number_ok(const char *s, double *v) {
     return 1;
 }
 
-static int parse_long(const char *s, long lo, long hi) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    return !(errno || end == s || *end || v < lo || v > hi);
-}
-
 int lesson_pos_ok(const char *s) {
-    if (parse_long(s, 0, LONG_MAX))
-        return 1;
-    if (s[0] == 'i' && parse_long(s + 1, 0, INT32_MAX))
-        return 1;
-    char name[32];
-    size_t n = strcspn(s, ":");
-    if (n == 0 || n >= sizeof name)
-        return 0;
-    memcpy(name, s, n);
-    name[n] = '\0';
-    if (viz_jump_parse(name) < 0)
-        return 0;
-    return s[n] == '\0' || parse_long(s + n + 1, 0, LONG_MAX);
+    return cli_viz_at_ok(s); // exactly what `ddplab replay --at` takes
 }
 
 static int all_digits(const char *s) {

@@ -71,7 +71,7 @@ static int parse_int(const char *s, long lo, long hi, long *out) {
 // --at: N (an event), iN (iteration N's first event), KIND or KIND:K (the
 // K-th event of that kind, from 0). Checked against the trace later;
 // here only the form.
-static int at_form_ok(const char *s) {
+int cli_viz_at_ok(const char *s) {
     long v;
     if (parse_int(s, 0, LONG_MAX, &v) == 0)
         return 1;
@@ -113,7 +113,7 @@ int cli_viz_set(CliViz *v, const char *prog, const char *name, const char *value
             return fail(prog, name, value, "is not a speed", "events per second, 0 < S <= 1e6");
         v->speed = s;
     } else if (strcmp(name, "at") == 0) {
-        if (!at_form_ok(value))
+        if (!cli_viz_at_ok(value))
             return fail(prog, name, value, "is not a position",
                         "an event number N, iN (iteration N), or KIND[:K] (the K-th "
                         "bucket-launch, gather, ... from 0)");
@@ -241,7 +241,7 @@ static size_t resolve_at(VizModel *m, const char *at, size_t deflt, const char *
 }
 
 size_t cli_viz_at(VizModel *m, const char *at, const char *prog) {
-    if (!at_form_ok(at)) {
+    if (!cli_viz_at_ok(at)) {
         fprintf(stderr, "%s: --at %s: not a position (N, iN or KIND[:K])\n", prog, at);
         return SIZE_MAX;
     }

@@ -32,6 +32,9 @@ int cli_viz_set(CliViz *v, const char *prog, const char *name, const char *value
 // Checks the options together (output files writable, --png needs SDL2,
 // ...). Returns 0 or -1 after printing why.
 int cli_viz_check(const CliViz *v, const char *prog);
+// Whether s has the form --at takes (N, iN, KIND or KIND:K); lesson pauses
+// use the same grammar.
+int cli_viz_at_ok(const char *s);
 // Whether any view or picture was asked for (a run then keeps its trace).
 int cli_viz_wanted(const CliViz *v);
 // 1 when the chosen view is interactive (ncurses, SDL2 window) and must
