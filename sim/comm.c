@@ -134,6 +134,26 @@ static int args_valid(SimWorld *w, const SimCollArgs *a, int rank, char *why, si
     return sim_coll_args_valid(&shape, w->cfg.nranks, rank, why, len);
 }
 
+// A failed collective as a FAULT event (sim/trace.h): the collective's fields,
+// the rank's message as its name (interned) and the status as its label, at
+// the simulated time the rank entered the collective.
+static void trace_fault(SimRank *r, const SimCollHandle *h, SimStatus st) {
+    SimWorld *w = r->world;
+    if (w->trace == NULL)
+        return;
+    SimEvent ev;
+    event_from_call(&ev, &h->call, SIM_EV_FAULT);
+    ev.stream = SIM_STREAM_COMM;
+    const char *msg = sim_trace_intern(w->trace, r->error);
+    ev.name = msg ? msg : sim_coll_title(h->call.args.kind);
+    ev.label = sim_strerror(st);
+    ev.sim_start = ev.sim_end = h->call.start_sim;
+    ev.wall_start = h->wall_start - w->wall_epoch;
+    ev.wall_end = sim_wall_now() - w->wall_epoch;
+    ev.bytes = h->call.args.count * sim_dtype_size(h->call.args.dtype);
+    trace_put(r, &ev);
+}
+
 SimStatus sim_coll_launch(SimRank *r, const SimCollArgs *a, SimCollHandle *h) {
     SimWorld *w = r->world;
     memset(h, 0, sizeof *h);
@@ -164,6 +184,8 @@ SimStatus sim_coll_launch(SimRank *r, const SimCollArgs *a, SimCollHandle *h) {
     if (st != SIM_OK) {
         rank_error(r, "%s #%llu failed: %s", sim_coll_title(a->kind),
                    (unsigned long long)call->seq, sim_strerror(st));
+        if (st == SIM_ETIMEDOUT || st == SIM_EPROTO) // diagnosed, not a rank torn down
+            trace_fault(r, h, st);
         return st;
     }
     h->launched = 1;
@@ -186,6 +208,8 @@ SimStatus sim_coll_wait(SimRank *r, SimCollHandle *h) {
     if (st != SIM_OK) {
         rank_error(r, "waiting for %s #%llu failed: %s", sim_coll_title(h->call.args.kind),
                    (unsigned long long)h->call.seq, sim_strerror(st));
+        if (st == SIM_ETIMEDOUT || st == SIM_EPROTO) // diagnosed, not a rank torn down
+            trace_fault(r, h, st);
         return st;
     }
     h->done = 1;

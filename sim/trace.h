@@ -30,7 +30,10 @@ typedef enum {
                        // name "phase", label "forward", "backward",
                        // "optimizer" or "eval" (step = the iteration);
                        // DataParallel's "dp.scatter", "dp.gather", ...
-    SIM_EV_FAULT,      // a diagnosed failure (watchdog, protocol)
+    SIM_EV_FAULT,      // a diagnosed failure (watchdog, protocol): the
+                       // collective's fields, name = the rank's message
+                       // (interned), label = the status ("watchdog
+                       // timeout: ..."), at the time the rank entered it
     SIM_EV_MEMORY,     // a change to the rank's memory ledger (sim/memory.h):
                        // label "alloc" or "free" of `bytes` to category
                        // `mem_cat` in space `mem_space`; name: the item

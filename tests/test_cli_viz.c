@@ -76,6 +76,23 @@ static int test_replay_same_frames(void) {
     return 0;
 }
 
+// A hang keeps its trace, and the watchdog's diagnosis is an event in it
+// that the views can jump to.
+static int test_fault_in_trace(void) {
+    TcliResult r;
+    TCLI_RUN(r, exe, 120, "run", "--strategy", "ddp", "-n", "3", "--uneven", "1", "--watchdog",
+             "1", "--epochs", "2", "--model", "mlp:16,32,32,4", "--trace", path("hang.ddptrace"));
+    CHECK_EQ_INT(r.rc, 3);
+    tcli_result_free(&r);
+    TCLI_RUN(r, exe, 60, "replay", path("hang.ddptrace"), "--viz", "text", "--at", "fault",
+             "--viz-stops", "fault", "--ascii");
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK(strstr(r.out, "fault: AllReduce #") != NULL);
+    CHECK(strstr(r.out, "watchdog timeout") != NULL);
+    tcli_result_free(&r);
+    return 0;
+}
+
 static int test_pictures(void) {
     TcliResult r;
     TCLI_RUN(r, exe, 120, DDP_RUN, "--plot", path("loss.png"), "--plot-memory",
@@ -159,6 +176,7 @@ int main(int argc, char **argv) {
     fails += test_text_frames();
     fails += test_replay_same_frames();
     fails += test_pictures();
+    fails += test_fault_in_trace();
     fails += test_bad_input();
     tfile_rmtree(tmpdir);
     if (fails == 0)

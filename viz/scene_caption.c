@@ -411,8 +411,12 @@ void viz_caption(const VizModel *m, size_t i, char *buf, size_t len) {
     case SIM_EV_COMPUTE: cap_compute(m, e, i, buf, len); break;
     case SIM_EV_MARKER: cap_marker(e, buf, len); break;
     case SIM_EV_FAULT:
-        put(buf, len, "rank %d: fault: %s%s%s", e->rank, e->name ? e->name : "?",
-            e->label ? ": " : "", e->label ? e->label : "");
+        // the engine's message already ends with the status (the label)
+        if (e->name && e->label && strstr(e->name, e->label))
+            put(buf, len, "rank %d: fault: %s", e->rank, e->name);
+        else
+            put(buf, len, "rank %d: fault: %s%s%s", e->rank, e->name ? e->name : "?",
+                e->label ? ": " : "", e->label ? e->label : "");
         break;
     case SIM_EV_MEMORY: cap_memory(e, buf, len); break;
     case SIM_EV_BUCKET: cap_bucket(m, e, i, buf, len); break;
