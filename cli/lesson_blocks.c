@@ -11,24 +11,13 @@
     "N, iN or KIND[:K] (KIND: iteration, phase, bucket-launch, bucket-done, coll, coll-step, "     \
     "gather, free, reduce, memory-peak, marker, fault, any)"
 
-static int blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-// The next line of text[len] at *off (see lesson_header.c's twin).
-static int next_line(const char *text, size_t len, size_t *off, const char **s, size_t *n) {
-    if (*off >= len)
-        return 0;
-    *s = text + *off;
-    const char *nl = memchr(*s, '\n', len - *off);
-    *n = nl ? (size_t)(nl - *s) : len - *off;
-    *off += *n + (nl != NULL);
-    return 1;
-}
 
 // The first word of s[n] (up to a blank): its length; *rest the text after
 // it, trimmed, in *rest / *nrest.
 static size_t first_word(const char *s, size_t n, const char **rest, size_t *nrest) {
     size_t w = 0;
-    while (w < n && !blank(s[w]))
+    while (w < n && !lesson_blank(s[w]))
         w++;
     *nrest = n - w;
     *rest = lesson_trim(s + w, nrest);
@@ -46,12 +35,12 @@ int lesson_split_argv(const char *cmd, char ***argv, const char **why) {
         return -1;
     const char *p = cmd;
     for (;;) {
-        while (blank(*p) || *p == '\n')
+        while (lesson_blank(*p) || *p == '\n')
             p++;
         if (*p == '\0')
             break;
         size_t k = 0;
-        while (*p && !blank(*p) && *p != '\n') {
+        while (*p && !lesson_blank(*p) && *p != '\n') {
             char q = *p;
             if (q == '\'' || q == '"') {
                 p++;
@@ -194,7 +183,7 @@ int lesson_run_parse(const char *path, const char *text, size_t len, int first_l
     const char *s;
     int line = first_line - 1, cmd_line = 0, cont = 0, caption = 0, expect = 0, cap = 0;
     r->expect_exit = 0;
-    while (next_line(text, len, &off, &s, &n)) {
+    while (lesson_next_line(text, len, &off, &s, &n)) {
         line++;
         size_t k = n;
         const char *t = lesson_trim(s, &k);
@@ -218,7 +207,7 @@ int lesson_run_parse(const char *path, const char *text, size_t len, int first_l
             caption = 0;
             continue;
         }
-        if (caption && blank(s[0])) {
+        if (caption && lesson_blank(s[0])) {
             // A caption's continuation line.
             LessonPause *p = &r->pauses[r->npauses - 1];
             size_t old = strlen(p->caption);

@@ -12,17 +12,6 @@ enum { K_ID, K_TITLE, K_DIFFICULTY, K_PREREQS, K_MINUTES, K_TRACK, K_COUNT };
 static const char *const key_names[K_COUNT] = {"id",      "title", "difficulty", "prerequisites",
                                                "minutes", "track"};
 
-// The line at *off in text[len]: its start and length without the line
-// end; *off moves past it. 0 when there is no more text.
-static int next_line(const char *text, size_t len, size_t *off, const char **s, size_t *n) {
-    if (*off >= len)
-        return 0;
-    *s = text + *off;
-    const char *nl = memchr(*s, '\n', len - *off);
-    *n = nl ? (size_t)(nl - *s) : len - *off;
-    *off += *n + (nl != NULL);
-    return 1;
-}
 
 static int is_fence(const char *s, size_t n) {
     s = lesson_trim(s, &n);
@@ -133,7 +122,7 @@ int lesson_header_parse(const char *path, const char *text, size_t len, Lesson *
     const char *s;
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) // a UTF-8 byte order mark
         off = 3;
-    if (!next_line(text, len, &off, &s, &n) || !is_fence(s, n))
+    if (!lesson_next_line(text, len, &off, &s, &n) || !is_fence(s, n))
         return lesson_fail(err, errlen, path, 1,
                            "the lesson has no header; a lesson starts with a '---' line, then "
                            "one 'key: value' line for each of " KEYS ", then '---'");
@@ -145,7 +134,7 @@ int lesson_header_parse(const char *path, const char *text, size_t len, Lesson *
     int preline = 0;
     for (;;) {
         line++;
-        if (!next_line(text, len, &off, &s, &n))
+        if (!lesson_next_line(text, len, &off, &s, &n))
             return lesson_fail(err, errlen, path, 1,
                                "the header is not closed; end it with a '---' line");
         if (is_fence(s, n))

@@ -45,6 +45,11 @@ char *lesson_strndup(const char *s, size_t n);
 // The blanks (space, tab, CR) at both ends of s[*n] trimmed: returns the new
 // start, *n the new length.
 const char *lesson_trim(const char *s, size_t *n);
+// A blank within a line: space, tab or carriage return.
+int lesson_blank(char c);
+// The line at *off in text[len]: its start and length without the line
+// end in *s, *n; *off moves past it. 0 when there is no more text.
+int lesson_next_line(const char *text, size_t len, size_t *off, const char **s, size_t *n);
 // The array arr of elem-byte elements (capacity *cap), grown when needed to
 // hold n + 1: the array to use from now on, or NULL (out of memory; arr is
 // then untouched).

@@ -14,17 +14,7 @@ enum { Q_ASK, Q_TYPE, Q_ANSWER, Q_CHECK, Q_TOL, Q_CHOICE, Q_ACCEPT, Q_EXPLAIN, Q
 static const char *const qkey_names[Q_COUNT] = {"ask",       "type",   "answer", "check",
                                                 "tolerance", "choice", "accept", "explain"};
 
-static int blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-static int next_line(const char *text, size_t len, size_t *off, const char **s, size_t *n) {
-    if (*off >= len)
-        return 0;
-    *s = text + *off;
-    const char *nl = memchr(*s, '\n', len - *off);
-    *n = nl ? (size_t)(nl - *s) : len - *off;
-    *off += *n + (nl != NULL);
-    return 1;
-}
 
 // The raw values, gathered first and checked once the block is read:
 // val[k] for each key (choices separately, one per line).
@@ -53,13 +43,13 @@ static int read_keys(const char *path, const char *text, size_t len, int first_l
     const char *s;
     int line = first_line - 1;
     LessonBuf *cur = NULL; // the value a continuation line extends
-    while (next_line(text, len, &off, &s, &n)) {
+    while (lesson_next_line(text, len, &off, &s, &n)) {
         line++;
         size_t k = n;
         const char *t = lesson_trim(s, &k);
         if (k == 0)
             continue;
-        if (blank(s[0])) {
+        if (lesson_blank(s[0])) {
             if (cur == NULL)
                 return lesson_fail(err, errlen, path, line,
                                    "an indented line continues a key's value, but no key comes "
@@ -117,7 +107,7 @@ static int read_keys(const char *path, const char *text, size_t len, int first_l
 
 // "a) text": a lower-case letter, ')', a blank, then some text.
 static int choice_ok(const char *s) {
-    return s[0] >= 'a' && s[0] <= 'z' && s[1] == ')' && blank(s[2]) && s[3] != '\0';
+    return s[0] >= 'a' && s[0] <= 'z' && s[1] == ')' && lesson_blank(s[2]) && s[3] != '\0';
 }
 
 // The accepted spellings: comma-separated, none empty.

@@ -116,12 +116,22 @@ char *lesson_strndup(const char *s, size_t n) {
     return d;
 }
 
-static int blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+int lesson_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+int lesson_next_line(const char *text, size_t len, size_t *off, const char **s, size_t *n) {
+    if (*off >= len)
+        return 0;
+    *s = text + *off;
+    const char *nl = memchr(*s, '\n', len - *off);
+    *n = nl ? (size_t)(nl - *s) : len - *off;
+    *off += *n + (nl != NULL);
+    return 1;
+}
 
 const char *lesson_trim(const char *s, size_t *n) {
-    while (*n > 0 && blank(s[0]))
+    while (*n > 0 && lesson_blank(s[0]))
         s++, (*n)--;
-    while (*n > 0 && blank(s[*n - 1]))
+    while (*n > 0 && lesson_blank(s[*n - 1]))
         (*n)--;
     return s;
 }

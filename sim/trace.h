@@ -127,10 +127,9 @@ void sim_trace_clear(SimTrace *t);
 // sim_trace_free: names that are not static strings (parameter and unit
 // names). Thread-safe. NULL for s == NULL or when memory runs out.
 const char *sim_trace_intern(SimTrace *t, const char *s);
-// Interned strings in order of first interning: i < sim_trace_nstrings.
-size_t sim_trace_nstrings(const SimTrace *t);
-const char *sim_trace_string(const SimTrace *t, size_t i);
 
+// Makes info safe to use: nodes at least 1, every string NUL-terminated.
+void sim_trace_info_normalize(SimTraceInfo *info);
 // The run's description (zeroed, nodes = 1, until set).
 void sim_trace_set_info(SimTrace *t, const SimTraceInfo *info);
 const SimTraceInfo *sim_trace_info(const SimTrace *t);

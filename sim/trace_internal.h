@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
+#include "strpool.h" // defines: SimStrPool
 #include "trace.h"
 
 // One rank's events. Padded to a cache line so that ranks appending at the
@@ -23,14 +24,10 @@ struct SimTrace {
     int nranks;
     size_t max_per_rank; // 0 = unlimited
     TraceRank *ranks;    // [nranks]
-    // Interned strings: strs[nstr] in order of interning, and an open-
-    // addressing hash of indexes into it (slots[nslots], -1 = empty;
-    // nslots a power of two, kept at most half full). Guarded by lock.
+    // Interned names (sim/strpool.h), guarded by lock: ranks intern from
+    // their own threads.
     pthread_mutex_t lock;
-    char **strs;
-    size_t nstr, capstr;
-    long *slots;
-    size_t nslots;
+    SimStrPool *names;
     SimTraceInfo info;
     SimTraceTap tap;
     void *tap_ctx;

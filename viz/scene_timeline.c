@@ -53,6 +53,35 @@ typedef struct {
     int ncols;
 } Window;
 
+// A walk over one lane's spans from position k up to the window's end t1,
+// each clipped to start where the previous one ended at the earliest, so
+// that nested or overlapping events count once.
+typedef struct {
+    const LaneView *v;
+    size_t k;
+    double t1, covered;
+} SpanWalk;
+
+static SpanWalk span_walk(const LaneView *v, size_t first, double t1) {
+    return (SpanWalk){v, first, t1, -INFINITY};
+}
+
+// The next span in [*a, *b) and its event; 0 at the end.
+static int span_next(SpanWalk *s, double *a, double *b, uint32_t *idx) {
+    while (s->k < lv_n(s->v)) {
+        lv_get(s->v, s->k++, a, b, idx);
+        if (*a >= s->t1)
+            return 0;
+        if (*a < s->covered)
+            *a = s->covered;
+        if (*b <= *a)
+            continue;
+        s->covered = *b;
+        return 1;
+    }
+    return 0;
+}
+
 // Adds the part of [a, b) inside the window to acc, column by column.
 static void add_span(const Window *w, double *acc, double a, double b) {
     if (a < w->t0)
@@ -99,34 +128,17 @@ static double rank_cells(const VizModel *m, int r, const Window *w, int wall, do
     LaneView cv = {m, viz_lane(m, r, VIZ_LANE_COMPUTE), wall};
     LaneView mv = {m, viz_lane(m, r, VIZ_LANE_COMM), wall};
     LaneView hv = {m, viz_lane(m, r, VIZ_LANE_HOST), wall};
-    double a, b, covered = -INFINITY;
+    double a, b;
     uint32_t idx;
     size_t c_first = lv_first(&cv, w->t0);
-    for (size_t k = c_first; k < lv_n(&cv); k++) {
-        lv_get(&cv, k, &a, &b, &idx);
-        if (a >= w->t1)
-            break;
-        if (a < covered)
-            a = covered;
-        if (b <= a)
-            continue;
-        covered = b;
+    for (SpanWalk s = span_walk(&cv, c_first, w->t1); span_next(&s, &a, &b, &idx);) {
         static const int acc_of[VIZ_CELL_KIND_COUNT] = {
             [VIZ_CELL_FORWARD] = ACC_FWD, [VIZ_CELL_BACKWARD] = ACC_BWD,
             [VIZ_CELL_OPTIMIZER] = ACC_OPT, [VIZ_CELL_OTHER] = ACC_OTHER};
         add_span(w, acc + (size_t)acc_of[compute_kind(m, r, idx)] * (size_t)n, a, b);
     }
-    covered = -INFINITY;
     size_t kc = c_first;
-    for (size_t k = lv_first(&mv, w->t0); k < lv_n(&mv); k++) {
-        lv_get(&mv, k, &a, &b, &idx);
-        if (a >= w->t1)
-            break;
-        if (a < covered)
-            a = covered;
-        if (b <= a)
-            continue;
-        covered = b;
+    for (SpanWalk s = span_walk(&mv, lv_first(&mv, w->t0), w->t1); span_next(&s, &a, &b, &idx);) {
         add_span(w, acc + (size_t)ACC_COMM * (size_t)n, a, b);
         // the compute that overlaps [a, b)
         double ca, cb;
@@ -146,18 +158,8 @@ static double rank_cells(const VizModel *m, int r, const Window *w, int wall, do
                 add_span(w, acc + (size_t)ACC_OVER * (size_t)n, lo, hi);
         }
     }
-    covered = -INFINITY;
-    for (size_t k = lv_first(&hv, w->t0); k < lv_n(&hv); k++) {
-        lv_get(&hv, k, &a, &b, &idx);
-        if (a >= w->t1)
-            break;
-        if (a < covered)
-            a = covered;
-        if (b <= a)
-            continue;
-        covered = b;
+    for (SpanWalk s = span_walk(&hv, lv_first(&hv, w->t0), w->t1); span_next(&s, &a, &b, &idx);)
         add_span(w, acc + (size_t)ACC_HOST * (size_t)n, a, b);
-    }
     double exposed = 0;
     for (int c = 0; c < n; c++) {
         double f = acc[ACC_FWD * n + c], bw = acc[ACC_BWD * n + c];

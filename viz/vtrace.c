@@ -12,101 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct VizStrPool {
-    char **strs;     // [n] NUL-terminated copies
-    size_t *lens;    // [n]
-    size_t n, cap;
-    size_t *slots;   // [nslots] k+1 for strs[k], 0 = empty; at most half full
-    size_t nslots;   // a power of two
-};
-
-// ----------------------------------------------------------------------------
-// pool
-
-struct VizStrPool *vtrace_pool_new(void) { return calloc(1, sizeof(struct VizStrPool)); }
-
-void vtrace_pool_free(struct VizStrPool *p) {
-    if (p == NULL)
-        return;
-    for (size_t k = 0; k < p->n; k++)
-        free(p->strs[k]);
-    free(p->strs);
-    free(p->lens);
-    free(p->slots);
-    free(p);
-}
-
-static uint64_t pool_hash(const char *s, size_t len) {
-    uint64_t h = 1469598103934665603ULL; // FNV-1a: short names, no adversary
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h;
-}
-
-// The slot holding s[0..len), or the empty slot where it belongs.
-static size_t pool_slot(const struct VizStrPool *p, const char *s, size_t len) {
-    size_t mask = p->nslots - 1, i = (size_t)pool_hash(s, len) & mask;
-    while (p->slots[i] != 0) {
-        size_t k = p->slots[i] - 1;
-        if (p->lens[k] == len && memcmp(p->strs[k], s, len) == 0)
-            break;
-        i = (i + 1) & mask;
-    }
-    return i;
-}
-
-static int pool_rehash(struct VizStrPool *p) {
-    size_t n = p->nslots ? p->nslots * 2 : 64;
-    size_t *slots = calloc(n, sizeof *slots);
-    if (slots == NULL)
-        return -1;
-    free(p->slots);
-    p->slots = slots;
-    p->nslots = n;
-    for (size_t k = 0; k < p->n; k++)
-        p->slots[pool_slot(p, p->strs[k], p->lens[k])] = k + 1;
-    return 0;
-}
-
-static int pool_grow(struct VizStrPool *p) {
-    size_t cap = p->cap ? p->cap * 2 : 64;
-    char **strs = realloc(p->strs, cap * sizeof *strs);
-    if (strs == NULL)
-        return -1;
-    p->strs = strs;
-    size_t *lens = realloc(p->lens, cap * sizeof *lens);
-    if (lens == NULL)
-        return -1;
-    p->lens = lens;
-    p->cap = cap;
-    return 0;
-}
-
-const char *vtrace_pool_intern(struct VizStrPool *p, const char *s, size_t len) {
-    if ((p->n + 1) * 2 > p->nslots && pool_rehash(p) != 0)
-        return NULL;
-    size_t i = pool_slot(p, s, len);
-    if (p->slots[i] != 0)
-        return p->strs[p->slots[i] - 1];
-    if (p->n == p->cap && pool_grow(p) != 0)
-        return NULL;
-    char *c = malloc(len + 1);
-    if (c == NULL)
-        return NULL;
-    memcpy(c, s, len);
-    c[len] = '\0';
-    p->strs[p->n] = c;
-    p->lens[p->n] = len;
-    p->slots[i] = ++p->n;
-    return c;
-}
-
 const char *viz_trace_intern(VizTrace *t, const char *s) {
     if (t == NULL || s == NULL)
         return NULL;
-    if (t->pool == NULL && (t->pool = vtrace_pool_new()) == NULL)
+    if (t->pool == NULL && (t->pool = sim_strpool_new()) == NULL)
         return NULL;
-    return vtrace_pool_intern(t->pool, s, strlen(s));
+    return sim_strpool_intern(t->pool, s, strlen(s));
 }
 
 // ----------------------------------------------------------------------------
@@ -124,13 +35,9 @@ SimStatus viz_trace_init(VizTrace *t, int nranks, const SimTraceInfo *info,
     t->nranks = nranks > 0 ? nranks : 0;
     if (info != NULL)
         t->info = *info;
-    if (t->info.nodes < 1)
-        t->info.nodes = 1;
-    t->info.title[sizeof t->info.title - 1] = '\0';
-    t->info.strategy[sizeof t->info.strategy - 1] = '\0';
-    t->info.profile[sizeof t->info.profile - 1] = '\0';
+    sim_trace_info_normalize(&t->info);
     set_source(t, source);
-    t->pool = vtrace_pool_new();
+    t->pool = sim_strpool_new();
     return t->pool != NULL ? SIM_OK : SIM_ENOMEM;
 }
 
@@ -138,7 +45,7 @@ void viz_trace_free(VizTrace *t) {
     if (t == NULL)
         return;
     free(t->ev);
-    vtrace_pool_free(t->pool);
+    sim_strpool_free(t->pool);
     memset(t, 0, sizeof *t);
     t->info.nodes = 1;
 }
@@ -209,7 +116,7 @@ static const char *intern_cached(VizTrace *t, InternCache *c, const char *s, int
     size_t k = ((uintptr_t)s >> 3) & 127;
     if (c->from[k] == s)
         return c->to[k];
-    const char *p = vtrace_pool_intern(t->pool, s, strlen(s));
+    const char *p = sim_strpool_intern(t->pool, s, strlen(s));
     if (p == NULL) {
         *oom = 1;
         return NULL;

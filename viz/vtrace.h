@@ -17,7 +17,8 @@
 
 #include <stddef.h>
 
-#include "status.h" // defines: SimStatus
+#include "status.h"  // defines: SimStatus
+#include "strpool.h" // defines: SimStrPool
 #include "trace.h"  // defines: SimEvent, SimTraceInfo
 
 typedef struct {
@@ -27,7 +28,7 @@ typedef struct {
     int nranks;          // 1 + the largest rank seen (or the file's count)
     SimTraceInfo info;   // from the file; zeroed (nodes = 1) for JSON lines
     char source[256];    // the file's path, or "live", "run"
-    struct VizStrPool *pool; // interned strings (vtrace.c)
+    SimStrPool *pool;    // interned strings (sim/strpool.h)
 } VizTrace;
 
 // An empty trace for nranks ranks (live runs). SIM_ENOMEM.

@@ -133,7 +133,7 @@ static SimStatus read_strings(VtReader *r, VizTrace *t, const BinHeader *h, cons
             return vtrace_fail(r, SIM_EINVAL, "byte %" PRIu64 ": string %" PRIu64
                                " holds a NUL byte", where, k);
         }
-        tab[k] = vtrace_pool_intern(t->pool, (const char *)p, len);
+        tab[k] = sim_strpool_intern(t->pool, (const char *)p, len);
         if (tab[k] == NULL)
             return vtrace_fail(r, SIM_ENOMEM, "out of memory");
         r->pos += len;

@@ -16,14 +16,6 @@
 // The most distinct strings a binary file may hold.
 #define VTRACE_MAX_STRINGS (1u << 24)
 
-// ----------------------------------------------------------------------------
-// string pool (vtrace.c): one heap copy per distinct content
-
-struct VizStrPool *vtrace_pool_new(void);
-void vtrace_pool_free(struct VizStrPool *p);
-// The pooled copy of s[0..len) (which need not be NUL-terminated), or NULL
-// when memory runs out.
-const char *vtrace_pool_intern(struct VizStrPool *p, const char *s, size_t len);
 
 // Makes room for at least `want` events in t. 0, or -1 (memory).
 int vtrace_reserve(VizTrace *t, size_t want);

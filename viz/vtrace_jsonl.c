@@ -221,7 +221,7 @@ static SimStatus get_str(const Line *L, VizTrace *t, const cJSON *const *f, int 
     if (!cJSON_IsString(v) || v->valuestring == NULL)
         return LINE_FAIL(L, "line %llu: \"%s\" must be a string or null",
                          (unsigned long long)L->line, key);
-    *out = vtrace_pool_intern(t->pool, v->valuestring, strlen(v->valuestring));
+    *out = sim_strpool_intern(t->pool, v->valuestring, strlen(v->valuestring));
     if (*out == NULL)
         return vtrace_fail(L->r, SIM_ENOMEM, "line %llu: out of memory",
                            (unsigned long long)L->line);
