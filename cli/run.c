@@ -106,6 +106,7 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     c->zero_grad_after_step = o->zero_grad_after_step;
     c->set_to_none = o->set_to_none;
     c->eval_every = o->eval_every;
+    c->faults = &o->faults;
     if (strcmp(o->strategy, "ddp") == 0) {
         c->strategy = &sim_ddp_strategy;
         c->strategy_cfg = &o->ddp;
@@ -196,6 +197,7 @@ static int train(RunOptions *o, SimTrainConfig *c) {
     wc.trace_max_per_rank = RUN_TRACE_CAP;
     wc.device_memory = o->device_memory; // 0: unlimited
     wc.phantom = o->phantom;             // --phantom: shapes only
+    wc.faults = &o->faults;
     SimWorld w;
     if (sim_world_init(&w, &wc, cli_backend_find(o->backend)) != SIM_OK) {
         run_error("cannot start the ranks: %s", sim_world_error(&w));

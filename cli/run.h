@@ -18,6 +18,7 @@
 #include "dataset.h"     // defines: SimDataset
 #include "ddp.h"         // defines: SimDdpOptions
 #include "dp.h"          // defines: SimDpOptions
+#include "fault.h"       // defines: SimFaultPlan
 #include "fsdp.h"        // defines: SimFsdpOptions
 #include "model.h"       // defines: SimModelSpec
 #include "optim_flags.h" // defines: SimOptimFlags
@@ -79,6 +80,8 @@ typedef struct {
     const char *device_memory_text; // as given (a size or a device name)
     int phantom;              // --phantom: shapes only (SimWorldConfig.phantom)
     CliViz viz;               // --viz, --png, --plot, ... (cli/viz_cli.h)
+    SimFaultPlan faults;      // --fault SPEC, checked against -n
+    const char *diagnosis;    // --diagnosis FILE; NULL: none
 } RunOptions;
 
 typedef enum { RUN_PARSE_OK, RUN_PARSE_HELP, RUN_PARSE_ERROR } RunParse;

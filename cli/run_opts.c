@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"         // defines: cli_print_exit_codes
+#include "fault.h"       // defines: sim_fault_help
 #include "optim_flags.h" // defines: sim_optim_flags_table
 #include "viz_cli.h"     // defines: cli_viz_help
 
@@ -253,7 +254,19 @@ static const RunOptSpec run_specs[RO_COUNT] = {
      "simulated clock and the trace are those of\n"
      "the numeric run; losses are not computed.\n"
      "The data still sets the batches' shapes"},
-    {RO_HELP, 'h', "help", NULL, NULL, "print this help"},
+    [RO_FAULT] = {RO_FAULT, 0, "fault", "SPEC", NULL,
+     "inject a fault (repeatable; the kinds are\n"
+     "listed below): a rank that skips, changes\n"
+     "or reorders a collective, crashes, computes\n"
+     "slowly, has a slow link or an unused\n"
+     "parameter; a loop that forgets set_epoch,\n"
+     "the sampler or the loss division; seeds;\n"
+     "a save killed halfway"},
+    [RO_DIAGNOSIS] = {RO_DIAGNOSIS, 0, "diagnosis", "FILE|none", "ddplab-diagnosis.txt",
+     "where a diagnosed failure (the watchdog's\n"
+     "dump, a protocol mismatch) is also written;\n"
+     "none: only on stderr and in the trace"},
+    [RO_HELP] = {RO_HELP, 'h', "help", NULL, NULL, "print this help"},
 };
 
 const RunOptSpec *run_opt_spec(RunOptId id) {
@@ -332,6 +345,9 @@ void run_help(FILE *out) {
     const SimOptimFlagInfo *f = sim_optim_flags_table(&n);
     for (int i = 0; i < n; i++)
         print_option(out, 0, f[i].name, f[i].metavar, f[i].help, NULL);
+    fprintf(out, "\nfaults (--fault SPEC; steps count from 1, coll=K is the K-th collective\n"
+                 "a rank launches in that step, from 0):\n");
+    sim_fault_help(out);
     fputc('\n', out);
     cli_viz_help(out);
     fprintf(out,

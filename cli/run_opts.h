@@ -22,6 +22,8 @@ typedef enum {
     RO_DEVICE_MEMORY,
     RO_GPU,
     RO_PHANTOM,
+    RO_FAULT,
+    RO_DIAGNOSIS,
     RO_HELP,
     RO_COUNT
 } RunOptId;

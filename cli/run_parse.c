@@ -205,6 +205,13 @@ static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) 
         return RUN_PARSE_OK;
     case RO_SET_TO_NONE: o->set_to_none = 1; return RUN_PARSE_OK;
     case RO_PHANTOM: o->phantom = 1; return RUN_PARSE_OK;
+    case RO_FAULT:
+        if (sim_fault_parse(&o->faults, v, err, sizeof err) != SIM_OK) {
+            run_error("%s", err);
+            return RUN_PARSE_ERROR;
+        }
+        return RUN_PARSE_OK;
+    case RO_DIAGNOSIS: o->diagnosis = strcmp(v, "none") == 0 ? NULL : v; return RUN_PARSE_OK;
     case RO_ACCUM_TAIL:
         if (strcmp(v, "span") == 0)
             o->accum_tail = SIM_ACCUM_TAIL_SPAN;
@@ -307,9 +314,9 @@ static RunParse check_files(const RunOptions *o) {
     for (int i = 0; i < 4; i++)
         if (in[i] && check_input(in_id[i], in[i]) != RUN_PARSE_OK)
             return RUN_PARSE_ERROR;
-    const char *out[] = {o->metrics, o->save, o->trace};
-    const RunOptId out_id[] = {RO_METRICS, RO_SAVE, RO_TRACE};
-    for (int i = 0; i < 3; i++) {
+    const char *out[] = {o->metrics, o->save, o->trace, o->diagnosis};
+    const RunOptId out_id[] = {RO_METRICS, RO_SAVE, RO_TRACE, RO_DIAGNOSIS};
+    for (int i = 0; i < 4; i++) {
         if (out[i] == NULL)
             continue;
         if (check_output(out_id[i], out[i]) != RUN_PARSE_OK)
@@ -343,6 +350,7 @@ static void set_defaults(RunOptions *o) {
     sim_fsdp_options_default(&o->fsdp);
     o->loss_log = SIM_LOSS_AVG;
     o->watchdog_s = 5.0;
+    o->diagnosis = "ddplab-diagnosis.txt";
     o->backend = cli_backend_default()->name;
     o->profile = "dgx-h100";
     o->batch = 32;
@@ -503,6 +511,10 @@ static RunParse check_together(RunOptions *o) {
     if (check_files(o) != RUN_PARSE_OK)
         return RUN_PARSE_ERROR;
     char err[512];
+    if (sim_fault_check(&o->faults, o->nranks, err, sizeof err) != SIM_OK) {
+        run_error("%s", err);
+        return RUN_PARSE_ERROR;
+    }
     if (sim_optim_flags_validate(&o->opt, err, sizeof err) != SIM_OK) {
         run_error("%s", err);
         return RUN_PARSE_ERROR;

@@ -153,6 +153,7 @@ typedef struct {
                               // share r % k (the planner: 1, so that a small
                               // dataset fills every micro-batch of a rank that
                               // stands for thousands)
+    const struct SimFaultPlan *faults; // injected faults (sim/fault.h); NULL: none
     int64_t eval_every;       // > 0: evaluate after every eval_every steps
     SimEvalVariant eval_variant;
     SimEvalCallback on_eval;  // may be NULL

@@ -302,6 +302,7 @@ SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out) {
         finish_stats(t, r, &s, w0, out);
         return join_exit(t, r);
     }
+    sim_rank_begin_step(r, t->step + 1);
     train_mark(t, r, "iteration", "begin", 0);
     // A block cut short by the epoch's end is dropped with accum_tail drop:
     // forward and backward, no step, and the next block follows.

@@ -166,6 +166,11 @@ void sim_rank_event(SimEvent *ev, const SimRank *r, SimEventKind kind, SimStream
     ev->wall_start = ev->wall_end = sim_rank_wall(r);
 }
 
+void sim_rank_begin_step(SimRank *r, int64_t step) {
+    r->step = step;
+    r->coll_in_step = 0;
+}
+
 double sim_rank_now(const SimRank *r) {
     double c = r->clock[SIM_STREAM_COMPUTE], m = r->clock[SIM_STREAM_COMM];
     return m > c ? m : c;

@@ -38,6 +38,9 @@ typedef struct {
     int represent;
     uint64_t device_memory;  // each rank's device capacity in bytes for the
                              // memory ledger; 0 = unlimited (default)
+    const struct SimFaultPlan *faults; // injected faults (sim/fault.h), owned by
+                             // the caller and read-only while ranks run;
+                             // NULL: none (default)
 } SimWorldConfig;
 
 void sim_world_config_default(SimWorldConfig *c);
@@ -58,6 +61,10 @@ struct SimRank {
                                     // process really holds; the ledger: what
                                     // the modelled run holds, by category)
     SimMemLedger mem;               // the memory ledger (sim/memory.h)
+    int64_t step;                   // the optimizer step in progress (1-based; 0
+                                    // before the first), set by the training loop
+    int coll_in_step;               // collectives launched so far in that step
+                                    // (sim_rank_begin_step resets it)
     void *user;                     // for the code running on the rank
     char error[512];                // why this rank's last call failed, or ""
 };
@@ -94,6 +101,10 @@ double sim_rank_wall(const SimRank *r);
 // field zero, and step, nsteps, chunk, src and dst -1 (not applicable).
 void sim_rank_event(SimEvent *ev, const SimRank *r, SimEventKind kind, SimStream stream,
                     const char *name, const char *label, double at);
+// Marks the start of optimizer step `step` (1-based) on rank r: the step and
+// collective counters that --fault specs name.
+void sim_rank_begin_step(SimRank *r, int64_t step);
+
 // The later of the rank's compute and communication clocks.
 double sim_rank_now(const SimRank *r);
 // Appends ev to the world's trace, if it keeps one (a full trace counts the
