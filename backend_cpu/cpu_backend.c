@@ -196,6 +196,13 @@ static SimStatus cpu_coll_wait(void *ctx, int rank, SimCollHandle *h) {
     return h->impl ? *(const SimStatus *)h->impl : SIM_EINVAL;
 }
 
+// Ctrl-C and the like: the same abort a failure raises, with its reason.
+static void cpu_cancel(void *ctx, const char *why) {
+    CpuCtx *c = ctx;
+    cpu_error_record(c, why);
+    cpu_abort_raise(c);
+}
+
 // ----------------------------------------------------------------------------
 
 const SimBackendOps cpu_backend_ops = {
@@ -214,4 +221,5 @@ const SimBackendOps cpu_backend_ops = {
     .coll_wait = cpu_coll_wait,
     .synchronize = NULL,
     .math = &cpu_math_ops,
+    .cancel = cpu_cancel,
 };

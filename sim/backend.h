@@ -90,6 +90,18 @@ typedef struct SimBackendOps {
 
     // The kernels of sim/kernels.h (NULL: this backend has no math yet).
     const SimMathOps *math;
+
+    // Optional (NULL: not supported). Called on a rank's own thread when an
+    // injected fault crashes it (sim/fault.h): from then on the rank takes
+    // part in nothing, as a dead process would, and the flight recorder says
+    // it crashed. Returns once the world is aborted (the peers' watchdog) or
+    // every other rank has returned, so that the rank's buffers stay valid
+    // while peers might still read them; the rank then returns SIM_ECRASHED.
+    SimStatus (*rank_crash)(void *ctx, int rank);
+    // Optional. Stops the world from any thread but a signal handler (e.g.
+    // on Ctrl-C): every rank's current and future collectives fail with
+    // SIM_EABORTED at once, and last_error says `why` if nothing failed first.
+    void (*cancel)(void *ctx, const char *why);
 } SimBackendOps;
 
 // Called by a backend after it finished step `step` of call->sched on this

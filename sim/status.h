@@ -16,7 +16,9 @@
     XX(ENODEV, "no usable device")                                             \
     XX(EBACKEND, "backend library error")                                      \
     XX(EIO, "input/output error")                                              \
-    XX(EFORMAT, "malformed input file")
+    XX(EFORMAT, "malformed input file")                                        \
+    XX(ECRASHED, "a rank crashed (injected fault)")                            \
+    XX(EINTR, "interrupted by a signal")
 
 typedef enum {
 #define SIM_STATUS_ENUM(name, desc) SIM_##name,

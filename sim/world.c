@@ -166,6 +166,11 @@ void sim_rank_event(SimEvent *ev, const SimRank *r, SimEventKind kind, SimStream
     ev->wall_start = ev->wall_end = sim_rank_wall(r);
 }
 
+void sim_world_cancel(SimWorld *w, const char *why) {
+    if (w->ops && w->ops->cancel && w->ctx)
+        w->ops->cancel(w->ctx, why);
+}
+
 void sim_rank_begin_step(SimRank *r, int64_t step) {
     r->step = step;
     r->coll_in_step = 0;
