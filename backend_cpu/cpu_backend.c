@@ -221,5 +221,6 @@ const SimBackendOps cpu_backend_ops = {
     .coll_wait = cpu_coll_wait,
     .synchronize = NULL,
     .math = &cpu_math_ops,
+    .rank_crash = cpu_rank_crash,
     .cancel = cpu_cancel,
 };

@@ -61,9 +61,10 @@ int cpu_online_cores(void);
 void cpu_yield(void);
 
 // ----------------------------------------------------------------------------
-// the flight recorder (cpu_watchdog.c): what each rank is doing, written by
-// the rank itself (relaxed atomics, `state` last with release) and read by
-// whichever rank writes a diagnosis.
+// the flight recorder (cpu_watchdog.c, cpu_history.c): what each rank is
+// doing, written by the rank itself (relaxed atomics, `state` last with
+// release) and read by whichever rank writes a diagnosis
+// (cpu_diagnosis.h turns copies of the records into text).
 
 typedef enum {
     CPU_FR_IDLE = 0,    // no collective entered yet
@@ -76,13 +77,40 @@ typedef enum {
     CPU_FR_DONE,        // finished its last collective
 } CpuFrState;
 
+// `exited`: how the rank's thread ended. A crashed rank (an injected fault,
+// SimBackendOps.rank_crash) is marked CPU_EXITED_CRASHED before its thread
+// returns, and the mark is never lowered to CPU_EXITED_RETURNED.
+enum { CPU_EXITED_NO = 0, CPU_EXITED_RETURNED = 1, CPU_EXITED_CRASHED = 2 };
+
+#define CPU_FR_HISTORY 8 // collectives each rank's recorder remembers
+
+// One collective a rank entered (send/recv are not kept: they have their own
+// per-peer sequence numbers), in a ring of CPU_FR_HISTORY. A slot is
+// rewritten seqlock-style: `stamp` (the entry's number + 1; 0 while the slot
+// is rewritten) is stored last with release; a reader loads it before and
+// after the fields and drops the entry if it changed (the rank moved on and
+// reused the slot). `done` is set alone, with release, when it completes.
+typedef struct {
+    _Atomic uint64_t stamp;
+    _Atomic uint64_t seq, count;
+    _Atomic int kind, dtype, algo, op, root;
+    _Atomic int done;
+} CpuHistRec;
+
 typedef struct {
     _Atomic int state;        // CpuFrState
     _Atomic int kind, algo, dtype, step, nsteps, peer;
     _Atomic uint64_t seq, count;
     _Atomic int64_t last_done; // seq of the last completed collective, -1: none
-    _Atomic int exited;       // the rank function has returned
+    _Atomic int exited;       // CPU_EXITED_*
+    CpuHistRec hist[CPU_FR_HISTORY]; // entry k in hist[k % CPU_FR_HISTORY]
+    _Atomic uint64_t hist_n;  // entries ever written (stored after the entry)
 } CpuRecorder;
+
+// The history ring (cpu_history.c), written by the rank itself: an entry for
+// a collective it enters (send/recv ignored), and its completion.
+void cpu_hist_push(CpuRecorder *f, const SimCollCall *call);
+void cpu_hist_done(CpuRecorder *f);
 
 // ----------------------------------------------------------------------------
 // rendezvous (cpu_rendezvous.c)
@@ -240,6 +268,9 @@ SimStatus cpu_direct_all_reduce(CpuCtx *c, int me, SimCollCall *call);
 
 // Threads (cpu_ranks.c).
 SimStatus cpu_run_ranks(void *ctx, SimRankEntry entry, void *arg);
+// SimBackendOps.rank_crash (cpu_crash.c): marks the rank CPU_EXITED_CRASHED,
+// then sleeps until the world aborts or every other rank has exited.
+SimStatus cpu_rank_crash(void *ctx, int rank);
 
 // The math kernels (cpu_math*.c, declared in cpu_math.h).
 extern const SimMathOps cpu_math_ops;

@@ -34,7 +34,10 @@ static void *rank_thread(void *p) {
     cpu_wait_reach_plain(t->gate, GATE_GO);
     if (atomic_load_explicit(&t->gate->value, memory_order_acquire) == GATE_GO)
         r->run_status = t->entry(t->rank, t->arg);
-    atomic_store_explicit(&r->fr.exited, 1, memory_order_relaxed);
+    // a crashed rank keeps its mark (cpu_crash.c)
+    int running = CPU_EXITED_NO;
+    atomic_compare_exchange_strong_explicit(&r->fr.exited, &running, CPU_EXITED_RETURNED,
+                                            memory_order_release, memory_order_relaxed);
     return NULL;
 }
 

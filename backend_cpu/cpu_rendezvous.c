@@ -6,11 +6,14 @@
 // number, count, dtype, op, root, algorithm), computes the simulated start
 // (the latest arrival), and opens the gate for everyone. A disagreement fails
 // every rank's call with SIM_EPROTO and a message in NCCL's argcheck phrasing,
-// e.g. "AllReduce #5: rank 3 count 1024 != rank 0 count 2048", and aborts
-// the world so that later collectives fail at once instead of hanging.
+// e.g. "AllReduce #5: rank 3 count 1024 != rank 0 count 2048", followed by
+// where the ranks' histories diverge and the probable cause (cpu_diagnosis.h),
+// and aborts the world so that later collectives fail at once instead of
+// hanging.
 #include <stdio.h>
+#include <stdlib.h>
 
-#include "cpu_internal.h"
+#include "cpu_diagnosis.h"
 
 const CpuSlot *cpu_slot(const CpuCtx *c, int rank, int parity) {
     return &c->ranks[rank].slot[parity];
@@ -88,6 +91,14 @@ static SimStatus check_protocol(const CpuCtx *c, int parity, char *msg, size_t n
         snprintf(msg, n, "%s (and %d more ranks differ from rank 0)", first, bad - 1);
     else
         snprintf(msg, n, "%s", first);
+    // Every rank is here, so no record changes while it is read.
+    CpuFrView *v = malloc((size_t)c->nranks * sizeof *v);
+    if (v != NULL) {
+        for (int r = 0; r < c->nranks; r++)
+            cpu_fr_read(&c->ranks[r], &v[r]);
+        cpu_diag_protocol(v, c->nranks, msg, n);
+        free(v);
+    }
     return SIM_EPROTO;
 }
 
@@ -100,7 +111,7 @@ SimStatus cpu_rendezvous(CpuCtx *c, int me, SimCollCall *call, const CpuSlot *mi
     r->rdv_gen = gen;
     cpu_fr_set(r, CPU_FR_RENDEZVOUS, -1, -1);
     if (gate_arrive(&c->rdv, c->nranks)) {
-        char msg[512];
+        char msg[CPU_ERROR_MAX];
         SimStatus res = check_protocol(c, p, msg, sizeof msg);
         double start = cpu_slot(c, 0, p)->arrive_sim;
         for (int q = 1; q < c->nranks; q++) {

@@ -9,5 +9,6 @@ void cli_print_exit_codes(FILE *out) {
             "     run that does not fit --device-memory, or a plan that does not fit)\n"
             "  2  bad input (unknown command, option or value)\n"
             "  3  a diagnosed distributed failure (protocol mismatch, watchdog timeout)\n"
-            "  4  internal error, out of memory, or the backend is unavailable\n");
+            "  4  internal error, out of memory, or the backend is unavailable\n"
+            "  130, 143  stopped by Ctrl-C (SIGINT), by SIGTERM\n");
 }

@@ -45,16 +45,6 @@ static const IvOptSpec specs[IO_NOPTS] = {
     {IO_HELP, 'h', "help", NULL, NULL, "print this help"},
 };
 
-typedef struct {
-    int count;
-    IvTopic topics[IV_TOPIC_COUNT];
-    int ntopics;
-    int all_topics;
-    uint64_t seed;
-    int non_interactive;
-    const char *answers;
-} IvOptions;
-
 static void iv_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void iv_error(const char *fmt, ...) {
     char msg[800];
@@ -246,8 +236,7 @@ static uint64_t clock_seed(void) {
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-// 0 to run, 1 for --help, -1 on bad input (reported).
-static int parse(int argc, char **argv, IvOptions *o) {
+int iv_opts_parse(int argc, char **argv, IvOptions *o) {
     memset(o, 0, sizeof *o);
     o->count = 10;
     for (int i = 0; i < IV_TOPIC_COUNT; i++)
@@ -441,7 +430,7 @@ static void print_header(const IvOptions *o) {
 
 int interview_main(int argc, char **argv) {
     IvOptions o;
-    int p = parse(argc, argv, &o);
+    int p = iv_opts_parse(argc, argv, &o);
     if (p == 1) {
         interview_help(stdout);
         return CLI_EXIT_OK;

@@ -85,6 +85,21 @@ int iv_generate(IvTopic t, uint64_t seed, int ordinal, IvQuestion *q, char *err,
 void iv_plan_drill(uint64_t seed, const IvTopic *topics, int ntopics, int count,
                    IvTopic *topic_of, uint64_t *seeds, int *ordinals);
 
+// The options of `ddplab interview` (interview.c).
+typedef struct {
+    int count;
+    IvTopic topics[IV_TOPIC_COUNT];
+    int ntopics;
+    int all_topics;
+    uint64_t seed;
+    int non_interactive;
+    const char *answers;    // --answers FILE (points into argv), or NULL
+} IvOptions;
+
+// Parses argv[1..argc) (argv[0] is "interview"). Returns 0 to run, 1 for
+// --help, -1 on bad input (one line on stderr). Opens no file.
+int iv_opts_parse(int argc, char **argv, IvOptions *o);
+
 // Grading. The answer of a numeric question is its numbers in order,
 // separated by spaces (or ';', or ', '); "1,048,576" is one number; units
 // and words around the numbers are ignored. A multiple-choice answer is a

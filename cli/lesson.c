@@ -12,6 +12,7 @@
 #include "backends.h"       // defines: cli_backends, cli_backend_names
 #include "cli.h"            // defines: CLI_EXIT_*, lesson_main, lesson_help
 #include "lesson.h"         // defines: Lesson, lesson_parse_file, lesson_dir
+#include "lesson_args.h"    // defines: LessonArgs, lesson_args_parse
 #include "lesson_catalog.h" // defines: LessonCatalog
 #include "lesson_play.h"    // defines: lesson_play
 #include "lesson_progress.h" // defines: LessonProgress
@@ -77,15 +78,6 @@ void lesson_help(FILE *out) {
           out);
 }
 
-typedef struct {
-    const char *name;    // NAME|FILE, or NULL (the menu)
-    const char *viz;     // NULL: chosen by the terminal
-    const char *backend;
-    const char *dir;
-    int non_interactive;
-    int list;
-} LessonArgs;
-
 static int usage(const char *fmt, const char *a, const char *b) {
     fprintf(stderr, "%s: ", prog);
     fprintf(stderr, fmt, a, b);
@@ -93,7 +85,7 @@ static int usage(const char *fmt, const char *a, const char *b) {
     return CLI_EXIT_USAGE;
 }
 
-static int parse_args(int argc, char **argv, LessonArgs *a) {
+int lesson_args_parse(int argc, char **argv, LessonArgs *a) {
     memset(a, 0, sizeof *a);
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -140,8 +132,7 @@ static int parse_args(int argc, char **argv, LessonArgs *a) {
     return 0;
 }
 
-// --viz and --backend against this build. 0, or an exit code.
-static int check_args(LessonArgs *a) {
+int lesson_args_check(LessonArgs *a) {
     if (a->viz && strcmp(a->viz, "text") && strcmp(a->viz, "ncurses") && strcmp(a->viz, "sdl"))
         return usage("--viz: '%s' is not a view; allowed: text, ncurses, sdl%s", a->viz, "");
     if (a->viz && strcmp(a->viz, "ncurses") == 0 && !viz_curses_available()) {
@@ -365,10 +356,10 @@ static int menu(const LessonCatalog *c, const LessonArgs *a, Progress *g, const 
 
 int lesson_main(int argc, char **argv) {
     LessonArgs a;
-    int rc = parse_args(argc, argv, &a);
+    int rc = lesson_args_parse(argc, argv, &a);
     if (rc != 0)
         return rc < 0 ? CLI_EXIT_OK : rc;
-    if ((rc = check_args(&a)) != 0)
+    if ((rc = lesson_args_check(&a)) != 0)
         return rc;
     const char *dir = a.dir ? a.dir : lesson_dir();
     Progress g;

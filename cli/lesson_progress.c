@@ -12,6 +12,11 @@
 
 #include "outfile.h" // defines: SimOutFile, sim_outfile_*
 
+// Entries a progress file may hold: far more lessons than there are, few
+// enough that looking each up among the others stays quick (200000 took a
+// minute to load).
+#define PROGRESS_MAX_LESSONS 4096
+
 static char *join(const char *a, const char *b) {
     size_t n = strlen(a) + strlen(b) + 1;
     char *s = malloc(n);
@@ -144,6 +149,12 @@ int lesson_progress_load(LessonProgress *p, const char *path, char *err, size_t 
     const cJSON *lessons = cJSON_GetObjectItemCaseSensitive(root, "lessons");
     if (!cJSON_IsObject(root) || !cJSON_IsObject(lessons)) {
         snprintf(err, errlen, "%s: not a ddplab progress file (JSON with \"lessons\")", path);
+        cJSON_Delete(root);
+        goto done;
+    }
+    if (cJSON_GetArraySize(lessons) > PROGRESS_MAX_LESSONS) {
+        snprintf(err, errlen, "%s: more than %d lessons, not a ddplab progress file", path,
+                 PROGRESS_MAX_LESSONS);
         cJSON_Delete(root);
         goto done;
     }

@@ -300,6 +300,37 @@ static int all_digits(const char *s) {
     return *digits(s) == '\0';
 }
 
+// Why the player cannot afford regular expression re, or NULL. glibc's
+// regcomp copies a bounded repetition {m,n} n times, so nested ones
+// multiply (a 30-byte pattern took 3 GB and half a minute), and a
+// back-reference \N makes regexec exponential; lessons need neither (+, *
+// and [...] say it all). Brackets are skipped up to their first ']' (a
+// ']' right after '[' or '[^' is literal): never further than their end.
+static const char *regex_problem(const char *re) {
+    if (strlen(re) > 256)
+        return "needs an extended regular expression after ':' of at most 256 characters";
+    for (const char *p = re; *p; p++) {
+        if (*p == '[') {
+            p += p[1] == '^' ? 2 : 1;
+            if (*p == ']')
+                p++;
+            while (*p && *p != ']')
+                p++;
+            if (*p == '\0')
+                break;
+        } else if (*p == '\\' && p[1] >= '1' && p[1] <= '9') {
+            return "needs an extended regular expression after ':' without back-references "
+                   "(\\1 ... \\9)";
+        } else if (*p == '\\' && p[1] != '\0') {
+            p++;
+        } else if (*p == '{') {
+            return "needs an extended regular expression after ':' without a repetition {m,n} "
+                   "(use + or *, or \\{ for a brace)";
+        }
+    }
+    return NULL;
+}
+
 int lesson_fact_ok(const char *s, int *trace, const char **why) {
     static const char *const plain[] = {"exit", "iterations", "buckets",   "units",
                                         "loss", "sim_us",     "exposed_us"};
@@ -332,6 +363,8 @@ int lesson_fact_ok(const char *s, int *trace, const char **why) {
     }
     if (n == 3 && strncmp(s, "out", n) == 0) {
         *trace = 0;
+        if ((*why = regex_problem(arg)) != NULL)
+            return -1;
         *why = "needs an extended regular expression after ':' that compiles";
         regex_t re;
         if (*arg == '\0' || regcomp(&re, arg, REG_EXTENDED) != 0)

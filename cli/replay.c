@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"     // defines: CLI_EXIT_*, replay_main
+#include "replay.h"  // defines: ReplayOptions, replay_opts_parse
 #include "viz_cli.h" // defines: CliViz, cli_viz_*
 
 void replay_help(FILE *out) {
@@ -48,19 +49,16 @@ static void print_info(const VizSource *src) {
         printf("simulated:  %.6f s\n", t->ev[t->n - 1].sim_end);
 }
 
-int replay_main(int argc, char **argv) {
+int replay_opts_parse(int argc, char **argv, ReplayOptions *o) {
     const char *prog = "ddplab replay";
-    CliViz v = {0};
-    const char *path = NULL;
-    int info = 0;
+    memset(o, 0, sizeof *o);
+    CliViz *v = &o->viz;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            replay_help(stdout);
-            return CLI_EXIT_OK;
-        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return -1;
         if (strcmp(a, "--info") == 0) {
-            info = 1;
+            o->info = 1;
             continue;
         }
         if (strncmp(a, "--", 2) == 0) {
@@ -80,25 +78,39 @@ int replay_main(int argc, char **argv) {
                 }
                 val = argv[++i];
             }
-            if (cli_viz_set(&v, prog, name, val ? val : "") != 0)
+            if (cli_viz_set(v, prog, name, val ? val : "") != 0)
                 return CLI_EXIT_USAGE;
             continue;
         }
-        if (path != NULL) {
-            fprintf(stderr, "%s: one trace at a time ('%s' and '%s')\n", prog, path, a);
+        if (o->path != NULL) {
+            fprintf(stderr, "%s: one trace at a time ('%s' and '%s')\n", prog, o->path, a);
             return CLI_EXIT_USAGE;
         }
-        path = a;
+        o->path = a;
     }
-    if (path == NULL) {
+    if (o->path == NULL) {
         fprintf(stderr, "%s: which trace? (ddplab replay TRACE; record one with "
                 "ddplab run --trace FILE.ddptrace)\n", prog);
         return CLI_EXIT_USAGE;
     }
-    if (v.mode == NULL && !v.png && !v.plot_loss && !v.plot_memory)
-        v.mode = isatty(STDOUT_FILENO) && viz_curses_available() ? "ncurses" : "text";
-    if (cli_viz_check(&v, prog) != 0)
+    if (v->mode == NULL && !v->png && !v->plot_loss && !v->plot_memory)
+        v->mode = isatty(STDOUT_FILENO) && viz_curses_available() ? "ncurses" : "text";
+    if (cli_viz_check(v, prog) != 0)
         return CLI_EXIT_USAGE;
+    return 0;
+}
+
+int replay_main(int argc, char **argv) {
+    const char *prog = "ddplab replay";
+    ReplayOptions o;
+    int prc = replay_opts_parse(argc, argv, &o);
+    if (prc < 0) {
+        replay_help(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (prc != 0)
+        return prc;
+    const char *path = o.path;
     VizTrace t;
     char err[512];
     SimStatus st = viz_trace_load(path, &t, err, sizeof err);
@@ -115,11 +127,11 @@ int replay_main(int argc, char **argv) {
         return CLI_EXIT_USAGE;
     }
     int rc;
-    if (info) {
+    if (o.info) {
         print_info(&src);
         rc = CLI_EXIT_OK;
     } else {
-        rc = cli_viz_show(&src, &v, prog);
+        rc = cli_viz_show(&src, &o.viz, prog);
     }
     viz_model_free(src.model);
     viz_trace_free(&t);

@@ -16,6 +16,7 @@
 #include "cli.h"      // defines: CLI_EXIT_*
 #include "layer_owner.h" // defines: sim_layer_owner_strategy
 #include "outfile.h"  // defines: SimOutFile
+#include "run_signal.h" // defines: RunSignals, run_signal_begin
 
 #define RUN_TRACE_CAP 1000000 // trace events kept per rank
 
@@ -91,6 +92,7 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     c->resume_path = o->resume;
     c->save_path = o->save;
     c->save_every = o->save_every;
+    c->faults = &o->faults; // before the steps of --epochs (no-sampler)
     if (o->steps > 0)
         c->steps = o->steps;
     else if (o->epochs > 0)
@@ -106,7 +108,6 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     c->zero_grad_after_step = o->zero_grad_after_step;
     c->set_to_none = o->set_to_none;
     c->eval_every = o->eval_every;
-    c->faults = &o->faults;
     if (strcmp(o->strategy, "ddp") == 0) {
         c->strategy = &sim_ddp_strategy;
         c->strategy_cfg = &o->ddp;
@@ -144,11 +145,23 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
 }
 
 // The trainer whose error explains a failed run: one that failed on bad
-// input, else the lowest rank that failed for a reason of its own (others
-// only say they were aborted), else rank 0.
+// input, else a rank that --fault crash killed (its peers' timeout follows
+// from it; sim/comm_fault.c words it "rank R crashed (injected fault ...)"),
+// else the lowest rank that failed for a reason of its own (others only say
+// they were aborted), else rank 0.
 static const SimTrainer *failed_trainer(const SimTrainer *t, int n) {
     for (int i = 0; i < n; i++)
         if (t[i].bad_input)
+            return &t[i];
+    for (int i = 0; i < n; i++)
+        if (strstr(t[i].error, " crashed (injected fault ") != NULL)
+            return &t[i];
+    // a rank that stopped on an error of its own (DDP's "Expected to have
+    // finished reduction ..." under --fault unused) explains its peers'
+    // watchdog timeouts
+    for (int i = 0; i < n; i++)
+        if (t[i].error[0] && strstr(t[i].error, sim_strerror(SIM_ETIMEDOUT)) == NULL &&
+            strstr(t[i].error, sim_strerror(SIM_EABORTED)) == NULL)
             return &t[i];
     for (int i = 0; i < n; i++)
         if (t[i].error[0] && strstr(t[i].error, sim_strerror(SIM_EABORTED)) == NULL)
@@ -159,7 +172,7 @@ static const SimTrainer *failed_trainer(const SimTrainer *t, int n) {
 static int exit_for(SimStatus st, const SimTrainer *t) {
     if (t->bad_input)
         return CLI_EXIT_USAGE;
-    if (st == SIM_EPROTO || st == SIM_ETIMEDOUT || st == SIM_EABORTED)
+    if (run_diag_is_diagnosed(st) || st == SIM_EABORTED)
         return CLI_EXIT_DIST;
     return CLI_EXIT_INTERNAL;
 }
@@ -234,15 +247,25 @@ static int train(RunOptions *o, SimTrainConfig *c) {
         trainers[i].cfg = c;
     RunCtx ctx = {trainers, &rep};
     int view_rc = CLI_EXIT_OK;
+    RunSignals sigs; // Ctrl-C: the ranks stop, no file is written (run_signal.h)
+    run_signal_begin(&sigs, &w, c);
     SimStatus st = cli_viz_interactive(&o->viz)
                        ? run_viz_live(o, &w, rank_main, &ctx, &view_rc)
                        : sim_world_run(&w, rank_main, &ctx);
     int rc = CLI_EXIT_OK;
-    if (st != SIM_OK) {
+    int sig = run_signal_end_run(&sigs);
+    if (sig != 0) {
+        if (rep.bar && rep.nsteps > 0)
+            fputc('\n', stderr);
+        if (o->metrics)
+            sim_outfile_abort(&mo);
+        rc = run_signal_interrupted(o, c, &trainers[0], sig);
+    } else if (st != SIM_OK) {
         if (rep.bar && rep.nsteps > 0)
             fputc('\n', stderr); // end the bar's line before the message
         const SimTrainer *ft = failed_trainer(trainers, o->nranks);
         run_error("%s", ft->error[0] ? ft->error : sim_world_error(&w));
+        run_diag_report(o, &w, st, ft->error[0] ? ft->error : sim_world_error(&w));
         rc = exit_for(st, ft);
         if (run_memory_oom(o, c, &w))
             rc = CLI_EXIT_CHECK; // the configuration does not fit --device-memory
@@ -266,6 +289,7 @@ static int train(RunOptions *o, SimTrainConfig *c) {
         if (rc == CLI_EXIT_OK)
             rc = trc;
     }
+    rc = run_signal_end(&sigs, rc);
     if (rc == CLI_EXIT_OK)
         rc = cli_viz_interactive(&o->viz) ? view_rc : run_viz_after(o, &w);
     sim_world_free(&w);
@@ -287,6 +311,9 @@ int run_main(int argc, char **argv) {
     SimDataset ds;
     int rc = run_data_load(&o, &ds);
     SimTrainConfig cfg;
+    // --fault seeds: per-rank seeds (the trainer's) without DDP's broadcast
+    if (sim_fault_find(&o.faults, SIM_FAULT_SEEDS, -1))
+        o.ddp.init_broadcast = 0;
     if (rc == CLI_EXIT_OK)
         rc = make_config(&o, &ds, &cfg);
     if (rc == CLI_EXIT_OK)

@@ -136,6 +136,16 @@ void run_report_eval(RunReport *rep, const SimEvalStats *s);
 // The final summary, on stdout.
 void run_report_summary(RunReport *rep, const SimTrainer *t);
 
+// A failed run's diagnosis (run_diag.c): when st is a failure the backend
+// diagnosed (run_diag_is_diagnosed: SIM_ETIMEDOUT, SIM_EPROTO,
+// SIM_ECRASHED) and it left a text (sim_world_diagnosis), prints that text
+// on stderr unless `shown` (the message already printed, may be NULL)
+// holds it, writes it atomically to o->diagnosis (when not NULL) and says
+// "diagnosis written to FILE" on stdout. A file that cannot be written is
+// reported on stderr; the exit code stays the run's.
+int run_diag_is_diagnosed(SimStatus st);
+void run_diag_report(const RunOptions *o, const SimWorld *w, SimStatus st, const char *shown);
+
 // Memory (run_memory.c), read after the ranks have finished: the table of
 // every rank's peak by category on stdout, and the out-of-memory report on
 // stderr: the failed rank's ledger at the refusal and, from the closed forms

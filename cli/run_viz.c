@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"   // defines: CLI_EXIT_*
+#include "run_signal.h" // defines: run_signal_caught
 #include "views.h" // defines: VizLive, VizSource
 
 void run_viz_info(const RunOptions *o, const SimTrainConfig *c, SimWorld *w) {
@@ -118,10 +119,10 @@ static int show_live(const CliViz *v, LiveRun *lr, VizSource *src, FILE *tty) {
         return cli_viz_show(src, v, "ddplab run");
     }
     int rc = CLI_EXIT_OK;
-    if (wait_first_events(src))
+    if (wait_first_events(src) && !run_signal_caught()) // Ctrl-C before the view: none
         rc = cli_viz_show(src, v, "ddplab run");
     viz_live_detach(lr->live);
-    if (!viz_live_done(lr->live)) {
+    if (!viz_live_done(lr->live) && !run_signal_caught()) {
         fprintf(tty, "ddplab run: the view closed; the run goes on to its end (Ctrl-C "
                      "stops it)...\n");
         fflush(tty);
@@ -166,7 +167,7 @@ SimStatus run_viz_live(const RunOptions *o, SimWorld *w, SimRankMain fn, void *a
         dup2(out_fd, STDOUT_FILENO);
         dup2(err_fd, STDERR_FILENO);
         replay_output(cap);
-        if (*view_rc == CLI_EXIT_OK) {
+        if (*view_rc == CLI_EXIT_OK && !run_signal_caught()) { // interrupted: no pictures
             viz_source_poll(&src);
             *view_rc = cli_viz_pictures(&src, &o->viz, "ddplab run");
         }

@@ -14,6 +14,8 @@ PACKAGES=(
   libmd4c-dev                         # the lesson parser (Markdown)
   openmpi-bin libopenmpi-dev          # the collective peer for benchmarks
   tmux                                # terminal UI tests
+  clang libclang-rt-14-dev            # fuzzing: clang and libFuzzer's runtime (scripts/fuzz.sh)
+  time                                # /usr/bin/time: the soak's peak memory (bench/soak.sh)
   python3-torch python3-numpy         # PyTorch as the reference in conformance tests
 )
 missing=()

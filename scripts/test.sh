@@ -3,7 +3,8 @@
 #  1. a warnings-as-errors build (with the CUDA backend when the toolkit is
 #     present; GPU tests skip without a GPU) and every test;
 #  2. an AddressSanitizer + UndefinedBehaviorSanitizer build and every test;
-#  3. a ThreadSanitizer build and the tests of the pthread backend (label cpu).
+#  3. a ThreadSanitizer build and the tests of the pthread backend (label cpu);
+#  4. the fuzz targets (clang, libFuzzer) over their seed corpora, 15 s each.
 # Sanitized runs use DDPLAB_TEST_QUICK=1, which shrinks the big test matrices
 # (every kind of check still runs).
 set -euo pipefail
@@ -30,3 +31,6 @@ if command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null; t
 fi
 DDPLAB_TEST_QUICK=1 DDPLAB_SANITIZED=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   "${run_tsan[@]}" ctest --test-dir build-tsan --output-on-failure -j"$jobs" -L cpu
+
+echo "== fuzzing (scripts/fuzz.sh: libFuzzer, 15 s per target; a finding fails the run)"
+scripts/fuzz.sh 15

@@ -53,6 +53,8 @@ typedef struct {
     int done;
     double sim_end;      // simulated end time, known at launch
     double wall_start;
+    int injected;        // private to sim/ (sim/comm_fault.h): what an injected
+                         // fault did to this call (SIM_COMM_FAULT_*), 0: nothing
 } SimCollHandle;
 
 typedef SimStatus (*SimRankEntry)(int rank, void *arg);

@@ -121,8 +121,8 @@ static SimStatus list_tensors(const SimModel *m, const SimCkptExtra *x, SaveScra
     return SIM_OK;
 }
 
-SimStatus sim_ckpt_save(SimRank *r, const SimModel *m, const SimCkptExtra *extra,
-                        const char *path, char *err, size_t errlen) {
+static SimStatus save(SimRank *r, const SimModel *m, const SimCkptExtra *extra,
+                      const char *path, int kill_midway, char *err, size_t errlen) {
     static const SimCkptExtra none = {0};
     const SimCkptExtra *x = extra ? extra : &none;
     if (m->param.data == NULL)
@@ -161,9 +161,20 @@ SimStatus sim_ckpt_save(SimRank *r, const SimModel *m, const SimCkptExtra *extra
     s.meta[2] = (SimStMeta){"model", spec};
     if (x->nmeta > 0)
         memcpy(s.meta + 3, x->meta, (size_t)x->nmeta * sizeof *s.meta);
-    st = sim_stfile_save(path, s.t, nt, s.meta, x->nmeta + 3, err, errlen);
+    st = (kill_midway ? sim_stfile_save_killed : sim_stfile_save)(path, s.t, nt, s.meta,
+                                                                   x->nmeta + 3, err, errlen);
     scratch_free(&s, x);
     return st;
+}
+
+SimStatus sim_ckpt_save(SimRank *r, const SimModel *m, const SimCkptExtra *extra,
+                        const char *path, char *err, size_t errlen) {
+    return save(r, m, extra, path, 0, err, errlen);
+}
+
+SimStatus sim_ckpt_save_killed(SimRank *r, const SimModel *m, const SimCkptExtra *extra,
+                               const char *path, char *err, size_t errlen) {
+    return save(r, m, extra, path, 1, err, errlen);
 }
 
 // ----------------------------------------------------------------------------

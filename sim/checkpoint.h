@@ -65,6 +65,11 @@ typedef struct {
 // file at path is left as it was.
 SimStatus sim_ckpt_save(SimRank *r, const SimModel *m, const SimCkptExtra *extra,
                         const char *path, char *err, size_t errlen);
+// The same save with the save-crash fault (sim/fault.h) armed: the process
+// is killed by SIGKILL halfway through writing the file
+// (sim_outfile_kill_midway). Returns only on a failure before that point.
+SimStatus sim_ckpt_save_killed(SimRank *r, const SimModel *m, const SimCkptExtra *extra,
+                               const char *path, char *err, size_t errlen);
 
 // A checkpoint read and checked against a model, not yet applied.
 typedef struct {

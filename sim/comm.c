@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "comm_fault.h" // defines: sim_comm_start, sim_comm_fault_launch
+
 double sim_wall_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -94,6 +96,7 @@ void sim_coll_report_step(SimCollCall *call, int step, double wall_start, double
         call->step_cursor = call->start_sim;
     SimWorld *w = call->rank->world;
     double dur = sim_cost_step(&w->cost, &call->sched, step, sim_dtype_size(call->args.dtype));
+    dur = sim_comm_fault_step_cost(call, step, dur); // --fault slow-link
     double t0 = call->step_cursor;
     call->step_cursor = t0 + dur;
     call->steps_reported++;
@@ -118,9 +121,11 @@ static double call_cost(SimRank *r, const SimCollCall *call) {
     if (a->kind == SIM_COLL_SEND || a->kind == SIM_COLL_RECV) {
         int src = a->kind == SIM_COLL_SEND ? r->rank : a->peer;
         int dst = a->kind == SIM_COLL_SEND ? a->peer : r->rank;
-        return sim_cost_p2p(c, src, dst, a->count * sim_dtype_size(a->dtype));
+        double t = sim_cost_p2p(c, src, dst, a->count * sim_dtype_size(a->dtype));
+        return sim_comm_fault_p2p_cost(r, call, src, dst, t); // --fault slow-link
     }
-    return sim_cost_coll(c, &call->sched, sim_dtype_size(a->dtype));
+    double t = sim_cost_coll(c, &call->sched, sim_dtype_size(a->dtype));
+    return sim_comm_fault_coll_cost(r, call, t); // --fault slow-link
 }
 
 // sim_coll_args_valid, except that a phantom world's buffers may be NULL
@@ -167,6 +172,19 @@ SimStatus sim_coll_launch(SimRank *r, const SimCollArgs *a, SimCollHandle *h) {
     call->args.algo = sim_coll_resolve_algo(a->kind, a->algo);
     call->rank = r;
     sim_sched_init(&call->sched, a->kind, call->args.algo, w->cfg.nranks, a->count, a->root);
+    // the step's collectives as --fault counts them (sim/fault.h), p2p aside
+    if (a->kind != SIM_COLL_SEND && a->kind != SIM_COLL_RECV && r->step > 0) {
+        int k = r->coll_in_step++;
+        if (w->cfg.faults)
+            return sim_comm_fault_launch(r, h, k);
+    }
+    return sim_comm_start(r, h);
+}
+
+SimStatus sim_comm_start(SimRank *r, SimCollHandle *h) {
+    SimWorld *w = r->world;
+    SimCollCall *call = &h->call;
+    const SimCollArgs *a = &call->args;
     if (a->kind == SIM_COLL_SEND || a->kind == SIM_COLL_RECV) {
         uint64_t *ctr = p2p_counter(r, a);
         if (ctr == NULL) {
@@ -203,6 +221,11 @@ SimStatus sim_coll_wait(SimRank *r, SimCollHandle *h) {
     SimWorld *w = r->world;
     if (!h->launched)
         return SIM_EINVAL;
+    if (h->injected) { // --fault skip or reorder (sim/comm_fault.h)
+        SimStatus fs = sim_comm_fault_wait(r, h);
+        if (fs != SIM_OK || !h->launched)
+            return fs;
+    }
     SimStatus st = h->done ? SIM_OK : w->ops->coll_wait(w->ctx, r->rank, h);
     h->launched = 0;
     if (st != SIM_OK) {
@@ -302,6 +325,7 @@ void sim_rank_compute(SimRank *r, const char *name, double seconds) {
     SimEvent ev;
     sim_rank_event(&ev, r, SIM_EV_COMPUTE, SIM_STREAM_COMPUTE, name, NULL,
                    r->clock[SIM_STREAM_COMPUTE]);
+    seconds = sim_comm_fault_compute(r, seconds); // --fault slow-rank
     ev.sim_end = ev.sim_start + (seconds > 0 ? seconds : 0);
     r->clock[SIM_STREAM_COMPUTE] = ev.sim_end;
     trace_put(r, &ev);

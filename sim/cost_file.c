@@ -37,6 +37,9 @@
 #define PROFILE_VERSION 1
 #define PROFILE_MAX_BYTES (1 << 20) // a profile is a few hundred bytes
 #define MAX_RANKS_PER_NODE (1 << 20)
+#define LINK_MAX_ALPHA_US 1e9 // 1000 s per message
+#define LINK_MIN_BW_GBPS 1e-9 // 1 byte per second
+#define LINK_MAX_BW_GBPS 1e9
 
 // ----------------------------------------------------------------------------
 // saving
@@ -211,10 +214,16 @@ static SimStatus parse_link(const Loader *ld, const cJSON *root, const char *key
     SIM_CHECK(get_number(ld, obj, where, "alpha_us", 0.0, 0, &alpha_us));
     SIM_CHECK(get_number(ld, obj, where, "bw_GBps", 0.0, 1, &bw_GBps));
     SIM_CHECK(get_string(ld, obj, where, "source", 0, l->source, sizeof(l->source)));
+    // Bounds that keep simulated times finite and printable: 1e307 us or
+    // 1e-300 GB/s made a two-step run last 1e300 s.
+    if (alpha_us > LINK_MAX_ALPHA_US)
+        return bad(ld, "field \"%salpha_us\" is out of range (%g; allowed: 0..%g)", where,
+                   alpha_us, LINK_MAX_ALPHA_US);
+    if (bw_GBps < LINK_MIN_BW_GBPS || bw_GBps > LINK_MAX_BW_GBPS)
+        return bad(ld, "field \"%sbw_GBps\" is out of range (%g; allowed: %g..%g)", where,
+                   bw_GBps, LINK_MIN_BW_GBPS, LINK_MAX_BW_GBPS);
     l->alpha_s = alpha_us / 1e6;
     l->bw_Bps = bw_GBps * 1e9;
-    if (!isfinite(l->bw_Bps) || !(l->bw_Bps > 0.0)) // e.g. 1e-320 GB/s or 1e300
-        return bad(ld, "field \"%sbw_GBps\" is out of range", where);
     return SIM_OK;
 }
 
@@ -249,11 +258,13 @@ static SimStatus parse_device(const Loader *ld, const cJSON *root, SimDeviceProf
     SIM_CHECK(get_string(ld, obj, where, "name", 1, d->name, sizeof(d->name)));
     SIM_CHECK(get_string(ld, obj, where, "description", 0, d->description,
                          sizeof(d->description)));
-    SIM_CHECK(get_scaled(ld, obj, where, "fp32_TFLOPS", 0.0, 1, 1e9, 1e12, &d->peak_fp32_flops));
-    SIM_CHECK(get_scaled(ld, obj, where, "lowp_TFLOPS", 0.0, 1, 1e9, 1e12, &d->peak_lowp_flops));
-    SIM_CHECK(get_scaled(ld, obj, where, "mem_bw_GBps", 0.0, 1, 1e9, 1e9, &d->mem_bw_Bps));
+    // rates from 1e-9 (1000 FLOP/s, 1 B/s) and an efficiency from 1e-6 on:
+    // smaller ones (1e-300) made simulated times overflow, as for the links
+    SIM_CHECK(get_scaled(ld, obj, where, "fp32_TFLOPS", 1e-9, 0, 1e9, 1e12, &d->peak_fp32_flops));
+    SIM_CHECK(get_scaled(ld, obj, where, "lowp_TFLOPS", 1e-9, 0, 1e9, 1e12, &d->peak_lowp_flops));
+    SIM_CHECK(get_scaled(ld, obj, where, "mem_bw_GBps", 1e-9, 0, 1e9, 1e9, &d->mem_bw_Bps));
     SIM_CHECK(get_scaled(ld, obj, where, "mem_GB", 0.0, 0, 1e9, 1e9, &d->mem_bytes));
-    SIM_CHECK(get_scaled(ld, obj, where, "efficiency", 0.0, 1, 1.0, 1.0, &d->efficiency));
+    SIM_CHECK(get_scaled(ld, obj, where, "efficiency", 1e-6, 0, 1.0, 1.0, &d->efficiency));
     SIM_CHECK(get_scaled(ld, obj, where, "launch_us", 0.0, 0, 1e9, 1e-6, &d->launch_s));
     const cJSON *coc = cJSON_GetObjectItemCaseSensitive(obj, "coll_on_compute");
     if (coc != NULL) {

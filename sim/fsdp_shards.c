@@ -258,7 +258,9 @@ static SimStatus list_save(FileList *l, SimTrainer *t, const char *path) {
     char err[900];
     if (l->overflow)
         return sim_train_fail(t, 0, SIM_EINVAL, "--save: %s: the file's list overflowed", path);
-    SimStatus st = sim_stfile_save(path, l->t, l->nt, l->meta, l->nmeta, err, sizeof err);
+    SimStatus st = (sim_train_fault_save_crash(t, path) ? sim_stfile_save_killed
+                                                         : sim_stfile_save)(
+        path, l->t, l->nt, l->meta, l->nmeta, err, sizeof err);
     return st == SIM_OK ? SIM_OK : sim_train_fail(t, 0, st, "--save: %s", err);
 }
 

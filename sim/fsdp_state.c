@@ -92,8 +92,8 @@ static SimStatus save_full(FsdpState *s, SimRank *r, SimTrainer *t, const char *
     return fsdp_agree(s, r, t, st != SIM_OK ? st : st2);
 }
 
-// The last line of the backend's diagnosis (the watchdog's summary, or the
-// protocol check's one line), or "".
+// The last line of the backend's diagnosis (the CPU backend's probable
+// cause, cpu_diagnosis.h), or "".
 static void diagnosis(const SimRank *r, char *out, size_t n) {
     const SimWorld *w = r->world;
     const char *d = w->ops->last_error ? w->ops->last_error(w->ctx) : NULL;

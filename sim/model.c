@@ -147,7 +147,8 @@ static SimStatus make_views(SimModel *m) {
     im->gv = calloc((size_t)m->nparams, sizeof *im->gv);
     im->bv = calloc((size_t)m->nbuffers + 1, sizeof *im->bv);
     im->used = calloc((size_t)m->nparams, 1);
-    if (!im->pv || !im->gv || !im->bv || !im->used)
+    im->dropped = calloc((size_t)m->nparams, 1);
+    if (!im->pv || !im->gv || !im->bv || !im->used || !im->dropped)
         return SIM_ENOMEM;
     for (int i = 0; i < m->nparams; i++) {
         const SimParamInfo *p = &m->params[i];
@@ -289,6 +290,8 @@ void sim_model_destroy(SimRank *r, SimModel *m) {
         free(im->gv);
         free(im->bv);
         free(im->used);
+        free(im->dropped);
+        sim_tensor_free(r, &im->discard);
         free(im->host);
         free(im);
     }
@@ -340,6 +343,7 @@ SimStatus sim_model_forward(SimRank *r, SimModel *m, const SimBatch *b, int step
                               "model was created for)", sim_model_spec_str(&m->spec, spec,
                               sizeof spec), b ? b->n : 0, m->max_batch);
     memset(im->used, 0, (size_t)m->nparams);
+    memset(im->dropped, 0, (size_t)m->nparams);
     im->amp = amp;
     im->fwd_n = b->n;
     im->fwd_step = step;
@@ -358,6 +362,54 @@ SimStatus sim_model_forward(SimRank *r, SimModel *m, const SimBatch *b, int step
     return st;
 }
 
+void sim_model_mark_unused(SimModel *m, int i) {
+    if (i < 0 || i >= m->nparams)
+        return;
+    m->impl->dropped[i] = m->impl->used[i] || m->impl->dropped[i];
+    m->impl->used[i] = 0;
+}
+
+int sim_model_param_dropped(const SimModel *m, int i) {
+    return i >= 0 && i < m->nparams && m->impl->dropped[i];
+}
+
+// The dropped parameters' gradient views point into `discard` (swap = 1)
+// or back into the model's gradient buffer (swap = 0), so that the kinds'
+// backward, which computes every gradient of the graph it built, leaves
+// theirs untouched. `discard` holds the largest of them, zeroed once.
+static SimStatus swap_dropped(SimRank *r, SimModel *m, int swap) {
+    SimModelImpl *im = m->impl;
+    size_t need = 0;
+    for (int i = 0; i < m->nparams; i++)
+        if (im->dropped[i] && m->params[i].numel > need)
+            need = m->params[i].numel;
+    if (need == 0 || m->grad.data == NULL)
+        return SIM_OK;
+    if (swap && (im->discard.data == NULL || sim_tensor_numel(&im->discard) < need)) {
+        sim_tensor_free(r, &im->discard);
+        // the modelled run computes no such gradient: a backing store
+        SIM_CHECK(alloc_flat(r, &im->discard, "dropped parameters' gradients", SIM_FP32, need,
+                             0, SIM_MEM_BACKING));
+        SIM_CHECK(sim_op_fill(r, &im->discard, 0, 0, 0.0f));
+    }
+    for (int i = 0; i < m->nparams; i++)
+        if (im->dropped[i])
+            im->gv[i].data = swap ? im->discard.data
+                                  : (void *)((float *)m->grad.data + m->params[i].offset);
+    return SIM_OK;
+}
+
+static SimStatus backward_kind(SimRank *r, SimModel *m, float dloss_scale, SimGradHook hook,
+                               void *arg) {
+    if (m->spec.kind == SIM_MODEL_COUNT)
+        return sim_model_count_backward(r, m, hook, arg);
+    if (m->impl->formula_acts)
+        return sim_model_arch_backward(r, m, dloss_scale, hook, arg);
+    if (m->spec.kind == SIM_MODEL_GPT)
+        return sim_model_gpt_backward(r, m, dloss_scale, hook, arg);
+    return sim_model_mlp_backward(r, m, dloss_scale, hook, arg);
+}
+
 SimStatus sim_model_backward(SimRank *r, SimModel *m, float dloss_scale, SimGradHook hook,
                              void *arg) {
     SimModelImpl *im = m->impl;
@@ -365,13 +417,10 @@ SimStatus sim_model_backward(SimRank *r, SimModel *m, float dloss_scale, SimGrad
         return sim_model_fail(r, "model backward: no successful forward to go back through");
     if (im->dacts_used)
         SIM_CHECK(sim_op_fill(r, &im->dacts, 0, im->dacts_used, 0.0f));
-    if (m->spec.kind == SIM_MODEL_COUNT)
-        return sim_model_count_backward(r, m, hook, arg);
-    if (im->formula_acts)
-        return sim_model_arch_backward(r, m, dloss_scale, hook, arg);
-    if (m->spec.kind == SIM_MODEL_GPT)
-        return sim_model_gpt_backward(r, m, dloss_scale, hook, arg);
-    return sim_model_mlp_backward(r, m, dloss_scale, hook, arg);
+    SIM_CHECK(swap_dropped(r, m, 1));
+    SimStatus st = backward_kind(r, m, dloss_scale, hook, arg);
+    SimStatus st2 = swap_dropped(r, m, 0);
+    return st != SIM_OK ? st : st2;
 }
 
 const SimTensor *sim_model_output(const SimModel *m) {

@@ -220,6 +220,14 @@ SimStatus sim_model_backward(SimRank *r, SimModel *m, float dloss_scale, SimGrad
 const SimTensor *sim_model_output(const SimModel *m);
 // 1 if the last forward used parameter i (so backward gives it a gradient).
 int sim_model_param_used(const SimModel *m, int i);
+// Takes parameter i out of the last forward's graph, as a branch not taken
+// would (the `unused` fault, sim/fault.h): sim_model_param_used says 0, the
+// next backward calls no hook for it and leaves its gradient as it was
+// (what it computes for it goes to a scratch buffer). Call it between a
+// forward and its backward; the next forward undoes it.
+void sim_model_mark_unused(SimModel *m, int i);
+// 1 if the last forward used parameter i and sim_model_mark_unused took it out.
+int sim_model_param_dropped(const SimModel *m, int i);
 // Sets (or with NULL clears) the hook called at module boundaries in
 // forward and backward.
 void sim_model_set_module_hook(SimModel *m, SimModuleHook hook, void *arg);

@@ -41,6 +41,10 @@ struct SimModelImpl {
     SimTensor *pv, *gv;           // [nparams] views of param and grad
     SimTensor *bv;                // [nbuffers] views of buffer
     uint8_t *used;                // [nparams] 1 if the last forward used it
+    uint8_t *dropped;             // [nparams] 1: the last forward used it, but
+                                  // sim_model_mark_unused took it out of the graph
+    SimTensor discard;            // where backward writes the dropped parameters'
+                                  // gradients (allocated on first use; backing store)
     float *host;                  // [host_cap] host scratch for per-sample losses
     size_t host_cap;
     SimModelLoss loss;

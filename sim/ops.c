@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "comm_fault.h" // defines: sim_comm_fault_compute
 #include "ops_internal.h"
 
 // ----------------------------------------------------------------------------
@@ -266,7 +267,8 @@ SimStatus sim_ops_end(const SimOpsCall *c, SimStatus st, double flops, double by
                             sim_strerror(st));
     double wall1 = sim_wall_now();
     double t0 = r->clock[SIM_STREAM_COMPUTE];
-    double t1 = t0 + sim_cost_compute(&w->cost, flops, bytes, lowp);
+    // --fault slow-rank: this rank's ops take longer
+    double t1 = t0 + sim_comm_fault_compute(r, sim_cost_compute(&w->cost, flops, bytes, lowp));
     r->clock[SIM_STREAM_COMPUTE] = t1;
     if (w->trace) {
         SimEvent ev;

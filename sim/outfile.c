@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -103,11 +104,28 @@ static void sync_parent_dir(const char *path) {
     free(dir);
 }
 
+void sim_outfile_kill_midway(SimOutFile *o) {
+    o->kill_midway = 1;
+}
+
+// The armed commit: half the bytes on disk, then SIGKILL (never returns).
+static void die_midway(SimOutFile *o) {
+    int fd = fileno(o->f);
+    struct stat st;
+    if (o->tmp != NULL && fstat(fd, &st) == 0)
+        (void)ftruncate(fd, st.st_size / 2);
+    (void)fsync(fd);
+    raise(SIGKILL);
+    abort(); // SIGKILL cannot be caught or ignored: not reached
+}
+
 SimStatus sim_outfile_commit(SimOutFile *o) {
     if (o->f == NULL)
         return SIM_EIO;
     int bad = ferror(o->f) != 0;
     bad |= fflush(o->f) != 0;
+    if (o->kill_midway && !bad)
+        die_midway(o);
     if (o->tmp == NULL) { // in place: a device or pipe has nothing to sync or rename
         bad |= fclose(o->f) != 0;
         o->f = NULL;

@@ -26,6 +26,7 @@ typedef struct {
     char *path;         // the destination (heap)
     locale_t c_locale;  // "C" numeric locale used while open ((locale_t)0 if none)
     locale_t saved;     // the thread's locale before open
+    int kill_midway;    // set by sim_outfile_kill_midway
 } SimOutFile;
 
 // Creates the temporary file next to path. SIM_EIO if it cannot be created,
@@ -37,6 +38,15 @@ SimStatus sim_outfile_open(SimOutFile *o, const char *path);
 SimStatus sim_outfile_commit(SimOutFile *o);
 // Closes and removes the temporary; the destination is untouched.
 void sim_outfile_abort(SimOutFile *o);
+// Arms the save-crash fault (sim/fault.h) for this file: its commit keeps
+// the first half of what was written in the temporary, fsyncs it, and kills
+// the whole process with SIGKILL before the rename, as a kill -9 in the
+// middle of the write would. The destination keeps its previous contents;
+// the half-written temporary (PATH.tmp.XXXXXX, six random characters) stays
+// beside it, as after any kill -9 during a write. Nothing reads such names:
+// a later write to PATH picks a fresh temporary and renames over PATH as
+// usual, and stale temporaries are left for the user to delete.
+void sim_outfile_kill_midway(SimOutFile *o);
 
 // A buffered JSON writer: fragments are appended to buf and written to f in
 // large blocks, so a trace of millions of events costs few stdio calls.

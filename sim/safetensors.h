@@ -54,6 +54,11 @@ typedef struct {
 // SIM_ENOMEM or SIM_EIO; nothing is left at path (an existing file stays).
 SimStatus sim_stfile_save(const char *path, const SimStTensor *tensors, int ntensors,
                           const SimStMeta *meta, int nmeta, char *err, size_t errlen);
+// The same write with the save-crash fault armed (sim_outfile_kill_midway):
+// the process is killed by SIGKILL halfway through it. Returns only on a
+// failure before that point.
+SimStatus sim_stfile_save_killed(const char *path, const SimStTensor *tensors, int ntensors,
+                                 const SimStMeta *meta, int nmeta, char *err, size_t errlen);
 
 // A file read into memory.
 typedef struct {

@@ -99,9 +99,10 @@ static int parse_entry(const cJSON *e, SimStTensor *t, Span *sp, char *why, size
         if (json_count(cJSON_GetArrayItem(shape, d), &v) != 0 || v > ((uint64_t)1 << 40))
             return snprintf(why, wlen, "has a bad shape"), -1;
         t->shape[d] = (int64_t)v;
+        // checked before multiplying: [2^40, 2^24] must not wrap to 0 elements
+        if (v != 0 && numel > ((uint64_t)1 << 40) / v)
+            return snprintf(why, wlen, "has an absurd shape (over 2^40 elements)"), -1;
         numel *= v;
-        if (numel > ((uint64_t)1 << 40))
-            return snprintf(why, wlen, "has an absurd shape"), -1;
     }
     if (cJSON_GetArraySize(offs) != 2 || json_count(cJSON_GetArrayItem(offs, 0), &sp->begin) ||
         json_count(cJSON_GetArrayItem(offs, 1), &sp->end) || sp->end < sp->begin)

@@ -173,8 +173,9 @@ static SimStatus patch_checksum(char *header, size_t hlen, const SimStTensor *t,
     return SIM_OK;
 }
 
-SimStatus sim_stfile_save(const char *path, const SimStTensor *tensors, int ntensors,
-                          const SimStMeta *meta, int nmeta, char *err, size_t errlen) {
+static SimStatus save(const char *path, const SimStTensor *tensors, int ntensors,
+                      const SimStMeta *meta, int nmeta, int kill_midway, char *err,
+                      size_t errlen) {
     if (path == NULL || path[0] == '\0')
         return sim_errbuf_fail(err, errlen, SIM_EINVAL, "no file name given");
     SimStatus st = check_args(path, tensors, ntensors, meta, nmeta, err, errlen);
@@ -196,6 +197,8 @@ SimStatus sim_stfile_save(const char *path, const SimStTensor *tensors, int nten
         free(header);
         return sim_errbuf_fail(err, errlen, st, "%s: cannot create the file", path);
     }
+    if (kill_midway)
+        sim_outfile_kill_midway(&o);
     uint8_t lenbytes[8];
     le64(lenbytes, hlen);
     fwrite(lenbytes, 1, 8, o.f);
@@ -212,4 +215,14 @@ SimStatus sim_stfile_save(const char *path, const SimStTensor *tensors, int nten
         return sim_errbuf_fail(err, errlen, st,
                                "%s: cannot write the file (disk full or not writable?)", path);
     return SIM_OK;
+}
+
+SimStatus sim_stfile_save(const char *path, const SimStTensor *tensors, int ntensors,
+                          const SimStMeta *meta, int nmeta, char *err, size_t errlen) {
+    return save(path, tensors, ntensors, meta, nmeta, 0, err, errlen);
+}
+
+SimStatus sim_stfile_save_killed(const char *path, const SimStTensor *tensors, int ntensors,
+                                 const SimStMeta *meta, int nmeta, char *err, size_t errlen) {
+    return save(path, tensors, ntensors, meta, nmeta, 1, err, errlen);
 }

@@ -29,11 +29,23 @@ typedef enum {
                        // (same step; `value` = the loss it logged);
                        // name "phase", label "forward", "backward",
                        // "optimizer" or "eval" (step = the iteration);
+                       // with --fault no-set-epoch, name "epoch" at the
+                       // start of each epoch, label "set_epoch" (epoch 0)
+                       // or "epoch-not-set" (step = the iteration, chunk =
+                       // the loop's epoch, count = the epoch the sampler
+                       // shuffles with, value = the first sample index it
+                       // yields);
                        // DataParallel's "dp.scatter", "dp.gather", ...
     SIM_EV_FAULT,      // a diagnosed failure (watchdog, protocol): the
                        // collective's fields, name = the rank's message
                        // (interned), label = the status ("watchdog
-                       // timeout: ..."), at the time the rank entered it
+                       // timeout: ..."), at the time the rank entered it.
+                       // A fault of --fault SPEC where it first applies:
+                       // label "injected", name = what it does (interned).
+                       // Label SIM_EV_DIAGNOSIS_LABEL: the backend's whole
+                       // diagnosis of a failed run (name = its text, many
+                       // lines, interned), once, on the rank that made it,
+                       // at that rank's simulated time when the run ended
     SIM_EV_MEMORY,     // a change to the rank's memory ledger (sim/memory.h):
                        // label "alloc" or "free" of `bytes` to category
                        // `mem_cat` in space `mem_space`; name: the item
@@ -66,6 +78,8 @@ typedef enum {
                        // the shard group's size, dst = the rank's group index
     SIM_EV_KIND_COUNT
 } SimEventKind;
+
+#define SIM_EV_DIAGNOSIS_LABEL "diagnosis" // the label of a run's diagnosis (SIM_EV_FAULT)
 
 typedef struct {
     double sim_start, sim_end;   // simulated seconds since the run started

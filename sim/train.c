@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"          // defines: sim_fault_find
 #include "train_internal.h" // defines: sim_train_fail, sim_train_restore
 
 SimStatus sim_train_fail(SimTrainer *t, int bad_input, SimStatus st, const char *fmt, ...) {
@@ -97,6 +98,8 @@ SimStatus sim_train_check_data(const SimModelSpec *s, const SimDataset *ds, char
 }
 
 int64_t sim_train_batches_per_epoch(const SimTrainConfig *c, int nranks) {
+    if (sim_fault_find(c->faults, SIM_FAULT_NO_SAMPLER, -1))
+        nranks = 1; // no DistributedSampler: each rank's epoch is the whole dataset
     int64_t per_rank = sim_sampler_num_samples(c->data ? c->data->n : 0, nranks, 0);
     return sim_sampler_batches_of(per_rank, c->batch, c->drop_last);
 }
@@ -120,7 +123,7 @@ static SimStatus setup_data(SimTrainer *t, SimRank *r) {
     SimSamplerConfig sc;
     char err[512];
     sim_sampler_defaults(&sc, c->data->n);
-    sc.num_replicas = c->sampler_replicas > 0 ? c->sampler_replicas : r->world->cfg.nranks;
+    sc.num_replicas = sim_train_fault_replicas(c, r->world->cfg.nranks);
     sc.rank = r->rank % sc.num_replicas;
     sc.shuffle = c->shuffle;
     sc.seed = (int64_t)c->seed;
@@ -140,7 +143,8 @@ static SimStatus setup_data(SimTrainer *t, SimRank *r) {
 // Weights: the seeded initialisation, then --init's file if given.
 static SimStatus setup_weights(SimTrainer *t, SimRank *r) {
     const SimTrainConfig *c = t->cfg;
-    uint64_t seed = c->seed + (c->init_seed_per_rank ? (uint64_t)r->rank : 0);
+    int per_rank = c->init_seed_per_rank || sim_train_fault_seed_per_rank(c);
+    uint64_t seed = c->seed + (per_rank ? (uint64_t)r->rank : 0);
     SimStatus st = sim_model_init(r, t->model, seed);
     if (st != SIM_OK)
         return sim_train_fail(t, 0, st, "model init: %s", r->error);
@@ -250,8 +254,9 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
             return t->error[0] ? st : sim_train_fail(t, st == SIM_EINVAL || st == SIM_EFORMAT,
                                                      st, "--resume: %s", r->error);
     }
-    sim_sampler_set_epoch(&t->sampler, t->epoch);
     t->start_step = t->step;
+    SIM_CHECK(sim_train_fault_setup(t, r));
+    sim_train_set_epoch(t, r);
     return SIM_OK;
 }
 

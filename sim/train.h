@@ -158,6 +158,12 @@ typedef struct {
     SimEvalVariant eval_variant;
     SimEvalCallback on_eval;  // may be NULL
     void *on_eval_arg;
+    // Asked on each rank's thread at the start of every step (NULL: never):
+    // nonzero stops the rank there with SIM_EINTR, before the step touches
+    // any state (a Ctrl-C: cli/run_signal.h). Ranks waiting in a collective
+    // are stopped by cancelling the world (sim_world_cancel), not by this.
+    int (*should_stop)(void *arg);
+    void *should_stop_arg;
 } SimTrainConfig;
 
 // Fills the defaults: batch 32, accum 1, steps 100, shuffle on, seed 0,
@@ -170,7 +176,8 @@ void sim_train_config_default(SimTrainConfig *c);
 // writes one line into err and returns SIM_EINVAL.
 SimStatus sim_train_check_data(const SimModelSpec *spec, const SimDataset *ds, char *err,
                                size_t errlen);
-// Batches per epoch on each of nranks ranks, and the optimizer steps of
+// Batches per epoch on each of nranks ranks (each reads the whole dataset
+// with the no-sampler fault in c->faults), and the optimizer steps of
 // `epochs` epochs (the accumulation groups batches; a partial group at the
 // end of the run is not taken; with an accum_tail mode each epoch's short
 // last block counts as a step (step) or not (drop)).
@@ -200,13 +207,15 @@ struct SimTrainer {
     int bad_input;         // 1: it failed because of bad input (a file, a value)
     int out_of_data;       // 1: uneven inputs without join: this rank's data ran
                            // out and it left the loop (sim_train_run returns)
+    uint32_t faults_shown; // bit i: cfg->faults->f[i] has left its trace event
 };
 
 // Creates the model, its initial weights (seed, --init or --resume), the
 // optimizer, scaler, sampler and loader. On failure t->error says why and
 // sim_train_free is still safe.
 SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *cfg);
-// Takes one optimizer step; fills *out when not NULL.
+// Takes one optimizer step; fills *out when not NULL. SIM_EINTR, with
+// nothing changed, when cfg->should_stop says so.
 SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out);
 // Batches of rank `rank` of `nranks` in each epoch of nb batches (nb less
 // uneven * rank / (nranks - 1); nb without uneven inputs).

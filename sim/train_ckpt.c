@@ -129,7 +129,8 @@ SimStatus sim_train_save(SimTrainer *t, SimRank *r, const char *path) {
     }
     SimCkptExtra x = {nviews, views, part->nhost, part->host, part->nmeta, part->meta};
     char err[900];
-    st = sim_ckpt_save(r, m, &x, path, err, sizeof err);
+    st = (sim_train_fault_save_crash(t, path) ? sim_ckpt_save_killed
+                                              : sim_ckpt_save)(r, m, &x, path, err, sizeof err);
     if (st != SIM_OK)
         sim_train_fail(t, 0, st, "--save: %s", err);
 done:

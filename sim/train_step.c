@@ -55,7 +55,7 @@ static SimStatus next_batch(SimTrainer *t, SimRank *r, SimBatch *b) {
     if (t->batch >= epoch_length(t, r)) {
         t->epoch++;
         t->batch = 0;
-        sim_sampler_set_epoch(&t->sampler, t->epoch);
+        sim_train_set_epoch(t, r);
     }
     const int64_t *idx = NULL;
     int n = sim_sampler_batch(&t->sampler, t->batch, &idx);
@@ -171,6 +171,7 @@ static SimStatus accumulate(SimTrainer *t, SimRank *r, float dloss, SimStepStats
         SimStatus st = sim_model_forward(r, m, &b, (int)t->step, c->opt.amp.amp, &loss);
         if (st != SIM_OK)
             return sim_train_fail(t, st == SIM_EINVAL, st, "forward: %s", r->error);
+        sim_train_fault_after_forward(t, r); // --fault unused
         for (int i = 0; i < m->nparams; i++)
             t->has_grad[i] |= (uint8_t)sim_model_param_used(m, i);
         if (so)
@@ -245,7 +246,7 @@ static SimStatus shadow_step(SimTrainer *t, SimRank *r, SimStepStats *s) {
     if (t->batch >= t->sampler.num_batches) {
         t->epoch++;
         t->batch = 0;
-        sim_sampler_set_epoch(&t->sampler, t->epoch);
+        sim_train_set_epoch(t, r);
     }
     s->epoch = t->epoch;
     s->shadow = 1;
@@ -287,6 +288,9 @@ static void finish_stats(SimTrainer *t, SimRank *r, SimStepStats *s, double w0,
 
 SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out) {
     const SimTrainConfig *c = t->cfg;
+    if (c->should_stop && c->should_stop(c->should_stop_arg))
+        return sim_train_fail(t, 0, SIM_EINTR, "stopped before step %lld: %s",
+                              (long long)t->step + 1, sim_strerror(SIM_EINTR));
     SimStepStats s = {0};
     s.grad_norm = NAN;
     double w0 = sim_wall_now();
@@ -311,8 +315,9 @@ SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out) {
         // before this process's first block)
         if (!c->zero_grad_after_step || (t->step == t->start_step && dropped == 0))
             SIM_CHECK(zero_grad(t, r));
-        // torch: scaler.scale(loss / accum).backward() seeds backward with scale / accum.
-        SIM_CHECK(accumulate(t, r, s.loss_scale / (float)c->accum, &s));
+        // torch: scaler.scale(loss / accum).backward() seeds backward with scale / accum
+        // (--fault loss-not-divided: scale alone).
+        SIM_CHECK(accumulate(t, r, s.loss_scale / sim_train_fault_accum_divisor(t, r), &s));
         if (s.micro == c->accum || c->accum_tail != SIM_ACCUM_TAIL_DROP)
             break;
         if (t->sampler.num_batches < c->accum)
@@ -334,6 +339,7 @@ SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out) {
         if (st != SIM_OK)
             return sim_train_fail(t, 0, st, "gradient sync: %s", r->error);
     }
+    sim_train_fault_after_sync(t, r); // --fault unused with find_unused_parameters
     // DataParallel: the replicas on ranks > 0 hold no optimizer; a sharded
     // strategy updates its shards itself
     train_mark(t, r, "phase", "optimizer", 0);

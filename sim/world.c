@@ -92,13 +92,31 @@ typedef struct {
     SimWorld *w;
     SimRankMain fn;
     void *arg;
+    SimStatus *status; // [nranks] what each rank returned (NULL: not kept)
 } WorldRun;
 
 static SimStatus world_rank_entry(int rank, void *arg) {
     WorldRun *run = arg;
     SimRank *r = &run->w->ranks[rank];
     r->error[0] = '\0';
-    return run->fn(r, run->arg);
+    SimStatus st = run->fn(r, run->arg);
+    if (run->status)
+        run->status[rank] = st;
+    return st;
+}
+
+// A run that failed with the backend's diagnosis leaves it in the trace, on
+// the rank that made it (sim_world_trace_diagnosis).
+static void world_trace_diagnosis(SimWorld *w, SimStatus st, const SimStatus *status) {
+    if (st != SIM_ETIMEDOUT && st != SIM_EPROTO && st != SIM_ECRASHED)
+        return;
+    static const SimStatus order[] = {SIM_ETIMEDOUT, SIM_EPROTO, SIM_ECRASHED};
+    int rank = -1;
+    for (size_t k = 0; k < sizeof order / sizeof order[0] && rank < 0 && status; k++)
+        for (int r = 0; r < w->cfg.nranks && rank < 0; r++)
+            if (status[r] == order[k])
+                rank = r;
+    sim_world_trace_diagnosis(w, rank < 0 ? 0 : rank, sim_world_diagnosis(w));
 }
 
 // The most useful explanation of a failed run: the backend's diagnosis
@@ -121,11 +139,14 @@ static void world_collect_error(SimWorld *w, SimStatus st) {
 SimStatus sim_world_run(SimWorld *w, SimRankMain fn, void *arg) {
     if (w->ctx == NULL)
         return world_fail(w, SIM_EINVAL, "world is not initialised");
-    WorldRun run = {w, fn, arg};
+    WorldRun run = {w, fn, arg, calloc((size_t)w->cfg.nranks, sizeof(SimStatus))};
     w->error[0] = '\0';
     SimStatus st = w->ops->run_ranks(w->ctx, world_rank_entry, &run);
-    if (st != SIM_OK)
+    if (st != SIM_OK) {
         world_collect_error(w, st);
+        world_trace_diagnosis(w, st, run.status);
+    }
+    free(run.status);
     return st;
 }
 
@@ -174,6 +195,7 @@ void sim_world_cancel(SimWorld *w, const char *why) {
 void sim_rank_begin_step(SimRank *r, int64_t step) {
     r->step = step;
     r->coll_in_step = 0;
+    r->fault_held = NULL; // --fault reorder holds a launch within one step only
 }
 
 double sim_rank_now(const SimRank *r) {

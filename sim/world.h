@@ -65,6 +65,10 @@ struct SimRank {
                                     // before the first), set by the training loop
     int coll_in_step;               // collectives launched so far in that step
                                     // (sim_rank_begin_step resets it)
+    SimCollHandle *fault_held;      // --fault reorder: the launch held back
+                                    // (sim/comm_fault.c), or NULL
+    uint32_t fault_shown;           // bit i: faults->f[i] has left its
+                                    // "injected" event on this rank
     void *user;                     // for the code running on the rank
     char error[512];                // why this rank's last call failed, or ""
 };
@@ -94,6 +98,18 @@ SimStatus sim_world_run(SimWorld *w, SimRankMain fn, void *arg);
 // the error the run reports if nothing else failed first. A no-op when the
 // backend cannot cancel.
 void sim_world_cancel(SimWorld *w, const char *why);
+// The backend's own diagnosis of the last failed run (the watchdog's dump,
+// the protocol check's message), or "" when it made none (world_diag.c).
+const char *sim_world_diagnosis(const SimWorld *w);
+// Appends `text` to the trace as one SIM_EV_FAULT event labelled
+// SIM_EV_DIAGNOSIS_LABEL (name = text, interned) of `rank`, at its
+// simulated time (sim_rank_now); nothing without a trace, a text or a valid
+// rank. Called from the thread that ran sim_world_run, after the ranks
+// ended. sim_world_run itself does it when a run fails with a diagnosis
+// (SIM_ETIMEDOUT, SIM_EPROTO, SIM_ECRASHED), for the rank that made it: the
+// first rank that failed with SIM_ETIMEDOUT, else SIM_EPROTO, else
+// SIM_ECRASHED.
+void sim_world_trace_diagnosis(SimWorld *w, int rank, const char *text);
 // Frees everything; safe on a zeroed or partly initialised world.
 void sim_world_free(SimWorld *w);
 const char *sim_world_error(const SimWorld *w);

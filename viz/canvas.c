@@ -112,7 +112,9 @@ static int wrap_core(VizCanvas *c, VizRect r, VizStyle st, const char *s, int ma
                 viz_utf8_next(&w1);
                 wc++;
             }
-            int need = cells + (fitted ? 1 : 0) + wc;
+            // the spaces before the word as written (an indented line keeps
+            // its indent; each space is one byte and one cell)
+            int need = cells + (fitted ? (int)(w0 - end) : 0) + wc;
             if (need > r.w) {
                 if (!fitted) {
                     // A word wider than the line: split it.

@@ -117,7 +117,8 @@ static void state_text(const VizScene *s, const VizBucket *b, char *out, size_t 
         if (s->coll.active && s->coll.running && s->coll.bucket == (int)(b - s->buckets) &&
             s->coll.nsteps > 0 && s->coll.step >= 0) {
             size_t k = strlen(out);
-            snprintf(out + k, len - k, ", step %d/%d", s->coll.step + 1, s->coll.nsteps);
+            snprintf(out + k, len - k, ", step %lld/%d", (long long)s->coll.step + 1,
+                     s->coll.nsteps); // a loaded trace's step may be 2^31-1
         }
         break;
     default: snprintf(out, len, "%s", nm); break;

@@ -326,8 +326,8 @@ static void title(VizCanvas *c, VizRect r, const VizScene *s, const VizLayout *l
         if (!k->running)
             app(t, sizeof t, &o, ": done");
         else if (k->step >= 0 && k->nsteps > 0)
-            app(t, sizeof t, &o, terse ? ": %s%s%d/%d" : ": %s%sstep %d of %d", lab, sep,
-                k->step + 1, k->nsteps);
+            app(t, sizeof t, &o, terse ? ": %s%s%lld/%d" : ": %s%sstep %lld of %d", lab, sep,
+                (long long)k->step + 1, k->nsteps); // a loaded trace's step may be 2^31-1
         else if (k->nsteps > 0)
             app(t, sizeof t, &o, ": between steps (%d in all)", k->nsteps);
         if (l->nnodes < s->nranks)

@@ -83,7 +83,7 @@ static void mem_bar(VizCanvas *c, int x, int y, int w, const VizRankBox *b, int6
         if (v <= 0)
             continue;
         int a = cells_of(cum, scale, w);
-        cum += v;
+        cum = v > INT64_MAX - cum ? INT64_MAX : cum + v; // a loaded trace's may be near 2^63
         int e = cells_of(cum, scale, w);
         for (int k = a; k < e; k++)
             viz_canvas_put(c, x + k, y, mem_glyph(c, cat), (VizStyle)(VIZ_STYLE_MEM_FIRST + cat));
@@ -132,8 +132,10 @@ static void draw_box(VizCanvas *c, VizRect r, const VizScene *s, int q, int sele
         return;
     // Line 2: the bar, and the share of capacity when there is one.
     char pct[16] = "";
-    if (cap > 0)
-        snprintf(pct, sizeof pct, "%3d%%", (int)((double)b->mem_total * 100.0 / (double)cap + 0.5));
+    if (cap > 0) { // a loaded trace's capacity may be 1 byte: the share is held below 10^6 %
+        double p = (double)b->mem_total * 100.0 / (double)cap + 0.5;
+        snprintf(pct, sizeof pct, "%3d%%", p < 999999 ? (p > -99999 ? (int)p : -99999) : 999999);
+    }
     int pw = pct[0] ? (int)strlen(pct) + 1 : 0;
     int bw = cw - pw;
     if (bw > 0)

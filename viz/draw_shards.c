@@ -81,7 +81,7 @@ void viz_draw_shards(VizCanvas *c, VizRect r, const VizScene *s, int selected) {
     if (r.h <= 0 || sh->nunits <= 0 || !sh->state || s->nranks <= 0)
         return;
     int R = s->nranks, U = sh->nunits;
-    int g = sh->group > 0 ? sh->group : R;
+    int g = sh->group > 0 && sh->group <= R ? sh->group : R; // a loaded trace's may be 2^31-1
     int inner = r.w - 1 - LABEL_W;
     // Detailed cells when at least min(U, 3) columns of them fit.
     // A column fits its unit's label (">u2 blocks.1") when it can.

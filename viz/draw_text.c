@@ -1,6 +1,7 @@
 // viz/draw_text.c: the words around the pictures: the narrative (lesson
-// text, then "> " and the event's caption), the status line and the help
-// overlay with the player's keys (viz/player.h).
+// text, then "> " and the event's caption, then the event's detail lines,
+// e.g. a run's diagnosis), the status line and the help overlay with the
+// player's keys (viz/player.h).
 #include "draw_internal.h"
 
 #include <string.h>
@@ -17,8 +18,37 @@ static int caption_lines(const VizScene *s, int w) {
     return s->caption[0] ? viz_wrap_lines(s->caption, w - 3) : 0;
 }
 
+// The detail wraps under the caption, at the same indent.
+static int detail_lines(const VizScene *s, int w) {
+    return s->detail && s->detail[0] ? viz_wrap_lines(s->detail, w - 3) : 0;
+}
+
+// What of the detail a narrative of `lines` lines at width w shows: all of
+// it when it fits, else its last lines from the start of a line (a
+// diagnosis ends with what matters most: who is missing and why), the last
+// line alone (cut) when not even that fits.
+static const char *detail_tail(const char *d, int w, int lines) {
+    if (viz_wrap_lines(d, w) <= lines)
+        return d;
+    const char *fit = NULL, *last = NULL;
+    size_t n = strlen(d);
+    while (n > 0 && d[n - 1] == '\n')
+        n--;
+    for (size_t k = n; k > 0; k--) {
+        if (d[k - 1] != '\n')
+            continue;
+        const char *p = d + k;
+        if (last == NULL)
+            last = p;
+        if (viz_wrap_lines(p, w) > lines)
+            break;
+        fit = p;
+    }
+    return fit ? fit : last ? last : d;
+}
+
 int viz_narrative_lines(const VizScene *s, const char *lesson, int w) {
-    int n = caption_lines(s, w);
+    int n = caption_lines(s, w) + detail_lines(s, w);
     if (lesson && *lesson)
         n += viz_wrap_lines(lesson, w - 2);
     return n;
@@ -27,7 +57,9 @@ int viz_narrative_lines(const VizScene *s, const char *lesson, int w) {
 void viz_draw_narrative(VizCanvas *c, VizRect r, const VizScene *s, const char *lesson) {
     if (r.h <= 0)
         return;
-    // The caption has the last lines; the lesson what is above them.
+    // The caption has the last lines; the lesson what is above them; the
+    // detail what is left below the caption (its last lines on a small
+    // screen: the lesson and the caption come first).
     int cl = caption_lines(s, r.w);
     if (cl > r.h)
         cl = r.h;
@@ -43,6 +75,10 @@ void viz_draw_narrative(VizCanvas *c, VizRect r, const VizScene *s, const char *
         int y = r.y + lesson_used;
         viz_canvas_put(c, r.x, y, '>', VIZ_STYLE_CAPTION);
         viz_canvas_wrap(c, (VizRect){r.x + 2, y, r.w - 3, cl}, VIZ_STYLE_CAPTION, s->caption);
+        int dl = r.y + r.h - (y + cl);
+        if (dl > 0 && detail_lines(s, r.w) > 0)
+            viz_canvas_wrap(c, (VizRect){r.x + 2, y + cl, r.w - 3, dl}, VIZ_STYLE_NORMAL,
+                            detail_tail(s->detail, r.w - 3, dl));
     }
 }
 

@@ -19,7 +19,9 @@
 static void axis(VizCanvas *c, int x, int y, int cols, double t0, double t1, int minsp,
                  int cursor) {
     double span = t1 - t0;
-    if (!(span > 0) || cols < 2)
+    // no ticks for a span too wide to scale (a loaded trace's times near
+    // 1e308 overflowed to a NaN column)
+    if (!(span > 0) || !(span < 1e300) || cols < 2)
         return;
     double unit = span >= 1 ? 1 : span >= 1e-3 ? 1e-3 : 1e-6;
     double raw = span / unit * minsp / cols;

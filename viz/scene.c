@@ -319,6 +319,7 @@ SimStatus viz_scene_at(VizModel *m, size_t i, const VizSceneOpts *o, VizScene *s
     s->event = e;
     s->loss = st->loss;
     viz_caption(m, i, s->caption, sizeof s->caption);
+    s->detail = viz_detail(m, i);
     if (grow((void **)&s->ranks, &box->ranks_cap, m->nranks, sizeof *s->ranks) != 0)
         return SIM_ENOMEM;
     for (int r = 0; r < m->nranks; r++)

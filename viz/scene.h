@@ -263,6 +263,10 @@ typedef struct {
     const SimTraceInfo *info;
     const SimEvent *event; // the event at the cursor
     char caption[VIZ_CAPTION_MAX]; // what the event means, in a sentence
+    const char *detail;    // lines shown under the caption, or NULL: the run's
+                           // diagnosis (sim/trace.h SIM_EV_DIAGNOSIS_LABEL) at
+                           // that event and at the trace's first fault event
+                           // (viz_detail); owned by the trace
     VizRankBox *ranks;     // [nranks]
     int nparams, nbuckets; // 0: no DDP bucket plan
     VizParam *params;      // [nparams] in bucket order
@@ -283,5 +287,9 @@ void viz_scene_free(VizScene *s);
 // The caption of event i alone ("rank 2: bucket #1 launched: all_reduce of
 // 4.0 MiB while backward goes on"), into buf.
 void viz_caption(const VizModel *m, size_t i, char *buf, size_t len);
+// The text shown under event i's caption, or NULL: the run's diagnosis at
+// the diagnosis event itself and at the first fault event (where
+// `--at fault` opens), so that the frame of the failure explains it.
+const char *viz_detail(const VizModel *m, size_t i);
 
 #endif

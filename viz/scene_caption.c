@@ -207,10 +207,10 @@ static void cap_xfer(const SimEvent *e, char *buf, size_t len) {
     else
         put(ch, sizeof ch, "the whole buffer");
     int reduce = streq(e->label, "reduce");
-    put(buf, len, "rank %d -> rank %d: %s (%s) of %s #%llu, %s rank %d's %s (step %d)", e->src,
+    put(buf, len, "rank %d -> rank %d: %s (%s) of %s #%llu, %s rank %d's %s (step %lld)", e->src,
         e->dst, ch, b, coll_name(e->coll), (unsigned long long)e->seq,
         reduce ? "added to" : "copied into", e->dst, reduce ? "own copy" : "buffer",
-        e->step + 1);
+        (long long)e->step + 1); // a loaded trace's step may be 2^31-1
 }
 
 static const char *phase_word(VizPhase p) {
@@ -412,7 +412,14 @@ void viz_caption(const VizModel *m, size_t i, char *buf, size_t len) {
     case SIM_EV_MARKER: cap_marker(e, buf, len); break;
     case SIM_EV_FAULT:
         // the engine's message already ends with the status (the label)
-        if (e->name && e->label && strstr(e->name, e->label))
+        if (streq(e->label, SIM_EV_DIAGNOSIS_LABEL))
+            put(buf, len, "rank %d diagnosed the failure (what every rank was doing, below):",
+                e->rank);
+        else if (streq(e->label, "injected")) // --fault SPEC: the name says what it does
+            put(buf, len, "rank %d: injected %s%s", e->rank,
+                e->name && strncmp(e->name, "fault ", 6) == 0 ? "" : "fault ",
+                e->name ? e->name : "?");
+        else if (e->name && e->label && strstr(e->name, e->label))
             put(buf, len, "rank %d: fault: %s", e->rank, e->name);
         else
             put(buf, len, "rank %d: fault: %s%s%s", e->rank, e->name ? e->name : "?",
@@ -423,4 +430,22 @@ void viz_caption(const VizModel *m, size_t i, char *buf, size_t len) {
     case SIM_EV_SHARD: cap_shard(m, e, i, buf, len); break;
     default: put(buf, len, "rank %d: event of kind %d", e->rank, e->kind); break;
     }
+}
+
+static int is_diagnosis(const SimEvent *e) {
+    return e->kind == SIM_EV_FAULT && streq(e->label, SIM_EV_DIAGNOSIS_LABEL) && e->name;
+}
+
+const char *viz_detail(const VizModel *m, size_t i) {
+    if (m == NULL || i >= m->n || m->t->ev[i].kind != SIM_EV_FAULT)
+        return NULL;
+    if (is_diagnosis(&m->t->ev[i]))
+        return m->t->ev[i].name;
+    const VizIdxList *f = &m->jump[VIZ_JUMP_FAULT];
+    if (f->n == 0 || f->v[0] != i)
+        return NULL;
+    for (size_t k = 1; k < f->n; k++) // a run has one diagnosis, after its first fault
+        if (is_diagnosis(&m->t->ev[f->v[k]]))
+            return m->t->ev[f->v[k]].name;
+    return NULL;
 }

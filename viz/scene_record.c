@@ -18,8 +18,15 @@ static int streq(const char *a, const char *b) {
 // ----------------------------------------------------------------------------
 // records
 
+// Sequence numbers count a rank's collectives from 0, each with an event in
+// the trace, so none reaches the trace's length: a larger one is corrupt and
+// not tracked (a 10 KB trace naming collective 2^24-1 asked for 1.7 GB).
+static int seq_tracked(const VizModel *m, uint64_t seq) {
+    return seq < VIZ_SEQ_MAX && seq < m->t->n;
+}
+
 static VizCollRec *coll_get(VizModel *m, uint64_t seq) {
-    if (seq >= VIZ_SEQ_MAX)
+    if (!seq_tracked(m, seq))
         return NULL;
     if (seq >= m->ncoll) {
         if (viz_ensure((void **)&m->coll, &m->coll_cap, (size_t)seq + 1, sizeof *m->coll) != 0)
@@ -186,8 +193,10 @@ static int plan_synth_add(VizModel *m, const SimEvent *e, uint32_t i) {
 }
 
 static int unit_touch(VizModel *m, int u, int nunits) {
+    if (u < 0 || u >= 1 << 20) // before u + 1: a loaded trace's unit is any int32
+        return -1;
     int need = u + 1 > nunits ? u + 1 : nunits;
-    if (u < 0 || need > 1 << 20)
+    if (need > 1 << 20)
         return -1;
     if (need > m->units_cap) {
         int c = m->units_cap ? m->units_cap : 8;
@@ -230,7 +239,7 @@ uint64_t viz_event_sig(const SimEvent *e) {
 static int index_coll(VizModel *m, const SimEvent *e, uint32_t i) {
     VizCollRec *c = coll_get(m, e->seq);
     if (c == NULL)
-        return e->seq >= VIZ_SEQ_MAX ? 0 : -1;
+        return seq_tracked(m, e->seq) ? -1 : 0;
     double t0 = viz_ev_t0(e, 0), t1 = viz_ev_t1(e, 0);
     double w0 = viz_ev_t0(e, 1), w1 = viz_ev_t1(e, 1);
     if (c->first == VIZ_NONE) {
@@ -343,7 +352,9 @@ static int index_memory(VizModel *m, const SimEvent *e, uint32_t i, int r) {
         return 0;
     const VizRankState *rs = &m->cur.rank[r];
     int freeing = streq(e->label ? e->label : e->name, "free");
-    if (!freeing && e->mem_cat != SIM_MEM_BACKING && rs->total + (int64_t)e->bytes > rs->peak &&
+    // in double: a loaded trace's bytes are any uint64 (exact below 2^53)
+    if (!freeing && e->mem_cat != SIM_MEM_BACKING &&
+        (double)rs->total + (double)e->bytes > (double)rs->peak &&
         viz_idx_push(&m->jump[VIZ_JUMP_MEMORY_PEAK], i) != 0)
         return -1;
     size_t n = m->nmem[r];

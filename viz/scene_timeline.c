@@ -256,6 +256,9 @@ int viz_scene_timeline(VizModel *m, size_t i, double now, const VizSceneOpts *o,
     pick_window(m, i, now, o, &w);
     w.ncols = cols;
     w.dt = (w.t1 - w.t0) / cols;
+    if (!isfinite(w.dt))
+        return 0; // a window wider than a double holds (a loaded trace's times
+                  // near -1e308 and 1e308): no columns to divide it into
     size_t cells = (size_t)tl->nranks * (size_t)cols;
     if (cells > *cap) {
         uint8_t *a = realloc(tl->compute, cells);

@@ -1,7 +1,8 @@
 // viz/view_text.c: the text view. Frames of the same layout the terminal
 // views draw, laid out at their natural height and written as plain lines
-// (ASCII by default, so logs and CI read them), one at each stop event and
-// one at the last event. Nothing in a frame depends on the wall clock, so
+// (ASCII by default, so logs and CI read them), one at the start event
+// when it is not the first (--at), one at each stop event after it and one
+// at the last event. Nothing in a frame depends on the wall clock, so
 // the output of a run is reproducible, live or replayed.
 #include "draw_internal.h"
 #include "views.h"
@@ -119,7 +120,9 @@ SimStatus viz_text_run(VizSource *src, const VizViewOpts *o, FILE *out, char *er
             }
             size_t count = viz_model_count(src->model);
             for (; next < count && st == SIM_OK; next++) {
-                if (!is_stop(src->model, next, mask))
+                // where the caller asked to open (--at) is shown even when
+                // it is not a stop
+                if (!is_stop(src->model, next, mask) && !(next == o->start && next > 0))
                     continue;
                 if (frames++)
                     rule(out, width, o->unicode);

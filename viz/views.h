@@ -64,7 +64,8 @@ typedef struct {
 
 void viz_view_opts_default(VizViewOpts *o);
 
-// Text: one frame per stop (and the last event), separated by a rule line,
+// Text: one frame per stop from `start` on (and at `start` itself when it is
+// not 0, and at the last event), separated by a rule line,
 // each with the event index in its header. Follows a live source to its end.
 SimStatus viz_text_run(VizSource *src, const VizViewOpts *o, FILE *out, char *err,
                        size_t errlen);

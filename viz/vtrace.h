@@ -46,7 +46,7 @@ SimStatus viz_trace_from_sim(const SimTrace *src, VizTrace *t, const char *sourc
 // Appends a copy of ev, interning its name and label, at its place in time
 // order (searching back from the end: a live trace arrives nearly sorted).
 // Returns the index it landed at through *at (may be NULL). SIM_ENOMEM;
-// SIM_EINVAL for a NULL event or a rank outside 0 .. 2^20-1.
+// SIM_EINVAL for a NULL event or a rank outside 0 .. 65535.
 SimStatus viz_trace_add(VizTrace *t, const SimEvent *ev, size_t *at);
 // A pooled copy of s (NULL for NULL).
 const char *viz_trace_intern(VizTrace *t, const char *s);

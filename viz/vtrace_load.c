@@ -127,7 +127,11 @@ SimStatus viz_trace_load(const char *path, VizTrace *t, char *err, size_t errlen
         if (S_ISREG(sb.st_mode))
             r.size = (uint64_t)sb.st_size;
     }
+    // A regular file smaller than a block needs no more than its size
+    // (every read asks for bytes of the file), and at least 4 KiB.
     r.cap = READ_BLOCK;
+    if (r.size < READ_BLOCK)
+        r.cap = r.size < 4096 ? 4096 : (size_t)r.size + 1;
     r.buf = malloc(r.cap);
     SimStatus st = r.buf == NULL ? SIM_ENOMEM : viz_trace_init(t, 0, NULL, path);
     if (st == SIM_ENOMEM)

@@ -1,0 +1,20 @@
+// cli/replay.h: the command line of `ddplab replay TRACE` (replay.c), as a
+// parser of its own so that it can be checked without opening a trace.
+#ifndef DDPLAB_CLI_REPLAY_H
+#define DDPLAB_CLI_REPLAY_H
+
+#include "viz_cli.h" // defines: CliViz
+
+typedef struct {
+    const char *path; // the trace, as given (points into argv)
+    int info;         // --info
+    CliViz viz;       // the view options, checked (cli_viz_check)
+} ReplayOptions;
+
+// Parses argv[1..argc) (argv[0] is "replay") and checks the view options;
+// the default view (ncurses on a terminal, text otherwise) is filled in.
+// Returns 0 to go on, -1 for --help (nothing printed), or CLI_EXIT_USAGE
+// after printing one line on stderr. Reads no trace.
+int replay_opts_parse(int argc, char **argv, ReplayOptions *o);
+
+#endif

@@ -1,0 +1,509 @@
+// tests/test_cli_fault_train.c: the training loop's --fault kinds through
+// `ddplab run`, and checkpoints that survive a crash:
+//   unused            exit 3 without --find-unused-parameters (rank 1 never
+//                     reduces, rank 0 waits until the watchdog), exit 0 with
+//                     it, exit 2 for a parameter the model lacks
+//   save-crash        killed by SIGKILL while writing step 4's checkpoint: the
+//                     file holds step 2's (valid checksum), --resume of it
+//                     completes and a later save of the path works beside the
+//                     stale temporary, which itself is refused as truncated
+//   kill -9           a run saving every step, killed at several moments:
+//                     the checkpoint always loads and resumes
+//   damaged files     a flipped data byte, a damaged header, a damaged header
+//                     length and a cut file are refused by --resume (exit 2)
+//   seeds             no initial broadcast, and ranks reading the same batch
+//                     log different losses
+//   every kind        leaves its "injected" event in the exported trace
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "safetensors.h"
+#include "test_cli_run.h"
+#include "test_env.h"
+#include "test_files.h"
+
+#define TIMEOUT_S 20.0
+
+static const char *exe;
+static char dir[512];
+
+static const char *in_dir(const char *name) { return tcli_path(dir, name); }
+
+// The small run every case starts from (2 DDP ranks, 8 batches per epoch).
+#define BASE "--strategy", "ddp", "-n", "2", "--model", "mlp:16,32,4", "--data", \
+             "blobs:n=256,features=16,classes=4", "--batch", "16", "--loss-log", "rank0"
+
+// Runs `ddplab run BASE args...`; the result is the caller's to free.
+static int run_args(TcliResult *r, const char *const *args) {
+    const char *argv[64] = {"run", BASE};
+    int n = 0;
+    while (argv[n])
+        n++;
+    for (; *args && n < 62; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    return tcli_run(r, exe, argv, TIMEOUT_S);
+}
+
+#define RUN_CASE(res, ...)                                                     \
+    do {                                                                       \
+        const char *case_args_[] = {__VA_ARGS__, NULL};                        \
+        run_args(&(res), case_args_);                                          \
+    } while (0)
+
+static void show(const char *what, const TcliResult *r) {
+    fprintf(stderr, "%s: rc %d\n  stderr: %.1500s\n", what, r->rc, r->err ? r->err : "");
+}
+
+// ----------------------------------------------------------------------------
+// the exported trace (JSON lines)
+
+// The trace's events of a kind (NULL: any) with a label (NULL: any), as
+// parsed objects in file order (heap; *n of them).
+static cJSON **trace_events(const char *path, const char *kind, const char *label, int *n) {
+    char *text = tfile_read(path, NULL);
+    *n = 0;
+    if (text == NULL)
+        return NULL;
+    cJSON **out = calloc((size_t)tcli_lines(text) + 1, sizeof *out);
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line && out;
+         line = strtok_r(NULL, "\n", &save)) {
+        cJSON *e = cJSON_Parse(line);
+        const cJSON *k = cJSON_GetObjectItem(e, "kind"), *l = cJSON_GetObjectItem(e, "label");
+        int keep = e && (!kind || (cJSON_IsString(k) && strcmp(k->valuestring, kind) == 0)) &&
+                   (!label || (cJSON_IsString(l) && strcmp(l->valuestring, label) == 0));
+        if (keep)
+            out[(*n)++] = e;
+        else
+            cJSON_Delete(e);
+    }
+    free(text);
+    return out;
+}
+
+static void events_free(cJSON **e, int n) {
+    for (int i = 0; i < n; i++)
+        cJSON_Delete(e[i]);
+    free(e);
+}
+
+static double num(const cJSON *e, const char *key) {
+    const cJSON *v = cJSON_GetObjectItem(e, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1e300;
+}
+
+static const char *str(const cJSON *e, const char *key) {
+    const cJSON *v = cJSON_GetObjectItem(e, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+// Exactly one "injected" event in the trace, on rank `rank`, naming `want`.
+static int one_injected(const char *trace, int rank, const char *want) {
+    int n = 0;
+    cJSON **ev = trace_events(trace, "fault", "injected", &n);
+    int ok = n == 1 && (int)num(ev[0], "rank") == rank && strstr(str(ev[0], "name"), want);
+    if (!ok)
+        fprintf(stderr, "%s: %d injected events (want 1 on rank %d naming '%s')%s%s\n", trace, n,
+                rank, want, n ? ": " : "", n ? str(ev[0], "name") : "");
+    events_free(ev, n);
+    return ok ? 0 : 1;
+}
+
+// ----------------------------------------------------------------------------
+// unused
+
+static int test_unused(void) {
+    TcliResult r;
+    const char *trace = in_dir("unused.jsonl");
+    RUN_CASE(r, "--steps", "4", "--watchdog", tenv_sanitized() ? "4" : "1", "--fault",
+             "unused:rank=1", "--trace", trace, "--diagnosis", in_dir("diag.txt"));
+    if (r.rc != 3)
+        show("unused without find_unused", &r);
+    CHECK_EQ_INT(r.rc, 3);
+    // rank 1 stopped at its next forward with PyTorch's message; rank 0
+    // waited in the first bucket's all_reduce until the watchdog
+    CHECK_STR_CONTAINS(r.err, "ddplab run: ddp (before forward): Expected to have finished "
+                              "reduction in the prior iteration");
+    CHECK_STR_CONTAINS(r.err, "did not receive grad for rank 1: 2.bias");
+    CHECK_STR_CONTAINS(r.err, "watchdog");
+    // the diagnosis names the rank that never arrived
+    char *diag = tfile_read(in_dir("diag.txt"), NULL);
+    CHECK(diag != NULL);
+    CHECK_STR_CONTAINS(diag, "rank 1");
+    free(diag);
+    CHECK(one_injected(trace, 1, "unused: parameter 2.bias") == 0);
+    tcli_result_free(&r);
+    unlink(in_dir("diag.txt"));
+
+    // with the loss all_reduced for logging, rank 1's logging all_reduce
+    // meets rank 0's bucket all_reduce first: a mismatch, diagnosed at once
+    RUN_CASE(r, "--steps", "4", "--loss-log", "avg", "--fault", "unused:rank=1", "--diagnosis",
+             "none");
+    if (r.rc != 3)
+        show("unused, loss all_reduced", &r);
+    CHECK_EQ_INT(r.rc, 3);
+    CHECK_STR_CONTAINS(r.err, "AllReduce #1: rank 1 count 1 != rank 0 count 676");
+    tcli_result_free(&r);
+
+    RUN_CASE(r, "--steps", "4", "--fault", "unused:rank=1,param=0.weight,step=2",
+             "--find-unused-parameters", "--trace", trace);
+    if (r.rc != 0)
+        show("unused with find_unused", &r);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK(one_injected(trace, 1, "0.weight takes no part in rank 1's forward from step 2") ==
+          0);
+    tcli_result_free(&r);
+
+    RUN_CASE(r, "--steps", "4", "--fault", "unused:rank=1,param=fc9.weight");
+    CHECK_EQ_INT(r.rc, 2);
+    CHECK_EQ_INT(tcli_lines(r.err), 1);
+    CHECK_STR_CONTAINS(r.err, "no parameter 'fc9.weight'; allowed: 0.weight, 0.bias, 2.weight");
+    tcli_result_free(&r);
+    const char *dp[] = {"run", "--strategy", "dp", "-n", "2", "--steps", "2", "--fault",
+                        "unused:rank=1", NULL};
+    tcli_run(&r, exe, dp, TIMEOUT_S);
+    CHECK_EQ_INT(r.rc, 2);
+    CHECK_STR_CONTAINS(r.err, "--strategy dp runs every replica's forward from one controller");
+    tcli_result_free(&r);
+    unlink(trace);
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// checkpoints and crashes
+
+// Loads path (structure and checksum) and returns its "step", or -1.
+static long long ckpt_step(const char *path) {
+    SimStFile f;
+    char err[600];
+    if (sim_stfile_load(&f, path, err, sizeof err) != SIM_OK) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    const char *s = sim_stfile_meta(&f, "step");
+    long long step = f.checked && s ? atoll(s) : -1;
+    sim_stfile_free(&f);
+    return step;
+}
+
+// The names in dir that start with prefix: how many, the first in first.
+static int entries_with(const char *prefix, char *first, size_t len) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (d == NULL)
+        return -1;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && n++ == 0 && first)
+            snprintf(first, len, "%s", e->d_name);
+    closedir(d);
+    return n;
+}
+
+static void remove_with(const char *prefix) {
+    char name[256];
+    while (entries_with(prefix, name, sizeof name) > 0)
+        unlink(in_dir(name));
+}
+
+static int test_save_crash(void) {
+    remove_with("ck.st");
+    const char *ck = in_dir("ck.st");
+    TcliResult r;
+    RUN_CASE(r, "--steps", "6", "--save", ck, "--save-every", "2", "--fault",
+             "save-crash:step=4");
+    CHECK_EQ_INT(r.rc, 128 + SIGKILL);
+    tcli_result_free(&r);
+    CHECK_EQ_INT(ckpt_step(ck), 2); // the previous checkpoint, intact
+    // the temporary it died writing: PATH.tmp.XXXXXX, half a checkpoint
+    char tmp[256];
+    CHECK_EQ_INT(entries_with("ck.st.tmp.", tmp, sizeof tmp), 1);
+    CHECK_EQ_INT((int)strlen(tmp), (int)strlen("ck.st.tmp.XXXXXX"));
+    size_t full = 0, half = 0;
+    char *a = tfile_read(ck, &full), *b = tfile_read(in_dir(tmp), &half);
+    CHECK(a && b);
+    CHECK(half > 0 && half < full);
+    free(a);
+    free(b);
+    RUN_CASE(r, "--steps", "6", "--resume", in_dir(tmp));
+    CHECK_EQ_INT(r.rc, 2);
+    CHECK_STR_CONTAINS(r.err, "truncated");
+    tcli_result_free(&r);
+    // resuming the intact file completes, and saving the same path again is
+    // not confused by the stale temporary beside it
+    RUN_CASE(r, "--steps", "6", "--resume", ck, "--save", ck);
+    if (r.rc != 0)
+        show("resume after save-crash", &r);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "resumed");
+    tcli_result_free(&r);
+    CHECK_EQ_INT(ckpt_step(ck), 6);
+    CHECK_EQ_INT(entries_with("ck.st.tmp.", NULL, 0), 1);
+    // without a step the first save dies: nothing at the path
+    remove_with("ck.st");
+    RUN_CASE(r, "--steps", "6", "--save", ck, "--save-every", "2", "--fault", "save-crash");
+    CHECK_EQ_INT(r.rc, 128 + SIGKILL);
+    tcli_result_free(&r);
+    CHECK(!tfile_exists(ck));
+    // a step at which nothing is saved is bad input
+    RUN_CASE(r, "--steps", "6", "--save", ck, "--save-every", "2", "--fault",
+             "save-crash:step=3");
+    CHECK_EQ_INT(r.rc, 2);
+    CHECK_STR_CONTAINS(r.err, "step 3 writes no checkpoint");
+    tcli_result_free(&r);
+    RUN_CASE(r, "--steps", "6", "--fault", "save-crash");
+    CHECK_EQ_INT(r.rc, 2);
+    CHECK_STR_CONTAINS(r.err, "it needs --save FILE");
+    tcli_result_free(&r);
+    remove_with("ck.st");
+    return 0;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void sleep_s(double s) {
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+// A run that saves after every step, killed with SIGKILL `delay` seconds
+// after its first checkpoint appeared: the checkpoint at the path is whole
+// (its checksum holds) and the run resumes from it.
+static int kill_once(double delay) {
+    remove_with("ck.st");
+    const char *ck = in_dir("ck.st");
+    const char *argv[] = {exe, "run", BASE, "--steps", "1000000", "--save", ck,
+                          "--save-every", "1", NULL};
+    fflush(NULL);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        execv(exe, (char *const *)argv);
+        _exit(127);
+    }
+    double t0 = now_s();
+    while (!tfile_exists(ck) && now_s() - t0 < 15)
+        sleep_s(0.001);
+    sleep_s(delay);
+    kill(pid, SIGKILL);
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    long long step = ckpt_step(ck);
+    CHECK(step >= 1);
+    char stop[32];
+    snprintf(stop, sizeof stop, "%lld", step + 2);
+    TcliResult r;
+    RUN_CASE(r, "--steps", "1000000", "--stop-after", stop, "--resume", ck);
+    if (r.rc != 0)
+        show("resume after kill -9", &r);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "resumed");
+    tcli_result_free(&r);
+    return 0;
+}
+
+static int test_kill9(void) {
+    const double delays[] = {0, 0.013, 0.037, 0.071, 0.15};
+    int n = tenv_quick() ? 2 : 5;
+    for (int i = 0; i < n; i++)
+        CHECK(kill_once(delays[i]) == 0);
+    remove_with("ck.st");
+    return 0;
+}
+
+// A refused --resume: exit 2, one line naming the file and `want`.
+static int refused(const char *file, const char *want) {
+    TcliResult r;
+    RUN_CASE(r, "--steps", "20", "--resume", file);
+    int ok = r.rc == 2 && tcli_lines(r.err) == 1 && strstr(r.err, "--resume:") &&
+             strstr(r.err, file) && strstr(r.err, want);
+    if (!ok)
+        show(want, &r);
+    tcli_result_free(&r);
+    return ok ? 0 : 1;
+}
+
+static int test_damaged(void) {
+    const char *good = in_dir("good.st"), *bad = in_dir("bad.st");
+    TcliResult r;
+    RUN_CASE(r, "--steps", "10", "--save", good);
+    CHECK_EQ_INT(r.rc, 0);
+    tcli_result_free(&r);
+    size_t len = 0;
+    char *raw = tfile_read(good, &len);
+    CHECK(raw != NULL && len > 200);
+    uint64_t hlen = 0;
+    for (int i = 7; i >= 0; i--)
+        hlen = hlen << 8 | (unsigned char)raw[i];
+    CHECK(hlen > 20 && 8 + hlen < len);
+    // one flipped byte in the data
+    raw[len - 5] ^= 0x10;
+    CHECK(tfile_write(bad, raw, len) == 0);
+    CHECK(refused(bad, "checksum mismatch") == 0);
+    raw[len - 5] ^= 0x10;
+    // a damaged header: a tensor name changed (still valid JSON)
+    char *name = strstr(raw + 8, "\"0.weight\"");
+    CHECK(name != NULL && name < raw + 8 + hlen);
+    name[1] = '9';
+    CHECK(tfile_write(bad, raw, len) == 0);
+    CHECK(refused(bad, "checksum mismatch") == 0);
+    name[1] = '0';
+    // a damaged header: a brace gone, no longer JSON
+    raw[8] = 'x';
+    CHECK(tfile_write(bad, raw, len) == 0);
+    CHECK(refused(bad, "corrupt header") == 0);
+    raw[8] = '{';
+    // a damaged header length: more than the file holds, or absurd
+    raw[2] ^= 1;
+    CHECK(tfile_write(bad, raw, len) == 0);
+    CHECK(refused(bad, "truncated") == 0);
+    raw[2] ^= 1;
+    raw[3] = 0x7f;
+    CHECK(tfile_write(bad, raw, len) == 0);
+    CHECK(refused(bad, "corrupt header: a header length of") == 0);
+    raw[3] = 0;
+    // a cut file
+    CHECK(tfile_write(bad, raw, len / 2) == 0);
+    CHECK(refused(bad, "truncated") == 0);
+    // and the bytes put back load again
+    CHECK(tfile_write(bad, raw, len) == 0);
+    CHECK_EQ_INT(ckpt_step(bad), 10);
+    free(raw);
+    unlink(good);
+    unlink(bad);
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// seeds, and every kind's event
+
+// --fault seeds: rank 0's first collective is no longer the initial
+// broadcast, and two ranks reading the same batch (no-sampler) log
+// different losses at step 1 (they start from different weights).
+static int test_seeds(void) {
+    const char *trace = in_dir("seeds.jsonl");
+    for (int fault = 0; fault <= 1; fault++) {
+        TcliResult r;
+        if (fault)
+            RUN_CASE(r, "--steps", "2", "--fault", "no-sampler", "--fault", "seeds", "--trace",
+                     trace);
+        else
+            RUN_CASE(r, "--steps", "2", "--fault", "no-sampler", "--trace", trace);
+        CHECK_EQ_INT(r.rc, 0);
+        tcli_result_free(&r);
+        int n = 0;
+        cJSON **coll = trace_events(trace, "coll", NULL, &n);
+        const char *first = NULL;
+        for (int i = 0; i < n && !first; i++)
+            if (num(coll[i], "rank") == 0)
+                first = str(coll[i], "coll");
+        CHECK(first != NULL);
+        CHECK((strcmp(first, "broadcast") == 0) == !fault);
+        events_free(coll, n);
+        double loss[2] = {-1, -1};
+        cJSON **marks = trace_events(trace, "marker", "end", &n);
+        for (int i = 0; i < n; i++)
+            if (num(marks[i], "step") == 0 && strcmp(str(marks[i], "name"), "iteration") == 0)
+                loss[(int)num(marks[i], "rank") & 1] = num(marks[i], "value");
+        events_free(marks, n);
+        CHECK(loss[0] > 0 && loss[1] > 0);
+        if (fault)
+            CHECK(loss[0] != loss[1]);
+        else
+            CHECK(loss[0] == loss[1]);
+    }
+    unlink(trace);
+    return 0;
+}
+
+// Each kind through the command line: the run completes (save-crash and
+// unused aside, tested above) and its event is in the trace.
+static int test_events(void) {
+    const char *trace = in_dir("ev.jsonl");
+    struct {
+        const char *fault, *extra, *want;
+        int rank;
+    } cases[] = {
+        {"no-set-epoch", "--shuffle", "epoch 1 repeats epoch 0's order", 0},
+        {"no-sampler", NULL, "every rank reads the whole dataset", 0},
+        {"loss-not-divided", "--accum", "gradients 2 times too large", 0},
+        {"seeds", NULL, "seeds: each rank initialised", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        TcliResult r;
+        const char *extra = cases[i].extra;
+        const char *val = extra && strcmp(extra, "--accum") == 0 ? "2" : "1";
+        if (extra)
+            RUN_CASE(r, "--epochs", "2", "--fault", cases[i].fault, extra, val, "--trace", trace);
+        else
+            RUN_CASE(r, "--epochs", "2", "--fault", cases[i].fault, "--trace", trace);
+        if (r.rc != 0)
+            show(cases[i].fault, &r);
+        CHECK_EQ_INT(r.rc, 0);
+        // no-sampler: each rank's epoch is the whole dataset (256 / 16)
+        if (strcmp(cases[i].fault, "no-sampler") == 0)
+            CHECK_STR_CONTAINS(r.out, "16 batches per epoch");
+        tcli_result_free(&r);
+        CHECK(one_injected(trace, cases[i].rank, cases[i].want) == 0);
+    }
+    // no-set-epoch's markers: epoch 1 starts where epoch 0 started
+    int n = 0;
+    TcliResult r;
+    RUN_CASE(r, "--epochs", "2", "--fault", "no-set-epoch", "--trace", trace);
+    CHECK_EQ_INT(r.rc, 0);
+    tcli_result_free(&r);
+    cJSON **marks = trace_events(trace, "marker", NULL, &n);
+    double first[2][2] = {{-1, -1}, {-1, -1}};
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(str(marks[i], "name"), "epoch") != 0)
+            continue;
+        int rank = (int)num(marks[i], "rank"), ep = (int)num(marks[i], "chunk");
+        CHECK(rank >= 0 && rank < 2 && ep >= 0 && ep < 2);
+        CHECK_EQ_INT(num(marks[i], "count"), 0);
+        first[rank][ep] = num(marks[i], "value");
+        seen++;
+    }
+    events_free(marks, n);
+    CHECK_EQ_INT(seen, 4);
+    CHECK(first[0][0] >= 0 && first[0][0] == first[0][1]);
+    CHECK(first[1][0] >= 0 && first[1][0] == first[1][1] && first[1][0] != first[0][0]);
+    unlink(trace);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    exe = tcli_exe_arg(argc, argv);
+    if (exe == NULL || tfile_mkdtemp(dir, sizeof dir, "faulttrain") != 0)
+        return 2;
+    int failures = 0;
+    RUN(test_unused);
+    RUN(test_save_crash);
+    RUN(test_kill9);
+    RUN(test_damaged);
+    RUN(test_seeds);
+    RUN(test_events);
+    if (failures == 0)
+        tfile_rmtree(dir);
+    return failures ? 1 : 0;
+}
