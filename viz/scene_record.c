@@ -198,6 +198,13 @@ static int unit_touch(VizModel *m, int u, int nunits) {
     int need = u + 1 > nunits ? u + 1 : nunits;
     if (need > 1 << 20)
         return -1;
+    // A real trace announces each unit with an event, and every rank
+    // gathers and frees it: more units than events, or a unit x rank grid
+    // far larger than the trace, come from a damaged file, whose grid
+    // would cost every scene that much to copy.
+    size_t cells = (size_t)need * (size_t)(m->t->nranks > 0 ? m->t->nranks : 1);
+    if ((size_t)need > m->t->n || cells > 4 * m->t->n + 4096)
+        return -1;
     if (need > m->units_cap) {
         int c = m->units_cap ? m->units_cap : 8;
         while (c < need)
