@@ -10,7 +10,7 @@ ddplab_add_test(test_fault_comm
   TIMEOUT 120)
 
 ddplab_add_test(test_cli_fault_comm
-  SOURCES test_cli_fault_comm.c test_cli_run.c test_ckpt_util.c test_files.c test_env.c
+  SOURCES test_cli_fault_comm.c test_cli_run.c test_ckpt_util.c test_trace_events.c test_files.c test_env.c
   LIBS ddplab_sim ${CJSON_LIBRARY}
   ARGS $<TARGET_FILE:ddplab>
   LABELS cli

@@ -8,7 +8,7 @@
 # without tmux or ncurses). Label cpu too: the TSan build runs them (the
 # watcher thread, the cancel and the ranks).
 ddplab_add_test(test_cli_signals
-  SOURCES test_cli_signals.c test_cli_run.c test_files.c test_env.c
+  SOURCES test_cli_signals.c test_cli_run.c test_ckpt_util.c test_files.c test_env.c
   LIBS ddplab_sim
   ARGS $<TARGET_FILE:ddplab>
   LABELS "cli;cpu"

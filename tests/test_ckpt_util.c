@@ -2,6 +2,7 @@
 #include "test_ckpt_util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 int tckpt_load_pair(const char *a, SimStFile *fa, const char *b, SimStFile *fb) {
     char err[512];
@@ -15,4 +16,17 @@ int tckpt_load_pair(const char *a, SimStFile *fa, const char *b, SimStFile *fb) 
         return -1;
     }
     return 0;
+}
+
+long long tckpt_step(const char *path) {
+    SimStFile f;
+    char err[600];
+    if (sim_stfile_load(&f, path, err, sizeof err) != SIM_OK) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    const char *s = sim_stfile_meta(&f, "step");
+    long long step = f.checked && s ? atoll(s) : -1;
+    sim_stfile_free(&f);
+    return step;
 }

@@ -10,4 +10,8 @@
 // sim_stfile_free.
 int tckpt_load_pair(const char *a, SimStFile *fa, const char *b, SimStFile *fb);
 
+// Loads the checkpoint at path (structure and a verified checksum) and
+// returns its "step" metadata, or -1 after printing why on stderr.
+long long tckpt_step(const char *path);
+
 #endif

@@ -28,6 +28,7 @@
 #include "test_cli_run.h"
 #include "test_env.h"
 #include "test_files.h"
+#include "test_trace_events.h"
 
 #define TIMEOUT_S 60.0
 
@@ -72,71 +73,20 @@ static void show(const char *what, const TcliResult *r) {
 // ----------------------------------------------------------------------------
 // the exported trace (JSON lines)
 
-// The events of a kind (NULL: any) on a rank (-1: any), parsed, in file
-// order (heap; *n of them).
-static cJSON **trace_events(const char *path, const char *kind, int rank, int *n) {
-    char *text = tfile_read(path, NULL);
-    *n = 0;
-    if (text == NULL)
-        return NULL;
-    cJSON **out = calloc((size_t)tcli_lines(text) + 1, sizeof *out);
-    char *save = NULL;
-    for (char *line = strtok_r(text, "\n", &save); line && out;
-         line = strtok_r(NULL, "\n", &save)) {
-        cJSON *e = cJSON_Parse(line);
-        const cJSON *k = cJSON_GetObjectItem(e, "kind"), *r = cJSON_GetObjectItem(e, "rank");
-        int keep = e && (!kind || (cJSON_IsString(k) && strcmp(k->valuestring, kind) == 0)) &&
-                   (rank < 0 || (cJSON_IsNumber(r) && (int)r->valuedouble == rank));
-        if (keep)
-            out[(*n)++] = e;
-        else
-            cJSON_Delete(e);
-    }
-    free(text);
-    return out;
-}
 
-static void events_free(cJSON **e, int n) {
-    for (int i = 0; i < n; i++)
-        cJSON_Delete(e[i]);
-    free(e);
-}
 
-static double num(const cJSON *e, const char *key) {
-    const cJSON *v = cJSON_GetObjectItem(e, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : -1e300;
-}
 
-static const char *str(const cJSON *e, const char *key) {
-    const cJSON *v = cJSON_GetObjectItem(e, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
 
-// Exactly one "injected" event in the trace, on rank `rank`, naming `want`.
-static int one_injected(const char *trace, int rank, const char *want) {
-    int n = 0, found = 0;
-    cJSON **ev = trace_events(trace, "fault", -1, &n);
-    const cJSON *hit = NULL;
-    for (int i = 0; i < n; i++)
-        if (strcmp(str(ev[i], "label"), "injected") == 0 && found++ == 0)
-            hit = ev[i];
-    int ok = found == 1 && (int)num(hit, "rank") == rank && strstr(str(hit, "name"), want);
-    if (!ok)
-        fprintf(stderr, "%s: %d injected events (want 1 on rank %d naming '%s')%s%s\n", trace,
-                found, rank, want, hit ? ": " : "", hit ? str(hit, "name") : "");
-    events_free(ev, n);
-    return ok ? 0 : 1;
-}
 
 // The summed simulated duration of rank's events of a kind (name NULL: any).
 static double total_time(const char *trace, const char *kind, int rank, const char *name) {
     int n = 0;
-    cJSON **ev = trace_events(trace, kind, rank, &n);
+    cJSON **ev = tev_read(trace, kind, NULL, rank, &n);
     double t = 0;
     for (int i = 0; i < n; i++)
-        if (name == NULL || strcmp(str(ev[i], "name"), name) == 0)
-            t += num(ev[i], "sim_end") - num(ev[i], "sim_start");
-    events_free(ev, n);
+        if (name == NULL || strcmp(tev_str(ev[i], "name"), name) == 0)
+            t += tev_num(ev[i], "sim_end") - tev_num(ev[i], "sim_start");
+    tev_free(ev, n);
     return t;
 }
 
@@ -171,7 +121,7 @@ static int test_skip_middle(void) {
     CHECK_EQ_INT(r.rc, 3);
     // rank 1's #12 is bucket 2 (8192 elements); the others' is bucket 1 (512)
     CHECK_STR_CONTAINS(r.err, "AllReduce #12: rank 1 count 8192 != rank 0 count 512");
-    CHECK(one_injected(trace, 1, "fault skip:rank=1,step=3,coll=1: rank 1 skips AllReduce #12 "
+    CHECK(tev_one_injected(trace, 1, "fault skip:rank=1,step=3,coll=1: rank 1 skips AllReduce #12 "
                                  "(512 x fp32) (step 3, collective 1)") == 0);
     tcli_result_free(&r);
     // the views stop at it and caption it (here: a replay of the failed run)
@@ -207,7 +157,7 @@ static int test_mismatch(void) {
         show("mismatch count", &r);
     CHECK_EQ_INT(r.rc, 3);
     CHECK_STR_CONTAINS(r.err, "AllReduce #13: rank 2 count 8191 != rank 0 count 8192");
-    CHECK(one_injected(trace, 2, "rank 2 calls AllReduce #13 (8192 x fp32) with 8191 elements "
+    CHECK(tev_one_injected(trace, 2, "rank 2 calls AllReduce #13 (8192 x fp32) with 8191 elements "
                                  "instead of 8192") == 0);
     tcli_result_free(&r);
 
@@ -216,7 +166,7 @@ static int test_mismatch(void) {
         show("mismatch op", &r);
     CHECK_EQ_INT(r.rc, 3);
     CHECK_STR_CONTAINS(r.err, "collective #13: rank 2 called Broadcast, rank 0 called AllReduce");
-    CHECK(one_injected(trace, 2, "rank 2 calls AllReduce #13 (8192 x fp32) as a Broadcast from "
+    CHECK(tev_one_injected(trace, 2, "rank 2 calls AllReduce #13 (8192 x fp32) as a Broadcast from "
                                  "rank 0") == 0);
     tcli_result_free(&r);
     return 0;
@@ -230,7 +180,7 @@ static int test_reorder_unequal(void) {
         show("reorder", &r);
     CHECK_EQ_INT(r.rc, 3);
     CHECK_STR_CONTAINS(r.err, "AllReduce #12: rank 1 count 8192 != rank 0 count 512");
-    CHECK(one_injected(trace, 1, "rank 1 launches collective 2 of step 3, AllReduce #12 (8192 x "
+    CHECK(tev_one_injected(trace, 1, "rank 1 launches collective 2 of step 3, AllReduce #12 (8192 x "
                                  "fp32), before collective 1, AllReduce #13 (512 x fp32)") == 0);
     tcli_result_free(&r);
     return 0;
@@ -261,7 +211,7 @@ static int test_reorder_equal_swaps(void) {
         show("reorder of equal buckets", &r);
     CHECK_EQ_INT(r.rc, 0); // nothing notices
     tcli_result_free(&r);
-    CHECK(one_injected(trace, 1, "rank 1 launches collective 4 of step 3, AllReduce #14 (272 x "
+    CHECK(tev_one_injected(trace, 1, "rank 1 launches collective 4 of step 3, AllReduce #14 (272 x "
                                  "fp32), before collective 3, AllReduce #15 (272 x fp32)") == 0);
     // rank 0 saves: its buckets 3 (4.*) and 4 (2.*) received rank 1's
     // gradients of the other one; everything else is as without the fault
@@ -295,7 +245,7 @@ static int test_crash(void) {
     CHECK_STR_CONTAINS(r.err, "watchdog");
     // the watchdog fired after 0.5 s: the run ends within a few seconds
     CHECK(wall < (tenv_sanitized() ? 30 : 5));
-    CHECK(one_injected(trace, 2, "rank 2 crashed as it was about to launch AllReduce #13 (8192 "
+    CHECK(tev_one_injected(trace, 2, "rank 2 crashed as it was about to launch AllReduce #13 (8192 "
                                  "x fp32) (step 3, collective 2)") == 0);
     tcli_result_free(&r);
     return 0;
@@ -324,7 +274,7 @@ static int test_slow_rank(void) {
     // rank 0 waits for it at every collective: the run takes about as
     // much longer as rank 1's extra compute
     CHECK(t1 - t0 > 0.8 * (c1 - c0) && t1 - t0 < 1.2 * (c1 - c0));
-    CHECK(one_injected(slow, 1, "rank 1 computes 3 times slower from step 1 on") == 0);
+    CHECK(tev_one_injected(slow, 1, "rank 1 computes 3 times slower from step 1 on") == 0);
     return 0;
 }
 
@@ -346,7 +296,7 @@ static int test_slow_link(void) {
         CHECK(a > 0);
         CHECK_NEAR(b / a, 4.0, 1e-4); // times in the file have 15 digits or so
     }
-    CHECK(one_injected(slow, 1, "transfers to and from rank 1 take 4 times as long") == 0);
+    CHECK(tev_one_injected(slow, 1, "transfers to and from rank 1 take 4 times as long") == 0);
     return 0;
 }
 

@@ -26,10 +26,12 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "test_ckpt_util.h"
 #include "safetensors.h"
 #include "test_cli_run.h"
 #include "test_env.h"
 #include "test_files.h"
+#include "test_trace_events.h"
 
 #define TIMEOUT_S 20.0
 
@@ -67,57 +69,10 @@ static void show(const char *what, const TcliResult *r) {
 // ----------------------------------------------------------------------------
 // the exported trace (JSON lines)
 
-// The trace's events of a kind (NULL: any) with a label (NULL: any), as
-// parsed objects in file order (heap; *n of them).
-static cJSON **trace_events(const char *path, const char *kind, const char *label, int *n) {
-    char *text = tfile_read(path, NULL);
-    *n = 0;
-    if (text == NULL)
-        return NULL;
-    cJSON **out = calloc((size_t)tcli_lines(text) + 1, sizeof *out);
-    char *save = NULL;
-    for (char *line = strtok_r(text, "\n", &save); line && out;
-         line = strtok_r(NULL, "\n", &save)) {
-        cJSON *e = cJSON_Parse(line);
-        const cJSON *k = cJSON_GetObjectItem(e, "kind"), *l = cJSON_GetObjectItem(e, "label");
-        int keep = e && (!kind || (cJSON_IsString(k) && strcmp(k->valuestring, kind) == 0)) &&
-                   (!label || (cJSON_IsString(l) && strcmp(l->valuestring, label) == 0));
-        if (keep)
-            out[(*n)++] = e;
-        else
-            cJSON_Delete(e);
-    }
-    free(text);
-    return out;
-}
 
-static void events_free(cJSON **e, int n) {
-    for (int i = 0; i < n; i++)
-        cJSON_Delete(e[i]);
-    free(e);
-}
 
-static double num(const cJSON *e, const char *key) {
-    const cJSON *v = cJSON_GetObjectItem(e, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : -1e300;
-}
 
-static const char *str(const cJSON *e, const char *key) {
-    const cJSON *v = cJSON_GetObjectItem(e, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
 
-// Exactly one "injected" event in the trace, on rank `rank`, naming `want`.
-static int one_injected(const char *trace, int rank, const char *want) {
-    int n = 0;
-    cJSON **ev = trace_events(trace, "fault", "injected", &n);
-    int ok = n == 1 && (int)num(ev[0], "rank") == rank && strstr(str(ev[0], "name"), want);
-    if (!ok)
-        fprintf(stderr, "%s: %d injected events (want 1 on rank %d naming '%s')%s%s\n", trace, n,
-                rank, want, n ? ": " : "", n ? str(ev[0], "name") : "");
-    events_free(ev, n);
-    return ok ? 0 : 1;
-}
 
 // ----------------------------------------------------------------------------
 // unused
@@ -141,7 +96,7 @@ static int test_unused(void) {
     CHECK(diag != NULL);
     CHECK_STR_CONTAINS(diag, "rank 1");
     free(diag);
-    CHECK(one_injected(trace, 1, "unused: parameter 2.bias") == 0);
+    CHECK(tev_one_injected(trace, 1, "unused: parameter 2.bias") == 0);
     tcli_result_free(&r);
     unlink(in_dir("diag.txt"));
 
@@ -160,7 +115,7 @@ static int test_unused(void) {
     if (r.rc != 0)
         show("unused with find_unused", &r);
     CHECK_EQ_INT(r.rc, 0);
-    CHECK(one_injected(trace, 1, "0.weight takes no part in rank 1's forward from step 2") ==
+    CHECK(tev_one_injected(trace, 1, "0.weight takes no part in rank 1's forward from step 2") ==
           0);
     tcli_result_free(&r);
 
@@ -182,19 +137,6 @@ static int test_unused(void) {
 // ----------------------------------------------------------------------------
 // checkpoints and crashes
 
-// Loads path (structure and checksum) and returns its "step", or -1.
-static long long ckpt_step(const char *path) {
-    SimStFile f;
-    char err[600];
-    if (sim_stfile_load(&f, path, err, sizeof err) != SIM_OK) {
-        fprintf(stderr, "%s\n", err);
-        return -1;
-    }
-    const char *s = sim_stfile_meta(&f, "step");
-    long long step = f.checked && s ? atoll(s) : -1;
-    sim_stfile_free(&f);
-    return step;
-}
 
 // The names in dir that start with prefix: how many, the first in first.
 static int entries_with(const char *prefix, char *first, size_t len) {
@@ -223,7 +165,7 @@ static int test_save_crash(void) {
              "save-crash:step=4");
     CHECK_EQ_INT(r.rc, 128 + SIGKILL);
     tcli_result_free(&r);
-    CHECK_EQ_INT(ckpt_step(ck), 2); // the previous checkpoint, intact
+    CHECK_EQ_INT(tckpt_step(ck), 2); // the previous checkpoint, intact
     // the temporary it died writing: PATH.tmp.XXXXXX, half a checkpoint
     char tmp[256];
     CHECK_EQ_INT(entries_with("ck.st.tmp.", tmp, sizeof tmp), 1);
@@ -246,7 +188,7 @@ static int test_save_crash(void) {
     CHECK_EQ_INT(r.rc, 0);
     CHECK_STR_CONTAINS(r.out, "resumed");
     tcli_result_free(&r);
-    CHECK_EQ_INT(ckpt_step(ck), 6);
+    CHECK_EQ_INT(tckpt_step(ck), 6);
     CHECK_EQ_INT(entries_with("ck.st.tmp.", NULL, 0), 1);
     // without a step the first save dies: nothing at the path
     remove_with("ck.st");
@@ -308,7 +250,7 @@ static int kill_once(double delay) {
     int status = 0;
     CHECK(waitpid(pid, &status, 0) == pid);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-    long long step = ckpt_step(ck);
+    long long step = tckpt_step(ck);
     CHECK(step >= 1);
     char stop[32];
     snprintf(stop, sizeof stop, "%lld", step + 2);
@@ -387,7 +329,7 @@ static int test_damaged(void) {
     CHECK(refused(bad, "truncated") == 0);
     // and the bytes put back load again
     CHECK(tfile_write(bad, raw, len) == 0);
-    CHECK_EQ_INT(ckpt_step(bad), 10);
+    CHECK_EQ_INT(tckpt_step(bad), 10);
     free(raw);
     unlink(good);
     unlink(bad);
@@ -412,20 +354,20 @@ static int test_seeds(void) {
         CHECK_EQ_INT(r.rc, 0);
         tcli_result_free(&r);
         int n = 0;
-        cJSON **coll = trace_events(trace, "coll", NULL, &n);
+        cJSON **coll = tev_read(trace, "coll", NULL, -1, &n);
         const char *first = NULL;
         for (int i = 0; i < n && !first; i++)
-            if (num(coll[i], "rank") == 0)
-                first = str(coll[i], "coll");
+            if (tev_num(coll[i], "rank") == 0)
+                first = tev_str(coll[i], "coll");
         CHECK(first != NULL);
         CHECK((strcmp(first, "broadcast") == 0) == !fault);
-        events_free(coll, n);
+        tev_free(coll, n);
         double loss[2] = {-1, -1};
-        cJSON **marks = trace_events(trace, "marker", "end", &n);
+        cJSON **marks = tev_read(trace, "marker", "end", -1, &n);
         for (int i = 0; i < n; i++)
-            if (num(marks[i], "step") == 0 && strcmp(str(marks[i], "name"), "iteration") == 0)
-                loss[(int)num(marks[i], "rank") & 1] = num(marks[i], "value");
-        events_free(marks, n);
+            if (tev_num(marks[i], "step") == 0 && strcmp(tev_str(marks[i], "name"), "iteration") == 0)
+                loss[(int)tev_num(marks[i], "rank") & 1] = tev_num(marks[i], "value");
+        tev_free(marks, n);
         CHECK(loss[0] > 0 && loss[1] > 0);
         if (fault)
             CHECK(loss[0] != loss[1]);
@@ -464,7 +406,7 @@ static int test_events(void) {
         if (strcmp(cases[i].fault, "no-sampler") == 0)
             CHECK_STR_CONTAINS(r.out, "16 batches per epoch");
         tcli_result_free(&r);
-        CHECK(one_injected(trace, cases[i].rank, cases[i].want) == 0);
+        CHECK(tev_one_injected(trace, cases[i].rank, cases[i].want) == 0);
     }
     // no-set-epoch's markers: epoch 1 starts where epoch 0 started
     int n = 0;
@@ -472,19 +414,19 @@ static int test_events(void) {
     RUN_CASE(r, "--epochs", "2", "--fault", "no-set-epoch", "--trace", trace);
     CHECK_EQ_INT(r.rc, 0);
     tcli_result_free(&r);
-    cJSON **marks = trace_events(trace, "marker", NULL, &n);
+    cJSON **marks = tev_read(trace, "marker", NULL, -1, &n);
     double first[2][2] = {{-1, -1}, {-1, -1}};
     int seen = 0;
     for (int i = 0; i < n; i++) {
-        if (strcmp(str(marks[i], "name"), "epoch") != 0)
+        if (strcmp(tev_str(marks[i], "name"), "epoch") != 0)
             continue;
-        int rank = (int)num(marks[i], "rank"), ep = (int)num(marks[i], "chunk");
+        int rank = (int)tev_num(marks[i], "rank"), ep = (int)tev_num(marks[i], "chunk");
         CHECK(rank >= 0 && rank < 2 && ep >= 0 && ep < 2);
-        CHECK_EQ_INT(num(marks[i], "count"), 0);
-        first[rank][ep] = num(marks[i], "value");
+        CHECK_EQ_INT(tev_num(marks[i], "count"), 0);
+        first[rank][ep] = tev_num(marks[i], "value");
         seen++;
     }
-    events_free(marks, n);
+    tev_free(marks, n);
     CHECK_EQ_INT(seen, 4);
     CHECK(first[0][0] >= 0 && first[0][0] == first[0][1]);
     CHECK(first[1][0] >= 0 && first[1][0] == first[1][1] && first[1][0] != first[0][0]);

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "test_ckpt_util.h"
 #include "safetensors.h" // defines: sim_stfile_load
 #include "test_cli_run.h"
 #include "test_env.h"
@@ -215,19 +216,6 @@ static void dir_show(const char *dir) {
     closedir(d);
 }
 
-// The checkpoint at path loads with a verified checksum; its step.
-static long long ckpt_step(const char *path) {
-    SimStFile f;
-    char err[512];
-    if (sim_stfile_load(&f, path, err, sizeof err) != SIM_OK) {
-        fprintf(stderr, "%s\n", err);
-        return -1;
-    }
-    const char *s = sim_stfile_meta(&f, "step");
-    long long step = f.checked && s ? atoll(s) : -1;
-    sim_stfile_free(&f);
-    return step;
-}
 
 static int check_stopped_in_time(const Child *c) {
     if (c->stop_s >= stop_limit_s()) {
@@ -267,7 +255,7 @@ static int run_ddp_case(int sig) {
              sig == SIGINT ? "SIGINT" : "SIGTERM");
     const char *line = all ? strstr(all, want) : NULL;
     long long at = line ? atoll(line + strlen(want)) : -1;
-    long long k = ckpt_step(tcli_path(dir, "ck.st"));
+    long long k = tckpt_step(tcli_path(dir, "ck.st"));
     if (line == NULL || at < 4 || k != at - 1 || strstr(line, "is intact") == NULL ||
         tfile_dir_entries(dir) != 1 || check_stopped_in_time(&c)) {
         fprintf(stderr, "stopped at step %lld, checkpoint at step %lld, output:\n%s\n", at, k,
@@ -354,7 +342,7 @@ static int test_run_fsdp(void) {
         goto out;
     child_signal(&c, SIGTERM);
     char *all = child_output(&c);
-    long long k = ckpt_step(tcli_path(dir, "ck.st"));
+    long long k = tckpt_step(tcli_path(dir, "ck.st"));
     if (!c.exited || c.code != 143 || !all || !strstr(all, "interrupted by SIGTERM") ||
         dir_has(dir, ".tmp") || dir_has(dir, "m.jsonl") || k < 5 || check_stopped_in_time(&c)) {
         fprintf(stderr, "exited %d with %d, checkpoint at step %lld:\n%s\n", c.exited, c.code,
