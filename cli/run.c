@@ -153,12 +153,9 @@ static const SimTrainer *failed_trainer(const SimTrainer *t, int n) {
     for (int i = 0; i < n; i++)
         if (t[i].bad_input)
             return &t[i];
-    for (int i = 0; i < n; i++)
-        if (strstr(t[i].error, " crashed (injected fault ") != NULL)
-            return &t[i];
     // a rank that stopped on an error of its own (DDP's "Expected to have
-    // finished reduction ..." under --fault unused) explains its peers'
-    // watchdog timeouts
+    // finished reduction ..." under --fault unused, a --fault crash)
+    // explains its peers' watchdog timeouts
     for (int i = 0; i < n; i++)
         if (t[i].error[0] && strstr(t[i].error, sim_strerror(SIM_ETIMEDOUT)) == NULL &&
             strstr(t[i].error, sim_strerror(SIM_EABORTED)) == NULL)
