@@ -14,6 +14,8 @@
 
 #include "cuda_backend.h"  // defines: cuda_backend_ops
 #include "cuda_internal.h" // defines: CudaCtx, CudaRank, CUDA_CHECK
+#include "cuda_launch.h"   // defines: cuda_ctx_stream, cuda_ctx_scratch, ...
+#include "cuda_math.h"     // defines: cuda_math_ops
 
 // ----------------------------------------------------------------------------
 // Per-rank resources
@@ -28,6 +30,10 @@ static SimStatus rank_open(CudaCtx *ctx, int rank) {
     CUDA_CHECK(cudaEventCreateWithFlags(&r->ready, cudaEventDisableTiming));
     CUBLAS_CHECK(cublasCreate(&r->cublas));
     CUBLAS_CHECK(cublasSetStream(r->cublas, r->compute));
+    // Default math is full fp32 for fp32 products; TF32 only when asked for.
+    CUBLAS_CHECK(cublasSetMathMode(r->cublas, ctx->cfg.opt.allow_tf32
+                                                  ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                  : CUBLAS_DEFAULT_MATH));
     return SIM_OK;
 }
 
@@ -42,6 +48,8 @@ static void rank_close(CudaCtx *ctx, int rank) {
         (void)cudaStreamSynchronize(r->comm);
     if (r->cublas)
         (void)cublasDestroy(r->cublas);
+    if (r->scratch)
+        (void)cudaFree(r->scratch);
     if (r->ready)
         (void)cudaEventDestroy(r->ready);
     if (r->comm)
@@ -315,6 +323,57 @@ static SimStatus cuda_synchronize(void *vctx, int rank) {
 }
 
 // ----------------------------------------------------------------------------
+// What the math kernels see of the context (cuda_launch.h)
+
+cudaStream_t cuda_ctx_stream(void *vctx, int rank) {
+    return ((CudaCtx *)vctx)->ranks[rank].compute;
+}
+
+cublasHandle_t cuda_ctx_cublas(void *vctx, int rank) {
+    return ((CudaCtx *)vctx)->ranks[rank].cublas;
+}
+
+int cuda_ctx_tf32(void *vctx) {
+    return ((CudaCtx *)vctx)->cfg.opt.allow_tf32 != 0;
+}
+
+static SimStatus grow_scratch(CudaCtx *ctx, int rank, size_t bytes) {
+    CudaRank *r = &ctx->ranks[rank];
+    if (r->scratch) {
+        // The old buffer may still be read by work on the stream.
+        CUDA_CHECK(cudaStreamSynchronize(r->compute));
+        CUDA_CHECK(cudaFree(r->scratch));
+        r->scratch = NULL;
+        r->scratch_bytes = 0;
+    }
+    CUDA_CHECK(cudaMalloc(&r->scratch, bytes));
+    r->scratch_bytes = bytes;
+    return SIM_OK;
+}
+
+void *cuda_ctx_scratch(void *vctx, int rank, size_t bytes) {
+    CudaCtx *ctx = vctx;
+    CudaRank *r = &ctx->ranks[rank];
+    if (bytes > r->scratch_bytes) {
+        size_t want = bytes < 2 * r->scratch_bytes ? 2 * r->scratch_bytes : bytes;
+        if (grow_scratch(ctx, rank, want) != SIM_OK)
+            return NULL;
+    }
+    return r->scratch;
+}
+
+SimStatus cuda_ctx_op_done(void *vctx, int rank, const char *func, const char *file,
+                           int line) {
+    CudaCtx *ctx = vctx;
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(ctx->ranks[rank].compute);
+    if (e != cudaSuccess)
+        return cuda_fail_cuda(ctx, rank, e, func, file, line, "a kernel of this op");
+    return SIM_OK;
+}
+
+// ----------------------------------------------------------------------------
 // The table
 
 const SimBackendOps cuda_backend_ops = {
@@ -333,4 +392,5 @@ const SimBackendOps cuda_backend_ops = {
     .coll_launch = cuda_coll_launch,
     .coll_wait = cuda_coll_wait,
     .synchronize = cuda_synchronize,
+    .math = &cuda_math_ops,
 };

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cuda_internal.h" // defines: CudaCtx, cuda_fail_*
+#include "cuda_launch.h"   // defines: cuda_ctx_fail_cuda, cuda_ctx_fail_cublas
 
 // ----------------------------------------------------------------------------
 // The last error
@@ -94,4 +95,14 @@ SimStatus cuda_fail_cublas(CudaCtx *c, int rank, cublasStatus_t e, const char *f
     SimStatus st = e == CUBLAS_STATUS_ALLOC_FAILED ? SIM_ENOMEM : SIM_EBACKEND;
     return report(c, rank, st, "cuBLAS", cublasGetStatusString(e), cublasGetStatusName(e),
                   func, file, line, stmt);
+}
+
+SimStatus cuda_ctx_fail_cuda(void *ctx, int rank, cudaError_t e, const char *func,
+                             const char *file, int line, const char *stmt) {
+    return cuda_fail_cuda(ctx, rank, e, func, file, line, stmt);
+}
+
+SimStatus cuda_ctx_fail_cublas(void *ctx, int rank, cublasStatus_t e, const char *func,
+                               const char *file, int line, const char *stmt) {
+    return cuda_fail_cublas(ctx, rank, e, func, file, line, stmt);
 }

@@ -39,6 +39,8 @@ typedef struct {
     ncclComm_t nccl;        // this rank's communicator (ncclCommInitAll)
     cublasHandle_t cublas;  // bound to `compute`
     int nccl_aborted;       // after ncclCommAbort the communicator is gone
+    void *scratch;          // cuda_ctx_scratch's buffer (device), or NULL
+    size_t scratch_bytes;
 } CudaRank;
 
 typedef struct {

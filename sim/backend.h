@@ -20,6 +20,21 @@
 
 typedef struct SimRank SimRank;
 
+// Options only some backends read (the cpu backend ignores them all). Kept in
+// one struct so that sim/ passes them through without knowing their meaning.
+typedef struct {
+    int allow_tf32;        // cuda: 1 lets cuBLAS use TF32 tensor cores for fp32
+                           // matrix products (faster, ~10-bit mantissa inputs);
+                           // 0 (default): full fp32, comparable with the cpu
+    const char *coll_impl; // cuda: which collectives run. NULL or "auto"
+                           // (default): NCCL when every rank has a GPU of its
+                           // own, else ddplab's device-memory implementation of
+                           // the same schedules; "nccl"; "device"
+    const char *rendezvous; // cuda, several processes: NULL (default) = one
+                           // process drives every rank; otherwise the spec of
+                           // `--rendezvous` (backend_cuda/cuda_rdzv.h)
+} SimBackendOptions;
+
 typedef struct {
     int nranks;          // ranks in the world
     int nodes;           // nodes x ranks_per_node == nranks
@@ -29,6 +44,7 @@ typedef struct {
                          // rendezvous and clocks only (SimWorldConfig.phantom)
     int represent;       // 1: run rank 0 only (SimWorldConfig.represent); a
                          // backend that cannot refuses at init
+    SimBackendOptions opt; // SimWorldConfig.backend_opt
 } SimBackendConfig;
 
 // One collective call as one rank sees it. Filled by sim/ before launch.

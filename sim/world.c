@@ -77,7 +77,7 @@ SimStatus sim_world_init(SimWorld *w, const SimWorldConfig *cfg, const SimBacken
             return world_fail(w, SIM_ENOMEM, "out of memory for the trace");
     }
     SimBackendConfig bc = {cfg->nranks, cfg->nodes, w->ranks_per_node, cfg->watchdog_s,
-                           cfg->phantom, cfg->represent};
+                           cfg->phantom, cfg->represent, cfg->backend_opt};
     char err[1024] = "";
     SimStatus st = ops->init(&bc, &w->ctx, err, sizeof err);
     if (st != SIM_OK) {

@@ -41,6 +41,8 @@ typedef struct {
     const struct SimFaultPlan *faults; // injected faults (sim/fault.h), owned by
                              // the caller and read-only while ranks run;
                              // NULL: none (default)
+    SimBackendOptions backend_opt; // backend-specific options (sim/backend.h);
+                             // all zero (default): each backend's defaults
 } SimWorldConfig;
 
 void sim_world_config_default(SimWorldConfig *c);

@@ -151,7 +151,7 @@ static int test_start_is_latest_arrival(SimWorld *w) {
 }
 
 static int test_wrong_rank_count_refused(int ndev) {
-    SimBackendConfig bc = {ndev + 1, 1, ndev + 1, 5.0, 0, 0};
+    SimBackendConfig bc = {ndev + 1, 1, ndev + 1, 5.0, 0, 0, {0}};
     void *ctx = NULL;
     char err[512] = "";
     CHECK_EQ_INT(cuda_backend_ops.init(&bc, &ctx, err, sizeof err), SIM_EINVAL);
