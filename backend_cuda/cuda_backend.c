@@ -5,9 +5,9 @@
 // A world is one process with one rank per visible GPU: rank r drives device
 // r from its own host thread, owns a compute and a communication stream, a
 // cuBLAS handle and an NCCL communicator (all created here, in init, by
-// ncclCommInitAll). Multi-process and multi-node worlds are not this file's
-// business: they would need ncclCommInitRank with a bootstrap, and a rank per
-// process instead of a rank per thread.
+// ncclCommInitAll). Multi-process and multi-node worlds (a rank per process,
+// ncclCommInitRank after a rendezvous) are cuda_proc.c's business; this file
+// only hands over to it when SimBackendConfig.opt.rendezvous is set.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +35,10 @@ static SimStatus rank_open(CudaCtx *ctx, int rank) {
                                                   ? CUBLAS_TF32_TENSOR_OP_MATH
                                                   : CUBLAS_DEFAULT_MATH));
     return SIM_OK;
+}
+
+SimStatus cuda_ctx_open_rank(CudaCtx *ctx, int rank) {
+    return rank_open(ctx, rank);
 }
 
 // Best effort: called on teardown, when a failure can only be reported.
@@ -113,6 +117,7 @@ static void cuda_finalize(void *vctx) {
             rank_close(ctx, r);
         free(ctx->ranks);
     }
+    cuda_proc_free(ctx); // after NCCL: its kernels may still use the barrier's buffer
     cuda_meet_destroy(&ctx->meet);
     pthread_mutex_destroy(&ctx->err_mu);
     free(ctx);
@@ -148,6 +153,8 @@ static SimStatus cuda_init(const SimBackendConfig *cfg, void **out, char *err,
     }
     int ndev = 0;
     SIM_CHECK(count_devices(&ndev, err, errlen));
+    if (cfg->opt.rendezvous) // one rank of a world of processes (cuda_proc.c)
+        return cuda_proc_init(cfg, ndev, out, err, errlen);
     if (cfg->nranks != ndev) {
         snprintf(err, errlen, "the cuda backend runs one rank per visible GPU: %d GPU%s "
                  "visible, %d rank%s asked for (ask for %d, or choose GPUs with "
@@ -227,6 +234,8 @@ static void *rank_thread(void *p) {
 
 static SimStatus cuda_run_ranks(void *vctx, SimRankEntry entry, void *arg) {
     CudaCtx *ctx = vctx;
+    if (ctx->proc) // this process runs one rank (cuda_proc.c)
+        return cuda_proc_run(ctx, entry, arg);
     if (atomic_load(&ctx->broken)) {
         cuda_ctx_set_error(ctx, SIM_EABORTED, "the cuda backend stopped after an aborted "
                            "collective; create a new world to run again");
@@ -259,7 +268,7 @@ static SimStatus cuda_run_ranks(void *vctx, SimRankEntry entry, void *arg) {
 // Memory and copies
 
 static int rank_ok(const CudaCtx *ctx, int rank) {
-    return ctx != NULL && rank >= 0 && rank < ctx->nranks;
+    return ctx != NULL && rank >= 0 && rank < ctx->nranks && cuda_proc_owns(ctx, rank);
 }
 
 static SimStatus alloc_on(CudaCtx *ctx, int rank, size_t bytes, void **p) {

@@ -140,7 +140,9 @@ static SimStatus enqueue_nccl(CudaCtx *ctx, int rank, const SimCollArgs *a) {
         NCCL_CHECK(ncclRecv(a->recvbuf, a->count, dt, a->peer, r->nccl, r->comm));
         return SIM_OK;
     case SIM_COLL_BARRIER:
-        return SIM_OK; // the host meeting was the barrier: every rank has arrived
+        // the host meeting was the barrier: every rank has arrived (between
+        // processes there is no meeting: a barrier of their own on the GPU)
+        return ctx->proc ? cuda_proc_barrier(ctx, rank) : SIM_OK;
     default:
         return SIM_ENOTSUP;
     }
@@ -225,8 +227,9 @@ SimStatus cuda_coll_launch(void *vctx, int rank, SimCollHandle *h) {
     CudaArrival arr = arrival_of(call);
     double start = call->arrive_sim;
     int p2p = a->kind == SIM_COLL_SEND || a->kind == SIM_COLL_RECV;
-    SimStatus st = p2p ? cuda_meet_pair(&ctx->meet, rank, &arr, &start, why, sizeof why)
-                       : cuda_meet_all(&ctx->meet, rank, &arr, &start, why, sizeof why);
+    SimStatus st = ctx->proc ? cuda_proc_meet(ctx, rank, call, &start, why, sizeof why)
+                   : p2p     ? cuda_meet_pair(&ctx->meet, rank, &arr, &start, why, sizeof why)
+                             : cuda_meet_all(&ctx->meet, rank, &arr, &start, why, sizeof why);
     if (st != SIM_OK) {
         cuda_ctx_set_error(ctx, st, why);
         free_pending(p);

@@ -52,6 +52,8 @@ typedef struct {
     pthread_mutex_t err_mu; // guards last_error
     char last_error[2048];  // first diagnosis of the current run, or ""
     int last_error_weak;    // 1 while last_error only says "aborted"
+    struct CudaProc *proc;  // process mode (cuda_proc.c): this process runs one
+                            // rank of a world of processes; NULL: it runs all
 } CudaCtx;
 
 // Keeps msg as the context's last error unless the run already has a more
@@ -62,6 +64,34 @@ void cuda_ctx_clear_error(CudaCtx *c);
 // Collectives (cuda_coll.c): the ops table's coll_launch / coll_wait.
 SimStatus cuda_coll_launch(void *ctx, int rank, SimCollHandle *h);
 SimStatus cuda_coll_wait(void *ctx, int rank, SimCollHandle *h);
+
+// ----------------------------------------------------------------------------
+// Process mode (cuda_proc.c): SimBackendConfig.opt.rendezvous is set, and
+// this process runs one rank of a world of processes (torchrun, mpirun,
+// srun), NCCL's communicator made by ncclCommInitRank. ctx->ranks keeps
+// nranks entries; only the own rank's are opened, and requests for another
+// rank are refused.
+
+// Opens rank's streams, events and cuBLAS handle on ctx->ranks[rank].device
+// (cuda_backend.c).
+SimStatus cuda_ctx_open_rank(CudaCtx *ctx, int rank);
+// init for process mode, called by the backend's init with the devices it
+// counted (at least one).
+SimStatus cuda_proc_init(const SimBackendConfig *cfg, int ndev, void **out, char *err,
+                         size_t errlen);
+void cuda_proc_free(CudaCtx *ctx);
+// 1 when this process runs rank (always, outside process mode); else 0
+// after saying on stderr why the request is refused.
+int cuda_proc_owns(const CudaCtx *ctx, int rank);
+// run_ranks: entry for the own rank alone, on the calling thread.
+SimStatus cuda_proc_run(CudaCtx *ctx, SimRankEntry entry, void *arg);
+// Replaces the host meeting, which cannot span processes: the simulated
+// start is the rank's own arrival and no protocol check is made (a
+// mismatch shows as the watchdog's timeout on the GPU).
+SimStatus cuda_proc_meet(CudaCtx *ctx, int rank, const SimCollCall *call, double *start_sim,
+                         char *why, size_t whylen);
+// A barrier on the GPU: a one-element all_reduce on the comm stream.
+SimStatus cuda_proc_barrier(CudaCtx *ctx, int rank);
 
 // ----------------------------------------------------------------------------
 // Failure reports (cuda_errors.c). Each prints one line to stderr, keeps it

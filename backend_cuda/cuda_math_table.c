@@ -4,8 +4,31 @@
 #include "cuda_math.h" // defines: cuda_math_*
 
 const SimMathOps cuda_math_ops = {
-    .gemm = NULL, // replaced as the groups below are filled in
-    // cuda_math_linear.cu (TODO-B)
-    // cuda_math_norm.cu, cuda_math_attention.cu, cuda_math_loss.cu (TODO-B)
-    // cuda_math_act.cu, cuda_math_embed.cu, cuda_math_vec.cu, cuda_math_optim.cu (TODO-A)
+    // cuda_math_linear.cu
+    .gemm = cuda_math_gemm,
+    .linear_forward = cuda_math_linear_forward,
+    .linear_backward = cuda_math_linear_backward,
+    // cuda_math_norm.cu, cuda_math_attention.cu, cuda_math_loss.cu
+    .layernorm_forward = cuda_math_layernorm_forward,
+    .layernorm_backward = cuda_math_layernorm_backward,
+    .batchnorm_forward = cuda_math_batchnorm_forward,
+    .batchnorm_backward = cuda_math_batchnorm_backward,
+    .attention_forward = cuda_math_attention_forward,
+    .attention_backward = cuda_math_attention_backward,
+    .xent_forward = cuda_math_xent_forward,
+    .xent_backward = cuda_math_xent_backward,
+    // cuda_math_act.cu, cuda_math_embed.cu, cuda_math_vec.cu, cuda_math_optim.cu
+    .act_forward = cuda_math_act_forward,
+    .act_backward = cuda_math_act_backward,
+    .embedding_forward = cuda_math_embedding_forward,
+    .embedding_backward = cuda_math_embedding_backward,
+    .add = cuda_math_add,
+    .axpy = cuda_math_axpy,
+    .scale = cuda_math_scale,
+    .fill = cuda_math_fill,
+    .sumsq = cuda_math_sumsq,
+    .nonfinite = cuda_math_nonfinite,
+    .cast = cuda_math_cast,
+    .sgd_step = cuda_math_sgd_step,
+    .adam_step = cuda_math_adam_step,
 };

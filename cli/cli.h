@@ -47,4 +47,8 @@ void lesson_help(FILE *out);
 int interview_main(int argc, char **argv);
 void interview_help(FILE *out);
 
+// `ddplab merge-traces OUT IN...`: argv[0] is "merge-traces" (merge_traces.c).
+int merge_traces_main(int argc, char **argv);
+void merge_traces_help(FILE *out);
+
 #endif

@@ -38,6 +38,9 @@ static const CliCommand commands[] = {
      "ddplab replay run.ddptrace --viz ncurses", replay_main, replay_help},
     {"interview", "a drill of interview questions, graded against the simulator",
      "ddplab interview --topic memory,buckets --count 5", interview_main, interview_help},
+    {"merge-traces", "merge the per-process traces of a run (--rendezvous) into one",
+     "ddplab merge-traces run.ddptrace run.ddptrace.rank*", merge_traces_main,
+     merge_traces_help},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 

@@ -16,6 +16,7 @@
 #include "cli.h"      // defines: CLI_EXIT_*
 #include "layer_owner.h" // defines: sim_layer_owner_strategy
 #include "outfile.h"  // defines: SimOutFile
+#include "run_proc.h"   // defines: run_proc_prepare, run_proc_trace
 #include "run_signal.h" // defines: RunSignals, run_signal_begin
 
 #define RUN_TRACE_CAP 1000000 // trace events kept per rank
@@ -208,6 +209,8 @@ static int train(RunOptions *o, SimTrainConfig *c) {
     wc.device_memory = o->device_memory; // 0: unlimited
     wc.phantom = o->phantom;             // --phantom: shapes only
     wc.faults = &o->faults;
+    wc.backend_opt.rendezvous = o->rendezvous; // NULL: this process runs every rank
+    run_proc_prepare(o);
     SimWorld w;
     if (sim_world_init(&w, &wc, cli_backend_find(o->backend)) != SIM_OK) {
         run_error("cannot start the ranks: %s", sim_world_error(&w));
@@ -277,12 +280,12 @@ static int train(RunOptions *o, SimTrainConfig *c) {
         run_error("--metrics: cannot write '%s' (disk full?)", o->metrics);
         rc = CLI_EXIT_INTERNAL;
     }
-    if (rc == CLI_EXIT_OK)
+    if (rc == CLI_EXIT_OK && o->rendezvous == NULL) // a process knows its own rank's only
         run_memory_table(o, &w);
     // A run that hung or ran out of memory keeps its trace: it shows where
     // it stopped. Bad input leaves no files.
     if (o->trace && (rc == CLI_EXIT_OK || rc == CLI_EXIT_DIST || rc == CLI_EXIT_CHECK)) {
-        int trc = write_trace(o, &w);
+        int trc = o->rendezvous ? run_proc_trace(o, &w, rc) : write_trace(o, &w);
         if (rc == CLI_EXIT_OK)
             rc = trc;
     }

@@ -82,6 +82,9 @@ typedef struct {
     CliViz viz;               // --viz, --png, --plot, ... (cli/viz_cli.h)
     SimFaultPlan faults;      // --fault SPEC, checked against -n
     const char *diagnosis;    // --diagnosis FILE; NULL: none
+    const char *rendezvous;   // --rendezvous SPEC (run_proc.h); NULL: this process
+                              // runs every rank
+    int proc_rank;            // with --rendezvous: this process's rank (the launcher's)
 } RunOptions;
 
 typedef enum { RUN_PARSE_OK, RUN_PARSE_HELP, RUN_PARSE_ERROR } RunParse;

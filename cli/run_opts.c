@@ -266,6 +266,24 @@ static const RunOptSpec run_specs[RO_COUNT] = {
      "where a diagnosed failure (the watchdog's\n"
      "dump, a protocol mismatch) is also written;\n"
      "none: only on stderr and in the trace"},
+    [RO_RENDEZVOUS] = {RO_RENDEZVOUS, 0, "rendezvous", "SPEC", NULL,
+     "--backend cuda: this process runs one rank\n"
+     "of a world of processes started by torchrun,\n"
+     "mpirun or srun (rank and world size from\n"
+     "their variables: RANK/WORLD_SIZE/LOCAL_RANK,\n"
+     "OMPI_COMM_WORLD_*, PMI_RANK/PMI_SIZE,\n"
+     "SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID; -n\n"
+     "must be the world size), NCCL's id going\n"
+     "from rank 0 to all through SPEC: file:PATH\n"
+     "(a file every rank sees), tcp:HOST:PORT\n"
+     "(rank 0 listens there), or env (tcp at\n"
+     "MASTER_ADDR:MASTER_PORT; MASTER_PORT+1 under\n"
+     "torchrun's agent store). GPU: LOCAL_RANK mod\n"
+     "the visible GPUs. --trace T: each process\n"
+     "writes T.rankR, rank 0 merges them into T\n"
+     "when it can read them all (else: ddplab\n"
+     "merge-traces). Waits DDPLAB_RENDEZVOUS_TIMEOUT\n"
+     "seconds (300) for the others"},
     [RO_HELP] = {RO_HELP, 'h', "help", NULL, NULL, "print this help"},
 };
 

@@ -24,6 +24,7 @@ typedef enum {
     RO_PHANTOM,
     RO_FAULT,
     RO_DIAGNOSIS,
+    RO_RENDEZVOUS,
     RO_HELP,
     RO_COUNT
 } RunOptId;

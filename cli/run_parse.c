@@ -19,6 +19,7 @@
 #include "backends.h" // defines: cli_backend_find, cli_backend_names
 #include "opts.h"     // defines: cli_opt_shown, cli_opt_vline, cli_opt_output_problem
 #include "run_opts.h" // defines: RunOptSpec, run_opt_spec
+#include "run_proc.h" // defines: run_proc_parse, run_proc_check
 
 void run_error(const char *fmt, ...) {
     char msg[1200];
@@ -212,6 +213,7 @@ static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) 
         }
         return RUN_PARSE_OK;
     case RO_DIAGNOSIS: o->diagnosis = strcmp(v, "none") == 0 ? NULL : v; return RUN_PARSE_OK;
+    case RO_RENDEZVOUS: return run_proc_parse(s, v, o);
     case RO_ACCUM_TAIL:
         if (strcmp(v, "span") == 0)
             o->accum_tail = SIM_ACCUM_TAIL_SPAN;
@@ -549,7 +551,7 @@ static RunParse check_together(RunOptions *o) {
         run_error("--gpu: %s", err);
         return RUN_PARSE_ERROR;
     }
-    return RUN_PARSE_OK;
+    return run_proc_check(o); // --rendezvous: the launcher's world (run_proc.c)
 }
 
 RunParse run_opts_parse(int argc, char **argv, RunOptions *o) {

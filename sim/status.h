@@ -54,6 +54,12 @@ const char *sim_strerror(SimStatus st);
 
 // Prints ".. file:line -> NAME" to stderr when the environment variable
 // DDPLAB_DEBUG is set; otherwise does nothing.
+#ifdef __cplusplus
+extern "C" { // SIM_CHECK is also used in the CUDA backend's .cu files
+#endif
 void sim_status_trace(SimStatus st, const char *file, int line);
+#ifdef __cplusplus
+}
+#endif
 
 #endif

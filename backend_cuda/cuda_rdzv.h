@@ -1,0 +1,109 @@
+// backend_cuda/cuda_rdzv.h: how the processes of one world find each other
+// before NCCL can: which rank this process is (from the launcher's
+// variables), where the ranks meet (`--rendezvous SPEC`), and the exchange
+// of one small opaque blob (NCCL's 128-byte ncclUniqueId) from rank 0 to
+// every rank.
+//
+// Plain C and POSIX (files, sockets): no CUDA, NCCL or MPI header or
+// library, so that the command line checks `--rendezvous` in every build and
+// the tests run on machines without a GPU. Under mpirun or srun the identity
+// comes from the variables those launchers set and the blob travels through
+// the rendezvous, never through an MPI library.
+//
+// Identity, in order of precedence (the first launcher whose rank variable
+// is set wins, so torchrun inside a Slurm allocation is torchrun):
+//   torchrun   RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE;
+//              job: TORCHELASTIC_RUN_ID + TORCHELASTIC_RESTART_COUNT
+//   Open MPI   OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE;
+//              job: PMIX_NAMESPACE or OMPI_MCA_ess_base_jobid
+//   MPICH      PMI_RANK, PMI_SIZE (Hydra), MPI_LOCALRANKID, MPI_LOCALNRANKS
+//   Slurm      SLURM_PROCID, SLURM_NTASKS (or SLURM_NPROCS), SLURM_LOCALID,
+//              SLURM_NTASKS_PER_NODE (when a plain number);
+//              job: SLURM_JOB_ID + SLURM_STEP_ID
+// and, whatever the launcher, MASTER_ADDR and MASTER_PORT (for `env`) and
+// DDPLAB_RENDEZVOUS_TIMEOUT (seconds a rank waits for the others, 300).
+//
+// The rendezvous protocols are described in cuda_rdzv.c.
+#ifndef DDPLAB_BACKEND_CUDA_RDZV_H
+#define DDPLAB_BACKEND_CUDA_RDZV_H
+
+#include <stddef.h>
+
+#include "status.h" // defines: SimStatus
+
+#define CUDA_RDZV_MAX_BLOB 4096         // bytes cuda_rdzv_bcast carries at most
+#define CUDA_RDZV_DEFAULT_TIMEOUT 300.0 // seconds, without DDPLAB_RENDEZVOUS_TIMEOUT
+
+// Reads one variable of the environment: NULL when it is not set. Tests
+// pass a table of their own; the program passes cuda_rdzv_getenv.
+typedef const char *(*CudaRdzvLookup)(void *arg, const char *name);
+// The process's real environment (getenv); arg is unused.
+const char *cuda_rdzv_getenv(void *arg, const char *name);
+
+// Who this process is in its world.
+typedef struct {
+    int rank;               // 0 .. world_size - 1
+    int world_size;         // processes in the world, >= 1
+    int local_rank;         // index among the processes of this machine; -1: not said
+    int local_world_size;   // processes on this machine; -1: not said
+    char launcher[24];      // "torchrun", "Open MPI", "MPICH (PMI)", "Slurm"
+    char job[128];          // the launcher's id of this job (and restart), "" if
+                            // none; only [A-Za-z0-9._:-], anything else is '_'
+    char master_addr[256];  // MASTER_ADDR, "" when not set
+    int master_port;        // MASTER_PORT, 0 when not set
+    int agent_store;        // 1: TORCHELASTIC_USE_AGENT_STORE=True (torchrun's
+                            // agent serves its own store at MASTER_PORT)
+    double timeout_s;       // DDPLAB_RENDEZVOUS_TIMEOUT, or the default
+} CudaRdzvIdentity;
+
+// Fills *id from the launcher's variables. SIM_EINVAL with one line in err
+// naming the variable, its value and what is allowed when a value is
+// malformed (not a whole number, negative, rank >= world size, ...), when
+// a launcher's rank is set without its world size, or when no launcher's
+// variables are set at all.
+SimStatus cuda_rdzv_identity(CudaRdzvLookup get, void *arg, CudaRdzvIdentity *id, char *err,
+                             size_t errlen);
+
+typedef enum {
+    CUDA_RDZV_FILE = 1, // file:PATH, a file on a filesystem every rank sees
+    CUDA_RDZV_TCP,      // tcp:HOST:PORT, rank 0 listens on PORT of HOST
+    CUDA_RDZV_ENV,      // env: tcp at MASTER_ADDR:MASTER_PORT (cuda_rdzv_resolve)
+} CudaRdzvKind;
+
+typedef struct {
+    CudaRdzvKind kind;
+    char path[1024]; // FILE
+    char host[256];  // TCP: a name, an IPv4 address, or an IPv6 address
+                     // (given in brackets, kept without them)
+    int port;        // TCP: 1 .. 65535
+} CudaRdzvSpec;
+
+// Parses `--rendezvous SPEC`: "file:PATH", "tcp:HOST:PORT" (IPv6 as
+// "tcp:[::1]:29500") or "env". SIM_EINVAL with one line in err of the form
+// "'SPEC' is ...; allowed: ...".
+SimStatus cuda_rdzv_parse(const char *text, CudaRdzvSpec *s, char *err, size_t errlen);
+// Turns `env` into tcp at MASTER_ADDR and MASTER_PORT, or MASTER_PORT + 1
+// under torchrun's agent store (TORCHELASTIC_USE_AGENT_STORE=True: the
+// agent itself listens on MASTER_PORT). Other kinds are left as they are.
+// SIM_EINVAL when a variable it needs is missing.
+SimStatus cuda_rdzv_resolve(CudaRdzvSpec *s, const CudaRdzvIdentity *id, char *err,
+                            size_t errlen);
+// "file:/shared/run1.rdzv", "tcp:node0:29500", "tcp:[::1]:29500", "env" in buf.
+const char *cuda_rdzv_describe(const CudaRdzvSpec *s, char *buf, size_t len);
+
+// Rank 0's blob[0 .. len) arrives in blob at every rank of id's world (len
+// is the same everywhere, at most CUDA_RDZV_MAX_BLOB). Every rank returns
+// only once every rank has reached the exchange, so it is also a barrier.
+// A resolved spec (not `env`). Errors, with one line in err that names the
+// rendezvous and what was missing:
+//   SIM_ETIMEDOUT  the others did not come within timeout_s
+//   SIM_EIO        the file cannot be written, the port is in use, ...
+//   SIM_EINVAL     rank 0 refused this rank (another world size or job)
+SimStatus cuda_rdzv_bcast(const CudaRdzvSpec *s, const CudaRdzvIdentity *id, void *blob,
+                          size_t len, double timeout_s, char *err, size_t errlen);
+// On rank 0, once every rank is known to hold the blob (e.g. after a
+// collective that needed them all): removes the files of a file rendezvous
+// so that no later run can mistake them for its own. A no-op elsewhere.
+void cuda_rdzv_finish(const CudaRdzvSpec *s, const CudaRdzvIdentity *id);
+
+#endif

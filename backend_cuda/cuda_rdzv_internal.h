@@ -1,0 +1,28 @@
+// backend_cuda/cuda_rdzv_internal.h: what the parts of the rendezvous share
+// (cuda_rdzv.c: identity, spec and dispatch; cuda_rdzv_file.c and
+// cuda_rdzv_tcp.c: the two channels). Private to them.
+#ifndef DDPLAB_BACKEND_CUDA_RDZV_INTERNAL_H
+#define DDPLAB_BACKEND_CUDA_RDZV_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_rdzv.h" // defines: CudaRdzvSpec, CudaRdzvIdentity
+
+// Seconds on CLOCK_MONOTONIC.
+double cuda_rdzv_now(void);
+// Sleeps s seconds (less when a signal arrives).
+void cuda_rdzv_sleep(double s);
+// 64 random bits from /dev/urandom (the clock and pid mixed in when it
+// cannot be read); never 0.
+uint64_t cuda_rdzv_random(void);
+
+// The channels. The spec is resolved and of their kind, id is valid, len is
+// 1 .. CUDA_RDZV_MAX_BLOB and timeout_s > 0 (cuda_rdzv_bcast checks).
+SimStatus cuda_rdzv_file_bcast(const CudaRdzvSpec *s, const CudaRdzvIdentity *id, void *blob,
+                               size_t len, double timeout_s, char *err, size_t errlen);
+void cuda_rdzv_file_finish(const CudaRdzvSpec *s, const CudaRdzvIdentity *id);
+SimStatus cuda_rdzv_tcp_bcast(const CudaRdzvSpec *s, const CudaRdzvIdentity *id, void *blob,
+                              size_t len, double timeout_s, char *err, size_t errlen);
+
+#endif
