@@ -28,6 +28,10 @@ static SimStatus rank_open(CudaCtx *ctx, int rank) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&r->compute, cudaStreamNonBlocking));
     CUDA_CHECK(cudaStreamCreateWithFlags(&r->comm, cudaStreamNonBlocking));
     CUDA_CHECK(cudaEventCreateWithFlags(&r->ready, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreate(&r->ref)); // with timing
+    CUDA_CHECK(cudaEventRecord(r->ref, r->compute));
+    CUDA_CHECK(cudaEventSynchronize(r->ref));
+    r->ref_wall = sim_wall_now();
     CUBLAS_CHECK(cublasCreate(&r->cublas));
     CUBLAS_CHECK(cublasSetStream(r->cublas, r->compute));
     // Default math is full fp32 for fp32 products; TF32 only when asked for.
@@ -56,6 +60,8 @@ static void rank_close(CudaCtx *ctx, int rank) {
         (void)cudaFree(r->scratch);
     if (r->ready)
         (void)cudaEventDestroy(r->ready);
+    if (r->ref)
+        (void)cudaEventDestroy(r->ref);
     if (r->comm)
         (void)cudaStreamDestroy(r->comm);
     if (r->compute)
@@ -113,6 +119,7 @@ static void cuda_finalize(void *vctx) {
         return;
     if (ctx->ranks) {
         close_nccl(ctx);
+        cuda_devcoll_close(ctx); // before rank_close forgets the devices
         for (int r = 0; r < ctx->nranks; r++)
             rank_close(ctx, r);
         free(ctx->ranks);
@@ -155,34 +162,34 @@ static SimStatus cuda_init(const SimBackendConfig *cfg, void **out, char *err,
     SIM_CHECK(count_devices(&ndev, err, errlen));
     if (cfg->opt.rendezvous) // one rank of a world of processes (cuda_proc.c)
         return cuda_proc_init(cfg, ndev, out, err, errlen);
-    if (cfg->nranks != ndev) {
-        snprintf(err, errlen, "the cuda backend runs one rank per visible GPU: %d GPU%s "
-                 "visible, %d rank%s asked for (ask for %d, or choose GPUs with "
-                 "CUDA_VISIBLE_DEVICES)", ndev, ndev == 1 ? " is" : "s are", cfg->nranks,
-                 cfg->nranks == 1 ? "" : "s", ndev);
+    CudaWorldPlan plan;
+    if (cuda_world_plan(cfg->nranks, ndev, cfg->opt.coll_impl, &plan, err, errlen) != 0)
         return SIM_EINVAL;
-    }
     CudaCtx *ctx = calloc(1, sizeof *ctx);
     if (ctx == NULL)
         return SIM_ENOMEM;
     pthread_mutex_init(&ctx->err_mu, NULL);
     ctx->cfg = *cfg;
     ctx->nranks = cfg->nranks;
+    ctx->plan = plan;
     SimStatus st = cuda_meet_init(&ctx->meet, ctx->nranks, cfg->watchdog_s);
     ctx->ranks = st == SIM_OK ? calloc((size_t)ctx->nranks, sizeof *ctx->ranks) : NULL;
     if (ctx->ranks == NULL)
         st = SIM_ENOMEM;
     for (int r = 0; st == SIM_OK && r < ctx->nranks; r++) {
-        ctx->ranks[r].device = r;
+        ctx->ranks[r].device = cuda_world_device(&plan, r);
         st = rank_open(ctx, r);
     }
     if (st == SIM_OK)
-        st = open_nccl(ctx);
+        st = plan.impl == CUDA_IMPL_NCCL ? open_nccl(ctx) : cuda_devcoll_open(ctx);
     if (st != SIM_OK) {
         snprintf(err, errlen, "%s", ctx->last_error[0] ? ctx->last_error : sim_strerror(st));
         cuda_finalize(ctx);
         return st;
     }
+    snprintf(ctx->describe, sizeof ctx->describe, "%d rank%s on %d GPU%s, collectives: %s%s",
+             ctx->nranks, ctx->nranks == 1 ? "" : "s", plan.ngpus, plan.ngpus == 1 ? "" : "s",
+             cuda_world_impl_name(plan.impl), cfg->opt.allow_tf32 ? ", TF32 on" : "");
     *out = ctx;
     return SIM_OK;
 }
@@ -220,6 +227,7 @@ static void run_failed(CudaCtx *ctx, RunResult *res, SimStatus st) {
         res->first = st;
     pthread_mutex_unlock(&res->mu);
     cuda_meet_abort(&ctx->meet); // nobody waits for a rank that has stopped
+    cuda_devcoll_abort(ctx);
 }
 
 static void *rank_thread(void *p) {
@@ -243,6 +251,7 @@ static SimStatus cuda_run_ranks(void *vctx, SimRankEntry entry, void *arg) {
     }
     cuda_ctx_clear_error(ctx);
     cuda_meet_reset(&ctx->meet);
+    cuda_devcoll_reset(ctx);
     RankThread *t = calloc((size_t)ctx->nranks, sizeof *t);
     if (t == NULL)
         return SIM_ENOMEM;
@@ -382,6 +391,18 @@ SimStatus cuda_ctx_op_done(void *vctx, int rank, const char *func, const char *f
     return SIM_OK;
 }
 
+SimStatus cuda_event_wall(CudaCtx *ctx, int rank, cudaEvent_t ev, double *wall) {
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, ctx->ranks[rank].ref, ev));
+    *wall = ctx->ranks[rank].ref_wall + (double)ms * 1e-3;
+    return SIM_OK;
+}
+
+static const char *cuda_describe(void *vctx) {
+    CudaCtx *ctx = vctx;
+    return ctx ? ctx->describe : "";
+}
+
 // ----------------------------------------------------------------------------
 // The table
 
@@ -402,4 +423,5 @@ const SimBackendOps cuda_backend_ops = {
     .coll_wait = cuda_coll_wait,
     .synchronize = cuda_synchronize,
     .math = &cuda_math_ops,
+    .describe = cuda_describe,
 };

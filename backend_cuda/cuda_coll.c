@@ -27,6 +27,8 @@
 // What a launched collective leaves for its wait (SimCollHandle.impl).
 typedef struct {
     cudaEvent_t done; // recorded on the comm stream after the last kernel
+    cudaEvent_t *tev; // device collectives: [ntev] timing events of the steps
+    int ntev;         // (cuda_devcoll.c), 0 on the NCCL path
 } CudaPending;
 
 // ----------------------------------------------------------------------------
@@ -197,7 +199,33 @@ fail:
     return st;
 }
 
+// Timing events for the steps of a device collective (nsteps + 1).
+static SimStatus add_step_timers(CudaCtx *ctx, int rank, CudaPending *p, int nsteps) {
+    p->tev = calloc((size_t)nsteps + 1, sizeof *p->tev);
+    if (p->tev == NULL)
+        return SIM_ENOMEM;
+    for (; p->ntev < nsteps + 1; p->ntev++)
+        CUDA_CHECK(cudaEventCreate(&p->tev[p->ntev]));
+    return SIM_OK;
+}
+
+// Reports each step of a finished device collective with its GPU times.
+static SimStatus report_steps(CudaCtx *ctx, int rank, SimCollCall *call, const CudaPending *p) {
+    double w0 = 0.0, w1 = 0.0;
+    if (p->ntev > 0)
+        SIM_CHECK(cuda_event_wall(ctx, rank, p->tev[0], &w0));
+    for (int t = 0; t + 1 < p->ntev; t++) {
+        SIM_CHECK(cuda_event_wall(ctx, rank, p->tev[t + 1], &w1));
+        sim_coll_report_step(call, t, w0, w1);
+        w0 = w1;
+    }
+    return SIM_OK;
+}
+
 static void free_pending(CudaPending *p) {
+    for (int i = 0; i < p->ntev; i++)
+        (void)cudaEventDestroy(p->tev[i]);
+    free(p->tev);
     if (p->done)
         (void)cudaEventDestroy(p->done);
     free(p);
@@ -220,10 +248,24 @@ SimStatus cuda_coll_launch(void *vctx, int rank, SimCollHandle *h) {
         cuda_ctx_set_error(ctx, SIM_ENOTSUP, why);
         return SIM_ENOTSUP;
     }
+    if (ctx->dc && (a->kind == SIM_COLL_SEND || a->kind == SIM_COLL_RECV)) {
+        snprintf(why, sizeof why, "cuda backend: send/recv between ranks that share a GPU is "
+                 "not supported by ddplab's device collectives (give each rank a GPU of its "
+                 "own for NCCL)");
+        cuda_ctx_set_error(ctx, SIM_ENOTSUP, why);
+        return SIM_ENOTSUP;
+    }
     // Everything that can fail alone is done before the meeting: after it,
     // the peers will enqueue their half of the collective.
     CudaPending *p = NULL;
     SIM_CHECK(new_pending(ctx, rank, &p));
+    if (ctx->dc && a->kind != SIM_COLL_BARRIER) {
+        SimStatus ts = add_step_timers(ctx, rank, p, call->sched.nsteps);
+        if (ts != SIM_OK) {
+            free_pending(p);
+            return ts;
+        }
+    }
     CudaArrival arr = arrival_of(call);
     double start = call->arrive_sim;
     int p2p = a->kind == SIM_COLL_SEND || a->kind == SIM_COLL_RECV;
@@ -236,7 +278,8 @@ SimStatus cuda_coll_launch(void *vctx, int rank, SimCollHandle *h) {
         return st;
     }
     call->start_sim = start;
-    st = enqueue(ctx, rank, a, p->done);
+    st = ctx->dc ? cuda_devcoll_enqueue(ctx, rank, call, p->done, p->ntev ? p->tev : NULL)
+                 : enqueue(ctx, rank, a, p->done);
     if (st != SIM_OK) {
         cuda_meet_abort(&ctx->meet); // peers must not start anything more
         free_pending(p);
@@ -262,16 +305,19 @@ static SimStatus give_up(CudaCtx *ctx, int rank, const SimCollCall *call, SimSta
     CudaRank *r = &ctx->ranks[rank];
     char msg[512];
     snprintf(msg, sizeof msg, "%s: rank %d (device %d): %s (collective #%llu, %zu %s) %s; "
-             "its NCCL communicator was aborted",
+             "%s",
              st == SIM_ETIMEDOUT ? "watchdog" : st == SIM_EABORTED ? "aborted" : "NCCL",
              rank, r->device, sim_coll_title(call->args.kind),
              (unsigned long long)call->seq, call->args.count,
-             sim_dtype_name(call->args.dtype), what);
+             sim_dtype_name(call->args.dtype), what,
+             ctx->dc ? "the world's device collectives were stopped"
+                     : "its NCCL communicator was aborted");
     fprintf(stderr, "ddplab cuda: %s\n", msg);
     cuda_ctx_set_error(ctx, st, msg);
     atomic_store(&ctx->broken, 1);
     cuda_meet_abort(&ctx->meet);
-    if (!r->nccl_aborted) {
+    cuda_devcoll_abort(ctx);
+    if (r->nccl && !r->nccl_aborted) {
         (void)ncclCommAbort(r->nccl);
         r->nccl_aborted = 1;
     }
@@ -302,7 +348,7 @@ static SimStatus wait_done(CudaCtx *ctx, int rank, const SimCollCall *call, cuda
         if (waited < 200e-6)
             continue;
         ncclResult_t async = ncclSuccess;
-        if (ncclCommGetAsyncError(r->nccl, &async) == ncclSuccess && async != ncclSuccess &&
+        if (r->nccl && ncclCommGetAsyncError(r->nccl, &async) == ncclSuccess && async != ncclSuccess &&
             async != ncclInProgress)
             return give_up(ctx, rank, call, SIM_EBACKEND, ncclGetErrorString(async));
         // Another rank gave up: whatever waited on its communicator will
@@ -332,6 +378,8 @@ SimStatus cuda_coll_wait(void *vctx, int rank, SimCollHandle *h) {
     if (p == NULL)
         return SIM_OK; // nothing was enqueued
     SimStatus st = wait_pending(vctx, rank, &h->call, p);
+    if (st == SIM_OK && p->ntev > 0)
+        st = report_steps(vctx, rank, &h->call, p);
     free_pending(p);
     h->impl = NULL;
     return st;

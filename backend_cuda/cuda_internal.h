@@ -27,6 +27,7 @@
 
 #include "backend.h"   // defines: SimBackendOps, SimBackendConfig, SimCollHandle
 #include "cuda_meet.h" // defines: CudaMeet
+#include "cuda_world.h" // defines: CudaWorldPlan
 
 // ----------------------------------------------------------------------------
 // The context
@@ -39,6 +40,8 @@ typedef struct {
     ncclComm_t nccl;        // this rank's communicator (ncclCommInitAll)
     cublasHandle_t cublas;  // bound to `compute`
     int nccl_aborted;       // after ncclCommAbort the communicator is gone
+    cudaEvent_t ref;        // timing event recorded at ref_wall (sim_wall_now()):
+    double ref_wall;        // a GPU event's host time is ref_wall + elapsed(ref, ev)
     void *scratch;          // cuda_ctx_scratch's buffer (device), or NULL
     size_t scratch_bytes;
 } CudaRank;
@@ -54,12 +57,31 @@ typedef struct {
     int last_error_weak;    // 1 while last_error only says "aborted"
     struct CudaProc *proc;  // process mode (cuda_proc.c): this process runs one
                             // rank of a world of processes; NULL: it runs all
+    CudaWorldPlan plan;     // ranks on GPUs and the collective implementation
+    char describe[128];     // the ops table's describe line
+    struct CudaDevColl *dc; // ddplab's device collectives (cuda_devcoll.c) when
+                            // plan.impl is CUDA_IMPL_DEVICE; else NULL
 } CudaCtx;
 
 // Keeps msg as the context's last error unless the run already has a more
 // specific one (an "aborted" follow-up never hides the root cause).
 void cuda_ctx_set_error(CudaCtx *c, SimStatus st, const char *msg);
 void cuda_ctx_clear_error(CudaCtx *c);
+
+// ddplab's device collectives (cuda_devcoll.c, cuda_devcoll.h): open/close
+// with the world; abort releases ranks waiting in the enqueue barrier, reset
+// re-arms it for the next run; enqueue puts one collective (after the host
+// meeting) on the rank's comm stream and records `done` after it.
+SimStatus cuda_devcoll_open(CudaCtx *ctx);
+void cuda_devcoll_close(CudaCtx *ctx);
+void cuda_devcoll_abort(CudaCtx *ctx);
+void cuda_devcoll_reset(CudaCtx *ctx);
+SimStatus cuda_devcoll_enqueue(CudaCtx *ctx, int rank, const SimCollCall *call,
+                               cudaEvent_t done, cudaEvent_t *tev);
+// The host clock (sim_wall_now) at which timing event ev completed on the
+// rank's GPU, from the rank's reference event (cuda_backend.c). The GPU and
+// host clocks drift apart by well under a microsecond per second.
+SimStatus cuda_event_wall(CudaCtx *ctx, int rank, cudaEvent_t ev, double *wall);
 
 // Collectives (cuda_coll.c): the ops table's coll_launch / coll_wait.
 SimStatus cuda_coll_launch(void *ctx, int rank, SimCollHandle *h);

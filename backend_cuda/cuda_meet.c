@@ -135,26 +135,27 @@ static SimStatus check_all(const CudaMeet *m, char *why, size_t len) {
     const char *t = sim_coll_title((SimCollKind)z->kind);
     for (int r = 1; r < m->nranks; r++) {
         const CudaArrival *x = &m->slots[r];
+        // The cpu backend's wording (cpu_rendezvous.c), so that a diagnosis
+        // reads the same on both backends.
+        unsigned long long seq = (unsigned long long)z->seq;
         if (x->kind != z->kind)
-            snprintf(why, len, "%s : rank %d called %s (collective #%llu) while rank 0 "
-                     "called %s (collective #%llu)", t, r,
-                     sim_coll_title((SimCollKind)x->kind), (unsigned long long)x->seq, t,
-                     (unsigned long long)z->seq);
+            snprintf(why, len, "collective #%llu: rank %d called %s, rank 0 called %s", seq, r,
+                     sim_coll_title((SimCollKind)x->kind), t);
         else if (x->seq != z->seq)
-            snprintf(why, len, "%s : rank %d is at collective #%llu, rank 0 at #%llu", t,
-                     r, (unsigned long long)x->seq, (unsigned long long)z->seq);
+            snprintf(why, len, "%s: rank %d is at #%llu, rank 0 at #%llu", t, r,
+                     (unsigned long long)x->seq, seq);
         else if (x->count != z->count)
-            snprintf(why, len, "%s : rank %d count %zu != rank 0 count %zu", t, r, x->count,
-                     z->count);
+            snprintf(why, len, "%s #%llu: rank %d count %zu != rank 0 count %zu", t, seq, r,
+                     x->count, z->count);
         else if (x->dtype != z->dtype)
-            snprintf(why, len, "%s : rank %d dtype %s != rank 0 dtype %s", t, r,
+            snprintf(why, len, "%s #%llu: rank %d dtype %s != rank 0 dtype %s", t, seq, r,
                      sim_dtype_name((SimDtype)x->dtype), sim_dtype_name((SimDtype)z->dtype));
         else if (sim_coll_is_reduction((SimCollKind)z->kind) && x->op != z->op)
-            snprintf(why, len, "%s : rank %d op %s != rank 0 op %s", t, r,
+            snprintf(why, len, "%s #%llu: rank %d op %s != rank 0 op %s", t, seq, r,
                      sim_redop_name((SimRedOp)x->op), sim_redop_name((SimRedOp)z->op));
         else if (sim_coll_has_root((SimCollKind)z->kind) && x->root != z->root)
-            snprintf(why, len, "%s : rank %d root %d != rank 0 root %d", t, r, x->root,
-                     z->root);
+            snprintf(why, len, "%s #%llu: rank %d root %d != rank 0 root %d", t, seq, r,
+                     x->root, z->root);
         else
             continue;
         return SIM_EPROTO;

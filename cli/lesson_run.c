@@ -77,10 +77,22 @@ void lesson_session_close(LessonSession *s) {
     s->dir = NULL;
 }
 
+// 1 when the block keeps the cpu backend whatever --backend says: a phantom
+// run computes nothing (shapes only; the cuda backend refuses it), and an
+// injected fault's diagnosis is the cpu backend's flight recorder.
+static int stays_on_cpu(const LessonRun *r) {
+    for (int i = 1; i < r->argc; i++)
+        if (strcmp(r->argv[i], "--phantom") == 0 || strcmp(r->argv[i], "--fault") == 0 ||
+            strncmp(r->argv[i], "--fault=", 8) == 0)
+            return 1;
+    return 0;
+}
+
 int lesson_run_argv(const LessonSession *s, const LessonRun *r, const char *trace, int *argc,
                     char ***argv) {
     int traced = strcmp(r->argv[0], "run") == 0 || strcmp(r->argv[0], "bench") == 0;
-    int n = r->argc + (traced && trace ? 2 : 0) + (traced && s->backend ? 2 : 0);
+    const char *backend = traced && !stays_on_cpu(r) ? s->backend : NULL;
+    int n = r->argc + (traced && trace ? 2 : 0) + (backend ? 2 : 0);
     char **av = malloc((size_t)(n + 1) * sizeof *av);
     if (av == NULL)
         return -1;
@@ -91,9 +103,9 @@ int lesson_run_argv(const LessonSession *s, const LessonRun *r, const char *trac
         av[k++] = "--trace";
         av[k++] = (char *)trace;
     }
-    if (traced && s->backend) {
+    if (backend) {
         av[k++] = "--backend";
-        av[k++] = (char *)s->backend;
+        av[k++] = (char *)backend;
     }
     av[k] = NULL;
     *argc = k;

@@ -209,11 +209,16 @@ static int train(RunOptions *o, SimTrainConfig *c) {
     wc.device_memory = o->device_memory; // 0: unlimited
     wc.phantom = o->phantom;             // --phantom: shapes only
     wc.faults = &o->faults;
+    wc.backend_opt.allow_tf32 = o->tf32;
+    wc.backend_opt.coll_impl = o->coll_impl;
     wc.backend_opt.rendezvous = o->rendezvous; // NULL: this process runs every rank
     run_proc_prepare(o);
     SimWorld w;
-    if (sim_world_init(&w, &wc, cli_backend_find(o->backend)) != SIM_OK) {
-        run_error("cannot start the ranks: %s", sim_world_error(&w));
+    SimStatus wst = sim_world_init(&w, &wc, cli_backend_find(o->backend));
+    if (wst != SIM_OK) {
+        run_error("cannot start the ranks: %s%s", sim_world_error(&w),
+                  wst == SIM_ENODEV ? "; --backend cpu runs the same configuration on "
+                                      "simulated ranks" : "");
         sim_world_free(&w);
         return CLI_EXIT_INTERNAL;
     }

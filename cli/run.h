@@ -82,6 +82,8 @@ typedef struct {
     CliViz viz;               // --viz, --png, --plot, ... (cli/viz_cli.h)
     SimFaultPlan faults;      // --fault SPEC, checked against -n
     const char *diagnosis;    // --diagnosis FILE; NULL: none
+    int tf32;                 // --tf32 (cuda)
+    const char *coll_impl;    // --coll-impl (cuda); NULL: auto
     const char *rendezvous;   // --rendezvous SPEC (run_proc.h); NULL: this process
                               // runs every rank
     int proc_rank;            // with --rendezvous: this process's rank (the launcher's)

@@ -284,6 +284,17 @@ static const RunOptSpec run_specs[RO_COUNT] = {
      "when it can read them all (else: ddplab\n"
      "merge-traces). Waits DDPLAB_RENDEZVOUS_TIMEOUT\n"
      "seconds (300) for the others"},
+    [RO_TF32] = {RO_TF32, 0, "tf32", NULL, NULL,
+     "--backend cuda: let fp32 matrix products use\n"
+     "TF32 tensor cores (inputs rounded to a 10-bit\n"
+     "mantissa; faster, no longer comparable with\n"
+     "the cpu backend bit for bit). Off by default"},
+    [RO_COLL_IMPL] = {RO_COLL_IMPL, 0, "coll-impl", "auto|nccl|device", "auto",
+     "--backend cuda: which collectives run. auto:\n"
+     "NCCL when every rank has a GPU of its own,\n"
+     "else ddplab's device-memory implementation of\n"
+     "the same algorithms (ranks sharing a GPU,\n"
+     "which NCCL refuses); nccl; device"},
     [RO_HELP] = {RO_HELP, 'h', "help", NULL, NULL, "print this help"},
 };
 

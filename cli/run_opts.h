@@ -25,6 +25,8 @@ typedef enum {
     RO_FAULT,
     RO_DIAGNOSIS,
     RO_RENDEZVOUS,
+    RO_TF32,
+    RO_COLL_IMPL,
     RO_HELP,
     RO_COUNT
 } RunOptId;

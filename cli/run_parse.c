@@ -214,6 +214,12 @@ static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) 
         return RUN_PARSE_OK;
     case RO_DIAGNOSIS: o->diagnosis = strcmp(v, "none") == 0 ? NULL : v; return RUN_PARSE_OK;
     case RO_RENDEZVOUS: return run_proc_parse(s, v, o);
+    case RO_TF32: o->tf32 = 1; return RUN_PARSE_OK;
+    case RO_COLL_IMPL:
+        if (strcmp(v, "auto") != 0 && strcmp(v, "nccl") != 0 && strcmp(v, "device") != 0)
+            return opt_fail(s, v, "is not a collective implementation", "auto, nccl, device");
+        o->coll_impl = v;
+        return RUN_PARSE_OK;
     case RO_ACCUM_TAIL:
         if (strcmp(v, "span") == 0)
             o->accum_tail = SIM_ACCUM_TAIL_SPAN;
@@ -540,6 +546,12 @@ static RunParse check_together(RunOptions *o) {
         run_error("--backend: '%s' is not available for training: %s; allowed: a backend with "
                   "math kernels (cpu)", o->backend,
                   ops ? "it has no math kernels yet" : cli_backend_missing_hint(o->backend));
+        return RUN_PARSE_ERROR;
+    }
+    if ((o->tf32 || o->coll_impl) && strcmp(ops->name, "cuda") != 0) {
+        run_error("%s: applies to --backend cuda only (the %s backend computes in full fp32 "
+                  "and runs its own collectives); allowed: --backend cuda, or leave it out",
+                  o->tf32 ? "--tf32" : "--coll-impl", ops->name);
         return RUN_PARSE_ERROR;
     }
     if (sim_sys_resolve(o->profile, &o->sys, err, sizeof err) != SIM_OK) {

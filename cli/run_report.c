@@ -314,6 +314,10 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
     tb.n = 0;
     row(&tb, "strategy", "%s (%d rank%s, backend %s)", o->strategy, o->nranks,
         o->nranks == 1 ? "" : "s", o->backend);
+    const SimWorld *w = rep->world;
+    const char *how = w && w->ops->describe ? w->ops->describe(w->ctx) : NULL;
+    if (how && how[0])
+        row(&tb, "hardware", "%s", how);
     if (o->phantom)
         row(&tb, "phantom", "shapes only: no storage, no math (losses not computed); the "
             "collectives, memory ledger, simulated clock and trace are the numeric run's");

@@ -37,6 +37,10 @@ void run_viz_info(const RunOptions *o, const SimTrainConfig *c, SimWorld *w) {
             snprintf(info.title + n, sizeof info.title - n, "  %s",
                      sim_fsdp_sharding_name(o->fsdp.sharding));
     }
+    const char *how = w->ops->describe ? w->ops->describe(w->ctx) : NULL;
+    size_t used = strlen(info.title);
+    if (how && how[0] && used + 4 < sizeof info.title) // e.g. "cuda: 4 ranks on 1 GPU, ..."
+        snprintf(info.title + used, sizeof info.title - used, "  %s: %s", w->ops->name, how);
     snprintf(info.strategy, sizeof info.strategy, "%s", o->strategy);
     snprintf(info.profile, sizeof info.profile, "%s", o->profile ? o->profile : "");
     info.device_capacity = o->device_memory;

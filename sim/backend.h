@@ -120,6 +120,10 @@ typedef struct SimBackendOps {
     // on Ctrl-C): every rank's current and future collectives fail with
     // SIM_EABORTED at once, and last_error says `why` if nothing failed first.
     void (*cancel)(void *ctx, const char *why);
+    // Optional. One line on how this world runs on the hardware, e.g. "4 ranks
+    // on 1 GPU, collectives: ddplab-device" (the trace's title and the run
+    // report show it); NULL or "": nothing to say.
+    const char *(*describe)(void *ctx);
 } SimBackendOps;
 
 // Called by a backend after it finished step `step` of call->sched on this

@@ -9,7 +9,7 @@
 // With GPUs it checks, for SUM and AVG, out-of-place and in-place, counts
 // 0, 7 and 2^20+3 (fp32): every element exactly (the inputs are small
 // integers, see cuda_pattern_value, so sums are exact in any order); that a
-// world with the wrong number of ranks is refused naming the GPUs visible;
+// world with more ranks than GPUs refuses --coll-impl nccl and shares GPUs by default;
 // and that every rank's collective starts at the latest simulated arrival.
 // Then it times a large all_reduce and prints time, algbw and busbw.
 #include <stdio.h>
@@ -150,13 +150,18 @@ static int test_start_is_latest_arrival(SimWorld *w) {
     return 0;
 }
 
-static int test_wrong_rank_count_refused(int ndev) {
-    SimBackendConfig bc = {ndev + 1, 1, ndev + 1, 5.0, 0, 0, {0}};
+// More ranks than GPUs: NCCL cannot hold two ranks of one communicator on a
+// GPU, so asking for it is refused with the reason; auto shares the GPUs.
+static int test_shared_gpu_needs_device_impl(int ndev) {
+    SimBackendConfig bc = {ndev + 1, 1, ndev + 1, 5.0, 0, 0, {0, "nccl", NULL}};
     void *ctx = NULL;
     char err[512] = "";
     CHECK_EQ_INT(cuda_backend_ops.init(&bc, &ctx, err, sizeof err), SIM_EINVAL);
     CHECK(ctx == NULL);
-    CHECK_STR_CONTAINS(err, "visible");
+    CHECK_STR_CONTAINS(err, "NCCL refuses two ranks");
+    bc.opt.coll_impl = NULL;
+    CHECK_EQ_INT(cuda_backend_ops.init(&bc, &ctx, err, sizeof err), SIM_OK);
+    cuda_backend_ops.finalize(ctx);
     return 0;
 }
 
@@ -207,7 +212,7 @@ int main(void) {
         // First, while every simulated clock is still at 0.
         failures += test_start_is_latest_arrival(&w) != 0;
         failures += test_correct(&w, wrong, secs) != 0;
-        failures += test_wrong_rank_count_refused(ndev) != 0;
+        failures += test_shared_gpu_needs_device_impl(ndev) != 0;
         failures += failures == 0 && bench(&w, wrong, secs) != 0;
     }
     printf("%s test_cuda_allreduce (%d GPU%s)\n", failures ? "FAILED" : "ok    ", ndev,

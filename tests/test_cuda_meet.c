@@ -114,7 +114,7 @@ static int test_all_mismatch_is_reported(void) {
     CHECK(run_scene(&s, 3, 10.0, mismatch, 0) == 0);
     for (int r = 0; r < 3; r++) {
         CHECK_EQ_INT(s.st[r], SIM_EPROTO);
-        CHECK_STR_CONTAINS(s.why[r], "AllReduce : rank 2 count 5 != rank 0 count 4");
+        CHECK_STR_CONTAINS(s.why[r], "AllReduce #0: rank 2 count 5 != rank 0 count 4");
         CHECK_EQ_INT(s.bad[r], 0);
     }
     cuda_meet_destroy(&s.meet);

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# tests/test_cuda_cli.sh DDPLAB LESSONS_DIR: the CUDA backend end to end, on
+# a GPU (exit 77, skipped, without one):
+#   1. strategy parity: DDP, DataParallel, FSDP and gradient accumulation on
+#      4 ranks (which share the GPUs when there are fewer: ddplab's device
+#      collectives), and one rank alone, end at the cpu backend's final loss
+#      within a relative 1e-4 (the products add in another order on the GPU:
+#      a few ulps per step, grown over the steps);
+#   2. every collective, algorithm and dtype through `ddplab bench`, with
+#      each element checked (#wrong = 0), and the DDP run with NCCL forced, where the GPUs allow it;
+#   3. every lesson plays with --backend cuda --non-interactive.
+set -u
+ddplab=$1
+lessons=$2
+out=$("$ddplab" run --backend cuda --steps 1 2>&1)
+if [ $? -eq 4 ] && grep -q "no CUDA device" <<<"$out"; then
+  echo "SKIP: $out"
+  exit 77
+fi
+fail=0
+final_loss() { sed -n 's/.*final loss \([0-9.e+-]*\).*/\1/p' | tail -1; }
+parity() { # name, run options...
+  local name=$1; shift
+  local c g
+  c=$("$ddplab" run --backend cpu "$@" 2>&1 | final_loss)
+  g=$("$ddplab" run --backend cuda "$@" 2>&1 | final_loss)
+  if [ -z "$c" ] || [ -z "$g" ] ||
+     ! awk -v c="$c" -v g="$g" 'BEGIN { d = c - g; if (d < 0) d = -d; exit !(d <= 1e-4 * (c < 0 ? -c : c) + 1e-7) }'; then
+    echo "FAILED parity $name: cpu final loss '$c', cuda '$g' ($*)"
+    fail=1
+  else
+    echo "ok     parity $name: cpu $c, cuda $g"
+  fi
+}
+parity single --strategy single -n 1 --steps 20 --data blobs
+parity ddp --strategy ddp -n 4 --steps 20 --data blobs
+parity ddp-gpt --strategy ddp -n 4 --steps 8 --data arith --optimizer adamw --lr 3e-3
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if [ "${ngpu:-0}" -ge 4 ]; then
+  parity dp --strategy dp -n 4 --steps 20 --data blobs --batch 64
+else # DataParallel's scatter and gather are send/recv: NCCL's, with a GPU per rank
+  out=$("$ddplab" run --backend cuda --strategy dp -n 4 --steps 2 --data blobs 2>&1)
+  if grep -q "Send #0 failed: not supported" <<<"$out"; then
+    echo "ok     dp on a shared GPU is refused with the reason"
+  else
+    echo "FAILED dp on a shared GPU: $out"; fail=1
+  fi
+fi
+parity fsdp --strategy fsdp -n 4 --steps 10 --data arith --optimizer adamw --lr 3e-3
+parity accum --strategy ddp -n 4 --accum 2 --steps 10 --data blobs
+# every collective and algorithm on 4 ranks, each element checked (#wrong 0)
+for c in all_reduce reduce_scatter all_gather broadcast reduce gather scatter; do
+  for a in ring tree naive direct; do
+    for d in fp32 bf16 int32; do
+      out=$("$ddplab" bench --backend cuda -n 4 -c "$c" -a "$a" -d "$d" -o sum -b 8 -e 1M \
+            -f 64 -w 1 -i 2 2>&1)
+      rc=$?
+      grep -q "is not supported by" <<<"$out" && continue
+      if [ $rc -ne 0 ] || ! grep -q "Out of bounds values : 0 OK" <<<"$out"; then
+        echo "FAILED bench $c $a $d (exit $rc):"; tail -5 <<<"$out"; fail=1
+      fi
+    done
+  done
+done
+echo "ok     bench: every collective, algorithm and dtype checked"
+if [ "${ngpu:-0}" -ge 4 ]; then
+  parity ddp-nccl --strategy ddp -n 4 --steps 20 --data blobs --coll-impl nccl
+fi
+for f in "$lessons"/*.md; do
+  head -c 4 "$f" | grep -q '^---' || continue
+  if XDG_STATE_HOME=$(mktemp -d) "$ddplab" lesson "$f" --backend cuda --non-interactive \
+       --viz text >/tmp/ddplab-cuda-lesson.$$ 2>&1; then
+    echo "ok     lesson $(basename "$f") on cuda"
+  else
+    echo "FAILED lesson $(basename "$f") on cuda:"
+    grep -E '\.md:[0-9]+: ' /tmp/ddplab-cuda-lesson.$$ | head -12
+    fail=1
+  fi
+done
+rm -f /tmp/ddplab-cuda-lesson.$$
+exit $fail
