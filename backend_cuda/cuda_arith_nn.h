@@ -249,57 +249,83 @@ static inline CUDA_HD void cuda_attention_row(float *out, float *preatt, float *
     }
 }
 
-// One (b, h), every t in order: the keys and values of a head receive
-// gradient from every later query, so one thread owns the whole head and
-// adds in the cpu backend's order. g_att, g_pre: T floats of this thread's
-// scratch each.
-static inline CUDA_HD void cuda_attention_back_head(float *dqkv, float *dpreatt, float *datt,
-                                                    const float *dout, const float *qkv,
-                                                    const float *att, float *g_att,
-                                                    float *g_pre, int T, int C, int NH, int b,
-                                                    int h) {
+// The backward pass in three parallel phases, each element's additions in
+// the cpu backend's order (so results match it bit for bit):
+//   1. per (b, h, t): the row gradients g_att[t2] = v[t2] . dout[t] and
+//      g_pre[t2] = att (g_att - sum(att g_att)) for t2 <= t, kept in g_pre_all
+//      [B, NH, T, T] for phases 2 and 3, and added into datt and dpreatt;
+//   2. per (b, t, h, i): dq[t][i] += k[t2][i] g_pre[t][t2] scale, t2 ascending;
+//   3. per (b, t2, h, i): dk[t2][i] += q[t][i] g_pre[t][t2] scale and
+//      dv[t2][i] += att[t][t2] dout[t][i], t ascending from t2 (the cpu walks
+//      t in the outer loop, so each dk/dv element sees t ascending too).
+// g_att: T floats of the thread's own.
+static inline CUDA_HD void cuda_attention_back_row(float *g_pre_all, float *g_att, float *dpreatt,
+                                                   float *datt, const float *dout,
+                                                   const float *qkv, const float *att, int T,
+                                                   int C, int NH, int b, int t, int h) {
+    int hs = C / NH;
+    size_t C3 = 3 * (size_t)C;
+    size_t row = (((size_t)b * NH + h) * T + t) * T;
+    const float *att_row = att + row;
+    float *g_pre = g_pre_all + row;
+    const float *d = dout + ((size_t)b * T + t) * C + (size_t)h * hs;
+    for (int t2 = 0; t2 <= t; t2++) {
+        const float *v = qkv + ((size_t)b * T + t2) * C3 + 2 * (size_t)C + (size_t)h * hs;
+        float ga = 0.0f;
+        for (int i = 0; i < hs; i++)
+            ga += v[i] * d[i];
+        g_att[t2] = ga;
+    }
+    double dot = 0.0;
+    for (int t2 = 0; t2 <= t; t2++)
+        dot += (double)att_row[t2] * g_att[t2];
+    for (int t2 = 0; t2 <= t; t2++)
+        g_pre[t2] = att_row[t2] * (float)(g_att[t2] - dot);
+    if (datt)
+        for (int t2 = 0; t2 <= t; t2++)
+            datt[row + t2] += g_att[t2];
+    if (dpreatt)
+        for (int t2 = 0; t2 <= t; t2++)
+            dpreatt[row + t2] += g_pre[t2];
+}
+
+static inline CUDA_HD void cuda_attention_back_dq(float *dqkv, const float *qkv,
+                                                  const float *g_pre_all, int T, int C, int NH,
+                                                  int b, int t, int h, int i) {
     int hs = C / NH;
     float scale = 1.0f / sqrtf((float)hs);
     size_t C3 = 3 * (size_t)C;
-    for (int t = 0; t < T; t++) {
-        size_t row = (((size_t)b * NH + h) * T + t) * T;
-        const float *att_row = att + row;
-        const float *q = qkv + ((size_t)b * T + t) * C3 + (size_t)h * hs;
-        float *dq = dqkv + ((size_t)b * T + t) * C3 + (size_t)h * hs;
-        const float *d = dout + ((size_t)b * T + t) * C + (size_t)h * hs;
-        for (int t2 = 0; t2 <= t; t2++) {
-            size_t v_off = ((size_t)b * T + t2) * C3 + 2 * (size_t)C + (size_t)h * hs;
-            const float *v = qkv + v_off;
-            float *dv = dqkv + v_off;
-            float ga = 0.0f;
-            for (int i = 0; i < hs; i++) {
-                ga += v[i] * d[i];
-                dv[i] += att_row[t2] * d[i];
-            }
-            g_att[t2] = ga;
-        }
-        double dot = 0.0;
-        for (int t2 = 0; t2 <= t; t2++)
-            dot += (double)att_row[t2] * g_att[t2];
-        for (int t2 = 0; t2 <= t; t2++)
-            g_pre[t2] = att_row[t2] * (float)(g_att[t2] - dot);
-        for (int t2 = 0; t2 <= t; t2++) {
-            size_t k_off = ((size_t)b * T + t2) * C3 + C + (size_t)h * hs;
-            const float *k = qkv + k_off;
-            float *dk = dqkv + k_off;
-            float g = g_pre[t2] * scale;
-            for (int i = 0; i < hs; i++) {
-                dq[i] += k[i] * g;
-                dk[i] += q[i] * g;
-            }
-        }
-        if (datt)
-            for (int t2 = 0; t2 <= t; t2++)
-                datt[row + t2] += g_att[t2];
-        if (dpreatt)
-            for (int t2 = 0; t2 <= t; t2++)
-                dpreatt[row + t2] += g_pre[t2];
+    const float *g_pre = g_pre_all + (((size_t)b * NH + h) * T + t) * T;
+    float *dq = dqkv + ((size_t)b * T + t) * C3 + (size_t)h * hs + i;
+    float acc = *dq;
+    for (int t2 = 0; t2 <= t; t2++) {
+        const float *k = qkv + ((size_t)b * T + t2) * C3 + C + (size_t)h * hs;
+        float g = g_pre[t2] * scale;
+        acc += k[i] * g;
     }
+    *dq = acc;
+}
+
+static inline CUDA_HD void cuda_attention_back_dkv(float *dqkv, const float *qkv,
+                                                   const float *att, const float *dout,
+                                                   const float *g_pre_all, int T, int C, int NH,
+                                                   int b, int t2, int h, int i) {
+    int hs = C / NH;
+    float scale = 1.0f / sqrtf((float)hs);
+    size_t C3 = 3 * (size_t)C;
+    size_t k_off = ((size_t)b * T + t2) * C3 + C + (size_t)h * hs + i;
+    size_t v_off = k_off + C;
+    float dk = dqkv[k_off], dv = dqkv[v_off];
+    for (int t = t2; t < T; t++) {
+        size_t row = (((size_t)b * NH + h) * T + t) * T;
+        const float *q = qkv + ((size_t)b * T + t) * C3 + (size_t)h * hs;
+        const float *d = dout + ((size_t)b * T + t) * C + (size_t)h * hs;
+        dv += att[row + t2] * d[i];
+        float g = g_pre_all[row + t2] * scale;
+        dk += q[i] * g;
+    }
+    dqkv[k_off] = dk;
+    dqkv[v_off] = dv;
 }
 
 // ----------------------------------------------------------------------------

@@ -248,22 +248,23 @@ SimStatus cuda_coll_launch(void *vctx, int rank, SimCollHandle *h) {
         cuda_ctx_set_error(ctx, SIM_ENOTSUP, why);
         return SIM_ENOTSUP;
     }
-    if (ctx->dc && (a->kind == SIM_COLL_SEND || a->kind == SIM_COLL_RECV)) {
-        snprintf(why, sizeof why, "cuda backend: send/recv between ranks that share a GPU is "
-                 "not supported by ddplab's device collectives (give each rank a GPU of its "
-                 "own for NCCL)");
-        cuda_ctx_set_error(ctx, SIM_ENOTSUP, why);
-        return SIM_ENOTSUP;
-    }
     // Everything that can fail alone is done before the meeting: after it,
     // the peers will enqueue their half of the collective.
     CudaPending *p = NULL;
     SIM_CHECK(new_pending(ctx, rank, &p));
-    if (ctx->dc && a->kind != SIM_COLL_BARRIER) {
+    if (ctx->dc && a->kind != SIM_COLL_BARRIER && a->kind != SIM_COLL_SEND &&
+        a->kind != SIM_COLL_RECV) { // the kinds with a schedule
         SimStatus ts = add_step_timers(ctx, rank, p, call->sched.nsteps);
         if (ts != SIM_OK) {
             free_pending(p);
             return ts;
+        }
+    }
+    if (ctx->dc && a->kind == SIM_COLL_SEND) {
+        SimStatus ps = cuda_devcoll_post(ctx, rank, call);
+        if (ps != SIM_OK) {
+            free_pending(p);
+            return ps;
         }
     }
     CudaArrival arr = arrival_of(call);

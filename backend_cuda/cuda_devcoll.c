@@ -38,9 +38,21 @@ typedef struct {
     size_t scratch_bytes;
 } DcRank;
 
+// One ordered (sender, receiver) pair of send/recv: the sender posts its
+// buffer and an event after which the data exist, the receiver copies and
+// records `copied`, and the sender's stream waits for that before the
+// sender may reuse its buffer. At most one message per pair is in flight:
+// the sender's launch returns only after the receiver has enqueued its copy.
+typedef struct {
+    const void *buf;
+    cudaEvent_t sent, copied; // on the sender's / the receiver's GPU
+    unsigned long posted, copies;
+} DcMail;
+
 struct CudaDevColl {
     int nranks;
     DcRank *r;             // [nranks]
+    DcMail *mail;          // [nranks * nranks], index sender * nranks + receiver
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int arrived;
@@ -57,7 +69,10 @@ SimStatus cuda_devcoll_open(CudaCtx *ctx) {
         return SIM_ENOMEM;
     d->nranks = ctx->nranks;
     d->r = calloc((size_t)ctx->nranks, sizeof *d->r);
-    if (d->r == NULL) {
+    d->mail = calloc((size_t)ctx->nranks * (size_t)ctx->nranks, sizeof *d->mail);
+    if (d->r == NULL || d->mail == NULL) {
+        free(d->r);
+        free(d->mail);
         free(d);
         return SIM_ENOMEM;
     }
@@ -91,6 +106,15 @@ void cuda_devcoll_close(CudaCtx *ctx) {
         free(r->ev);
         free(r->xf);
     }
+    for (int s = 0; s < d->nranks; s++)
+        for (int q = 0; q < d->nranks; q++) {
+            DcMail *m = &d->mail[s * d->nranks + q];
+            if (m->sent && cudaSetDevice(ctx->ranks[s].device) == cudaSuccess)
+                (void)cudaEventDestroy(m->sent);
+            if (m->copied && cudaSetDevice(ctx->ranks[q].device) == cudaSuccess)
+                (void)cudaEventDestroy(m->copied);
+        }
+    free(d->mail);
     free(d->r);
     pthread_cond_destroy(&d->cv);
     pthread_mutex_destroy(&d->mu);
@@ -115,6 +139,8 @@ void cuda_devcoll_reset(CudaCtx *ctx) {
     pthread_mutex_lock(&d->mu);
     d->aborted = 0;
     d->arrived = 0;
+    for (int i = 0; i < d->nranks * d->nranks; i++) // a run stopped mid-message
+        d->mail[i].posted = d->mail[i].copies = 0;
     pthread_mutex_unlock(&d->mu);
 }
 
@@ -309,10 +335,94 @@ static SimStatus finish(CudaCtx *ctx, int rank, const SimCollCall *call) {
     return SIM_OK;
 }
 
+// ----------------------------------------------------------------------------
+// send / recv
+
+SimStatus cuda_devcoll_post(CudaCtx *ctx, int rank, const SimCollCall *call) {
+    struct CudaDevColl *d = ctx->dc;
+    CudaRank *cr = &ctx->ranks[rank];
+    DcMail *m = &d->mail[rank * d->nranks + call->args.peer];
+    CUDA_CHECK(cudaSetDevice(cr->device));
+    CUDA_CHECK(cudaEventRecord(cr->ready, cr->compute));
+    CUDA_CHECK(cudaStreamWaitEvent(cr->comm, cr->ready, 0));
+    pthread_mutex_lock(&d->mu);
+    cudaError_t e = m->sent ? cudaSuccess : cudaEventCreateWithFlags(&m->sent,
+                                                                      cudaEventDisableTiming);
+    if (e == cudaSuccess)
+        e = cudaEventRecord(m->sent, cr->comm);
+    m->buf = call->args.sendbuf;
+    pthread_mutex_unlock(&d->mu);
+    CUDA_CHECK(e);
+    return SIM_OK;
+}
+
+// The receiver, after the pair met: copy from the sender's posted buffer.
+static SimStatus recv_copy(CudaCtx *ctx, int rank, const SimCollArgs *a) {
+    struct CudaDevColl *d = ctx->dc;
+    CudaRank *cr = &ctx->ranks[rank];
+    DcMail *m = &d->mail[a->peer * d->nranks + rank];
+    CUDA_CHECK(cudaEventRecord(cr->ready, cr->compute)); // the receive buffer is free
+    CUDA_CHECK(cudaStreamWaitEvent(cr->comm, cr->ready, 0));
+    pthread_mutex_lock(&d->mu);
+    const void *src = m->buf;
+    cudaEvent_t sent = m->sent;
+    pthread_mutex_unlock(&d->mu);
+    CUDA_CHECK(cudaStreamWaitEvent(cr->comm, sent, 0));
+    size_t bytes = a->count * sim_dtype_size(a->dtype);
+    if (bytes > 0)
+        CUDA_CHECK(cudaMemcpyAsync(a->recvbuf, src, bytes, cudaMemcpyDefault, cr->comm));
+    if (m->copied == NULL)
+        CUDA_CHECK(cudaEventCreateWithFlags(&m->copied, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventRecord(m->copied, cr->comm));
+    pthread_mutex_lock(&d->mu);
+    m->copies++;
+    pthread_cond_broadcast(&d->cv);
+    pthread_mutex_unlock(&d->mu);
+    return SIM_OK;
+}
+
+// The sender, after the pair met: its buffer is free once the copy is done.
+static SimStatus send_wait(CudaCtx *ctx, int rank, const SimCollCall *call) {
+    struct CudaDevColl *d = ctx->dc;
+    DcMail *m = &d->mail[rank * d->nranks + call->args.peer];
+    double t0 = sim_wall_now(), wd = ctx->cfg.watchdog_s > 0 ? ctx->cfg.watchdog_s : 1e9;
+    pthread_mutex_lock(&d->mu);
+    unsigned long want = ++m->posted;
+    while (m->copies < want && !d->aborted && sim_wall_now() - t0 < wd) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += 1000000L; // re-check the clock every millisecond
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&d->cv, &d->mu, &until);
+    }
+    int ok = m->copies >= want, aborted = d->aborted;
+    cudaEvent_t copied = m->copied;
+    pthread_mutex_unlock(&d->mu);
+    if (!ok) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s: rank %d: Send to rank %d (message #%llu): the receiver "
+                 "did not take the message", aborted ? "aborted" : "watchdog", rank,
+                 call->args.peer, (unsigned long long)call->seq);
+        cuda_ctx_set_error(ctx, aborted ? SIM_EABORTED : SIM_ETIMEDOUT, msg);
+        return aborted ? SIM_EABORTED : SIM_ETIMEDOUT;
+    }
+    CUDA_CHECK(cudaStreamWaitEvent(ctx->ranks[rank].comm, copied, 0));
+    return SIM_OK;
+}
+
 SimStatus cuda_devcoll_enqueue(CudaCtx *ctx, int rank, const SimCollCall *call,
                                cudaEvent_t done, cudaEvent_t *tev) {
     CudaRank *cr = &ctx->ranks[rank];
     CUDA_CHECK(cudaSetDevice(cr->device));
+    if (call->args.kind == SIM_COLL_SEND || call->args.kind == SIM_COLL_RECV) {
+        SIM_CHECK(call->args.kind == SIM_COLL_SEND ? send_wait(ctx, rank, call)
+                                                   : recv_copy(ctx, rank, &call->args));
+        CUDA_CHECK(cudaEventRecord(done, cr->comm));
+        return SIM_OK;
+    }
     if (call->args.kind != SIM_COLL_BARRIER) { // a barrier is the host meeting alone
         const SimSched *s = &call->sched;
         // The comm stream starts when the compute stream has produced the data.

@@ -78,6 +78,9 @@ void cuda_devcoll_abort(CudaCtx *ctx);
 void cuda_devcoll_reset(CudaCtx *ctx);
 SimStatus cuda_devcoll_enqueue(CudaCtx *ctx, int rank, const SimCollCall *call,
                                cudaEvent_t done, cudaEvent_t *tev);
+// A send's first half, before the pair meets: posts the buffer and an event
+// after which its data exist (cuda_devcoll_enqueue does the rest).
+SimStatus cuda_devcoll_post(CudaCtx *ctx, int rank, const SimCollCall *call);
 // The host clock (sim_wall_now) at which timing event ev completed on the
 // rank's GPU, from the rank's reference event (cuda_backend.c). The GPU and
 // host clocks drift apart by well under a microsecond per second.

@@ -160,16 +160,25 @@ static int test_attention(void) {
           same("attention att", a2, a1, na));
     float *dout = randv(no, -1, 1), *dq1 = randv(nq, -1, 1), *dq2 = copyv(dq1, nq);
     float *dp1 = randv(na, -1, 1), *dp2 = copyv(dp1, na), *da1 = randv(na, -1, 1);
-    float *da2 = copyv(da1, na), rows[2 * 7];
+    float *da2 = copyv(da1, na), row[7], *g_pre = randv(na, 0, 1);
     CHECK_EQ_INT(cpu->attention_backward(cctx, 0, dq1, dp1, da1, dout, qkv, a1, B, T, C, NH),
                  SIM_OK);
-    for (int b = 0; b < B; b++)
+    // the kernels' three phases (cuda_math_attention.cu), in any order of threads
+    for (int b = B - 1; b >= 0; b--)
         for (int h = 0; h < NH; h++)
-            cuda_attention_back_head(dq2, dp2, da2, dout, qkv, a1, rows, rows + T, T, C, NH, b, h);
+            for (int t = T - 1; t >= 0; t--)
+                cuda_attention_back_row(g_pre, row, dp2, da2, dout, qkv, a1, T, C, NH, b, t, h);
+    for (int b = 0; b < B; b++)
+        for (int t = T - 1; t >= 0; t--)
+            for (int c = 0; c < C; c++) {
+                cuda_attention_back_dq(dq2, qkv, g_pre, T, C, NH, b, t, c / (C / NH), c % (C / NH));
+                cuda_attention_back_dkv(dq2, qkv, a1, dout, g_pre, T, C, NH, b, t, c / (C / NH),
+                                        c % (C / NH));
+            }
     CHECK(same("attention dqkv", dq2, dq1, nq) && same("attention dpreatt", dp2, dp1, na) &&
           same("attention datt", da2, da1, na));
     free(qkv), free(o1), free(o2), free(p1), free(p2), free(a1), free(a2), free(dout);
-    free(dq1), free(dq2), free(dp1), free(dp2), free(da1), free(da2);
+    free(dq1), free(dq2), free(dp1), free(dp2), free(da1), free(da2), free(g_pre);
     return 0;
 }
 
