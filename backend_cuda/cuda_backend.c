@@ -280,9 +280,27 @@ static int rank_ok(const CudaCtx *ctx, int rank) {
     return ctx != NULL && rank >= 0 && rank < ctx->nranks && cuda_proc_owns(ctx, rank);
 }
 
+// Out of device memory: one line with what was asked and what is left.
+static SimStatus out_of_memory(CudaCtx *ctx, int rank, size_t bytes) {
+    (void)cudaGetLastError(); // clear the sticky-free error state of this thread
+    size_t free_b = 0, total_b = 0;
+    (void)cudaMemGetInfo(&free_b, &total_b);
+    char msg[512];
+    snprintf(msg, sizeof msg, "out of GPU memory: rank %d (device %d) asked cudaMalloc for "
+             "%.1f MiB with %.1f MiB free of %.1f MiB; lower --batch, shard with --strategy "
+             "fsdp, or put fewer ranks on each GPU", rank, ctx->ranks[rank].device,
+             bytes / 1048576.0, free_b / 1048576.0, total_b / 1048576.0);
+    fprintf(stderr, "ddplab cuda: %s\n", msg);
+    cuda_ctx_set_error(ctx, SIM_ENOMEM, msg);
+    return SIM_ENOMEM;
+}
+
 static SimStatus alloc_on(CudaCtx *ctx, int rank, size_t bytes, void **p) {
     CUDA_CHECK(cudaSetDevice(ctx->ranks[rank].device));
-    CUDA_CHECK(cudaMalloc(p, bytes ? bytes : 1)); // distinct pointers even for 0 bytes
+    cudaError_t e = cudaMalloc(p, bytes ? bytes : 1); // distinct pointers even for 0 bytes
+    if (e == cudaErrorMemoryAllocation)
+        return out_of_memory(ctx, rank, bytes);
+    CUDA_CHECK(e);
     return SIM_OK;
 }
 
@@ -398,6 +416,20 @@ SimStatus cuda_event_wall(CudaCtx *ctx, int rank, cudaEvent_t ev, double *wall) 
     return SIM_OK;
 }
 
+static SimStatus cuda_mem_info(void *vctx, int rank, int *device, uint64_t *used,
+                               uint64_t *total) {
+    CudaCtx *ctx = vctx;
+    if (!rank_ok(ctx, rank))
+        return SIM_EINVAL;
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaSetDevice(ctx->ranks[rank].device));
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    *device = ctx->ranks[rank].device;
+    *used = (uint64_t)(total_b - free_b);
+    *total = (uint64_t)total_b;
+    return SIM_OK;
+}
+
 static const char *cuda_describe(void *vctx) {
     CudaCtx *ctx = vctx;
     return ctx ? ctx->describe : "";
@@ -424,4 +456,5 @@ const SimBackendOps cuda_backend_ops = {
     .synchronize = cuda_synchronize,
     .math = &cuda_math_ops,
     .describe = cuda_describe,
+    .mem_info = cuda_mem_info,
 };

@@ -479,6 +479,29 @@ void run_report_eval(RunReport *rep, const SimEvalStats *s) {
 // ----------------------------------------------------------------------------
 // the end
 
+// The driver's view of the GPU of rank 0 beside ddplab's own: the tensors
+// ddplab holds there (mem_bytes of the ranks on it; the ledger's modelled
+// peak is in the memory table) and the rest, which is the CUDA context,
+// cuBLAS's workspace, NCCL's buffers and the backend's scratch.
+static void report_device_memory(const SimWorld *w) {
+    uint64_t used = 0, total = 0, u, tt;
+    int dev0 = -1, dev;
+    if (w == NULL || w->ops->mem_info == NULL ||
+        w->ops->mem_info(w->ctx, 0, &dev0, &used, &total) != SIM_OK)
+        return;
+    uint64_t own = 0, own_peak = 0;
+    for (int r = 0; r < w->cfg.nranks; r++) { // the ranks on rank 0's GPU
+        if (w->ops->mem_info(w->ctx, r, &dev, &u, &tt) == SIM_OK && dev == dev0) {
+            own += w->ranks[r].mem_bytes;
+            own_peak += w->ranks[r].mem_peak;
+        }
+    }
+    printf("  GPU memory (cudaMemGetInfo, rank 0's device): %.1f MiB in use of %.1f MiB, of "
+           "which ddplab's tensors %.1f MiB (the ranks' peaks add up to %.1f MiB); the rest "
+           "is the CUDA context, cuBLAS, NCCL and scratch\n", used / 1048576.0,
+           total / 1048576.0, own / 1048576.0, own_peak / 1048576.0);
+}
+
 void run_report_summary(RunReport *rep, const SimTrainer *t) {
     const SimTrainConfig *c = rep->cfg;
     double wall = sim_wall_now() - rep->wall_start;
@@ -508,5 +531,6 @@ void run_report_summary(RunReport *rep, const SimTrainer *t) {
                t->scaler.skipped == 1 ? "" : "s");
     if (isnan(rep->last.loss))
         printf("  the loss is NaN: lower --lr, or add --clip-grad-norm\n");
+    report_device_memory(rep->world);
     fflush(stdout);
 }

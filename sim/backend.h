@@ -124,6 +124,9 @@ typedef struct SimBackendOps {
     // on 1 GPU, collectives: ddplab-device" (the trace's title and the run
     // report show it); NULL or "": nothing to say.
     const char *(*describe)(void *ctx);
+    // Optional. The device that holds `rank` and the memory in use on it, as
+    // the driver reports it (cuda: cudaMemGetInfo, total - free), in bytes.
+    SimStatus (*mem_info)(void *ctx, int rank, int *device, uint64_t *used, uint64_t *total);
 } SimBackendOps;
 
 // Called by a backend after it finished step `step` of call->sched on this

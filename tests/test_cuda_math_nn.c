@@ -282,6 +282,19 @@ static int test_xent(void) {
     return 0;
 }
 
+// An impossible allocation fails with one line saying what was asked and
+// what is free, and the backend stays usable.
+static int test_out_of_memory(void) {
+    void *p = be->alloc(gctx, 0, (size_t)1 << 50); // 1 PiB
+    CHECK(p == NULL);
+    CHECK_STR_CONTAINS(be->last_error(gctx), "out of GPU memory: rank 0 (device 0) asked");
+    CHECK_STR_CONTAINS(be->last_error(gctx), "lower --batch");
+    void *q = be->alloc(gctx, 0, 4096);
+    CHECK(q != NULL);
+    be->free(gctx, 0, q);
+    return 0;
+}
+
 int main(void) {
     if (getenv("CUDA_VISIBLE_DEVICES") == NULL)
         setenv("CUDA_VISIBLE_DEVICES", "0", 1);
@@ -309,6 +322,7 @@ int main(void) {
     RUN(test_batchnorm);
     RUN(test_attention);
     RUN(test_xent);
+    RUN(test_out_of_memory);
     cpu_backend_ops.finalize(cctx);
     be->finalize(gctx);
     return failures ? 1 : 0;
