@@ -195,7 +195,7 @@ static void uneven_note(const SimTrainer *t, int n) {
 }
 
 // The world, the run, the files. Returns the exit code.
-static int train(RunOptions *o, SimTrainConfig *c) {
+int run_train(RunOptions *o, SimTrainConfig *c) {
     SimWorldConfig wc;
     sim_world_config_default(&wc);
     wc.nranks = o->nranks;
@@ -321,8 +321,14 @@ int run_main(int argc, char **argv) {
         o.ddp.init_broadcast = 0;
     if (rc == CLI_EXIT_OK)
         rc = make_config(&o, &ds, &cfg);
-    if (rc == CLI_EXIT_OK)
-        rc = train(&o, &cfg);
+    if (rc == CLI_EXIT_OK) {
+        if (run_async_is_strategy(o.strategy))
+            rc = run_async_train(&o, &cfg);
+        else if (o.elastic_max > 0)
+            rc = run_elastic_train(&o, &cfg);
+        else
+            rc = run_train(&o, &cfg);
+    }
     sim_dataset_free(&ds);
     return rc;
 }

@@ -87,6 +87,22 @@ typedef struct {
     const char *rendezvous;   // --rendezvous SPEC (run_proc.h); NULL: this process
                               // runs every rank
     int proc_rank;            // with --rendezvous: this process's rank (the launcher's)
+    // the input pipeline (run_loader.c)
+    int loader_workers;       // --loader-workers (0: the loop loads)
+    int prefetch;             // --prefetch (2)
+    double sample_cost;       // --sample-cost seconds per sample (0: no data stage)
+    int pin_memory;           // --pin-memory (1)
+    const char *loader_flag;  // the first data-stage option given, for messages
+    // asynchronous data parallel with a parameter server (run_async.c)
+    int ps_servers;           // --ps-servers (1)
+    int max_staleness;        // --max-staleness (-1: unbounded)
+    int ps_compare;           // --compare-ddp
+    const char *async_flag;   // the first async-ps option given, for messages
+    // elastic training (run_elastic.c)
+    int elastic_min, elastic_max; // --elastic MIN:MAX (0:0: not elastic)
+    int max_restarts;         // --max-restarts (3)
+    const char *membership[16]; // --membership SPECs, as given
+    int nmembership;
 } RunOptions;
 
 typedef enum { RUN_PARSE_OK, RUN_PARSE_HELP, RUN_PARSE_ERROR } RunParse;
@@ -105,6 +121,22 @@ struct RunOptSpec;
 int run_fsdp_is_strategy(const char *name);
 RunParse run_fsdp_apply(const struct RunOptSpec *s, const char *v, RunOptions *o);
 RunParse run_fsdp_check(RunOptions *o);
+// The input pipeline (run_loader.c): one of its options; its checks.
+RunParse run_loader_apply(const struct RunOptSpec *s, const char *v, RunOptions *o);
+RunParse run_loader_check(RunOptions *o);
+// Asynchronous data parallel (run_async.c): 1 if the strategy is async-ps;
+// one of its options; its checks; the whole run (the exit code).
+int run_async_is_strategy(const char *name);
+RunParse run_async_apply(const struct RunOptSpec *s, const char *v, RunOptions *o);
+RunParse run_async_check(RunOptions *o);
+int run_async_train(RunOptions *o, SimTrainConfig *c);
+// Elastic training (run_elastic.c): one of its options; its checks; the
+// whole run with its restarts (the exit code).
+RunParse run_elastic_apply(const struct RunOptSpec *s, const char *v, RunOptions *o);
+RunParse run_elastic_check(RunOptions *o);
+int run_elastic_train(RunOptions *o, SimTrainConfig *c);
+// One world, one run (run.c): the exit code.
+int run_train(RunOptions *o, SimTrainConfig *c);
 // Prints "ddplab run: <fmt>" as one line on stderr.
 void run_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -295,6 +295,47 @@ static const RunOptSpec run_specs[RO_COUNT] = {
      "else ddplab's device-memory implementation of\n"
      "the same algorithms (ranks sharing a GPU,\n"
      "which NCCL refuses); nccl; device"},
+    [RO_LOADER_WORKERS] = {RO_LOADER_WORKERS, 0, "loader-workers", "N", "0",
+     "the input pipeline in simulated time (with\n"
+     "--sample-cost): DataLoader(num_workers=N).\n"
+     "0: the training loop loads each batch itself"},
+    [RO_PREFETCH] = {RO_PREFETCH, 0, "prefetch", "F", "2",
+     "batches each loader worker keeps ready ahead\n"
+     "(DataLoader's prefetch_factor; needs workers)"},
+    [RO_SAMPLE_COST] = {RO_SAMPLE_COST, 0, "sample-cost", "SECONDS", "0",
+     "simulated time one loader worker spends\n"
+     "reading and decoding one sample; 0: the data\n"
+     "stage is free and left out of the timeline"},
+    [RO_PIN_MEMORY] = {RO_PIN_MEMORY, 0, "pin-memory", "0|1", "1",
+     "batches in pinned host memory: the copy to\n"
+     "the device runs at full bandwidth, off the\n"
+     "compute stream (0: pageable, slower, blocking)"},
+    [RO_PS_SERVERS] = {RO_PS_SERVERS, 0, "ps-servers", "S", "1",
+     "--strategy async-ps: ranks 0..S-1 are parameter\n"
+     "servers (parameters sharded over them), the\n"
+     "other -n minus S ranks are workers"},
+    [RO_MAX_STALENESS] = {RO_MAX_STALENESS, 0, "max-staleness", "S", "unbounded",
+     "--strategy async-ps: stale-synchronous\n"
+     "parallel: a worker more than S updates ahead\n"
+     "of the slowest waits (0: fully synchronous)"},
+    [RO_PS_COMPARE] = {RO_PS_COMPARE, 0, "compare-ddp", NULL, NULL,
+     "--strategy async-ps: also run DDP on the same\n"
+     "data and workers, and compare throughput and\n"
+     "loss against simulated time"},
+    [RO_ELASTIC] = {RO_ELASTIC, 0, "elastic", "MIN:MAX", NULL,
+     "elastic training (torchrun --nnodes MIN:MAX):\n"
+     "after a crashed or departed rank the others\n"
+     "stop, re-form the world at the surviving size\n"
+     "(at least MIN, at most MAX ranks) and resume\n"
+     "from the last checkpoint (--save, --save-every)"},
+    [RO_MAX_RESTARTS] = {RO_MAX_RESTARTS, 0, "max-restarts", "N", "3",
+     "--elastic: restarts allowed before the run\n"
+     "gives up (torchrun --max-restarts)"},
+    [RO_MEMBERSHIP] = {RO_MEMBERSHIP, 0, "membership", "SPEC", NULL,
+     "--elastic: a change of the world at a step,\n"
+     "repeatable: leave:rank=R,step=S (a node goes\n"
+     "away) or join:step=S[,ranks=K] (K ranks ask\n"
+     "to join; they enter at the next rendezvous)"},
     [RO_HELP] = {RO_HELP, 'h', "help", NULL, NULL, "print this help"},
 };
 

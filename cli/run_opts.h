@@ -27,6 +27,12 @@ typedef enum {
     RO_RENDEZVOUS,
     RO_TF32,
     RO_COLL_IMPL,
+    // the input pipeline (run_loader.c)
+    RO_LOADER_WORKERS, RO_PREFETCH, RO_SAMPLE_COST, RO_PIN_MEMORY,
+    // asynchronous data parallel with a parameter server (run_async.c)
+    RO_PS_SERVERS, RO_MAX_STALENESS, RO_PS_COMPARE,
+    // elastic training (run_elastic.c)
+    RO_ELASTIC, RO_MAX_RESTARTS, RO_MEMBERSHIP,
     RO_HELP,
     RO_COUNT
 } RunOptId;

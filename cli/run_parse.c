@@ -77,12 +77,12 @@ static RunParse parse_bool(const RunOptSpec *s, const char *v, int *out) {
 
 static RunParse parse_strategy(const RunOptSpec *s, const char *v, RunOptions *o) {
     if (strcmp(v, "single") == 0 || strcmp(v, "ddp") == 0 || strcmp(v, "dp") == 0 ||
-        strcmp(v, "layer-owner") == 0 || run_fsdp_is_strategy(v)) {
+        strcmp(v, "layer-owner") == 0 || run_fsdp_is_strategy(v) || run_async_is_strategy(v)) {
         o->strategy = v;
         return RUN_PARSE_OK;
     }
     return opt_fail(s, v, "is not a strategy",
-                    "single, ddp, dp, fsdp, zero1, zero2, zero3, layer-owner");
+                    "single, ddp, dp, fsdp, zero1, zero2, zero3, layer-owner, async-ps");
 }
 
 // --device-memory: a size ("80GB", "80GiB", "512MiB", "1.5e9") or a device
@@ -281,6 +281,12 @@ static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) 
             return opt_fail(s, v, "is not a progress style", "auto, bar, lines");
         return RUN_PARSE_OK;
     case RO_DEVICE_MEMORY: return parse_device_memory(s, v, o);
+    case RO_LOADER_WORKERS: case RO_PREFETCH: case RO_SAMPLE_COST: case RO_PIN_MEMORY:
+        return run_loader_apply(s, v, o);
+    case RO_PS_SERVERS: case RO_MAX_STALENESS: case RO_PS_COMPARE:
+        return run_async_apply(s, v, o);
+    case RO_ELASTIC: case RO_MAX_RESTARTS: case RO_MEMBERSHIP:
+        return run_elastic_apply(s, v, o);
     default: return RUN_PARSE_OK;
     }
 }
@@ -365,6 +371,11 @@ static void set_defaults(RunOptions *o) {
     o->accum = 1;
     o->shuffle = 1;
     o->progress = -1;
+    o->prefetch = 2;
+    o->pin_memory = 1;
+    o->ps_servers = 1;
+    o->max_staleness = -1;
+    o->max_restarts = 3;
     sim_optim_flags_default(&o->opt);
 }
 
@@ -441,7 +452,8 @@ static RunParse check_strategy(RunOptions *o) {
             return RUN_PARSE_ERROR;
         }
     } else if (!ddp && strcmp(o->strategy, "layer-owner") != 0 &&
-               !run_fsdp_is_strategy(o->strategy) && o->nranks != 1) {
+               !run_fsdp_is_strategy(o->strategy) && !run_async_is_strategy(o->strategy) &&
+               o->nranks != 1) {
         run_error("--ranks: '%d' is more than --strategy single runs; allowed: 1 (or "
                   "--strategy ddp)", o->nranks);
         return RUN_PARSE_ERROR;
@@ -563,6 +575,9 @@ static RunParse check_together(RunOptions *o) {
         run_error("--gpu: %s", err);
         return RUN_PARSE_ERROR;
     }
+    if (run_loader_check(o) != RUN_PARSE_OK || run_async_check(o) != RUN_PARSE_OK ||
+        run_elastic_check(o) != RUN_PARSE_OK)
+        return RUN_PARSE_ERROR;
     return run_proc_check(o); // --rendezvous: the launcher's world (run_proc.c)
 }
 
