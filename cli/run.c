@@ -16,6 +16,7 @@
 #include "cli.h"      // defines: CLI_EXIT_*
 #include "layer_owner.h" // defines: sim_layer_owner_strategy
 #include "outfile.h"  // defines: SimOutFile
+#include "run_elastic.h" // defines: RunElasticRound, run_elastic_round_*
 #include "run_proc.h"   // defines: run_proc_prepare, run_proc_trace
 #include "run_signal.h" // defines: RunSignals, run_signal_begin
 
@@ -109,6 +110,7 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     c->zero_grad_after_step = o->zero_grad_after_step;
     c->set_to_none = o->set_to_none;
     c->eval_every = o->eval_every;
+    run_loader_config(o, &c->data_stage); // --loader-workers, --sample-cost, ...
     if (strcmp(o->strategy, "ddp") == 0) {
         c->strategy = &sim_ddp_strategy;
         c->strategy_cfg = &o->ddp;
@@ -254,9 +256,13 @@ int run_train(RunOptions *o, SimTrainConfig *c) {
     int view_rc = CLI_EXIT_OK;
     RunSignals sigs; // Ctrl-C: the ranks stop, no file is written (run_signal.h)
     run_signal_begin(&sigs, &w, c);
+    if (o->elastic_round) // --elastic: this world is one round (run_elastic.c)
+        run_elastic_round_begin(o->elastic_round, c);
     SimStatus st = cli_viz_interactive(&o->viz)
                        ? run_viz_live(o, &w, rank_main, &ctx, &view_rc)
                        : sim_world_run(&w, rank_main, &ctx);
+    if (o->elastic_round)
+        st = run_elastic_round_end(o->elastic_round, &w, trainers, st);
     int rc = CLI_EXIT_OK;
     int sig = run_signal_end_run(&sigs);
     if (sig != 0) {
@@ -285,12 +291,16 @@ int run_train(RunOptions *o, SimTrainConfig *c) {
         run_error("--metrics: cannot write '%s' (disk full?)", o->metrics);
         rc = CLI_EXIT_INTERNAL;
     }
+    if (rc == CLI_EXIT_OK) // each rank's wait for data (--sample-cost), the ranks done
+        run_loader_report(o, trainers, &w);
     if (rc == CLI_EXIT_OK && o->rendezvous == NULL) // a process knows its own rank's only
         run_memory_table(o, &w);
     // A run that hung or ran out of memory keeps its trace: it shows where
     // it stopped. Bad input leaves no files.
     if (o->trace && (rc == CLI_EXIT_OK || rc == CLI_EXIT_DIST || rc == CLI_EXIT_CHECK)) {
-        int trc = o->rendezvous ? run_proc_trace(o, &w, rc) : write_trace(o, &w);
+        int trc = o->rendezvous      ? run_proc_trace(o, &w, rc)
+                  : o->elastic_round ? run_elastic_round_trace(o->elastic_round, &w)
+                                     : write_trace(o, &w);
         if (rc == CLI_EXIT_OK)
             rc = trc;
     }

@@ -92,7 +92,10 @@ typedef struct {
     int prefetch;             // --prefetch (2)
     double sample_cost;       // --sample-cost seconds per sample (0: no data stage)
     int pin_memory;           // --pin-memory (1)
-    const char *loader_flag;  // the first data-stage option given, for messages
+    const char *loader_flag;  // the first data-stage option given other than
+                              // --sample-cost, for messages (NULL: none)
+    const char *loader_value; // its value as given
+    const char *prefetch_text; // --prefetch as given (NULL: not given)
     // asynchronous data parallel with a parameter server (run_async.c)
     int ps_servers;           // --ps-servers (1)
     int max_staleness;        // --max-staleness (-1: unbounded)
@@ -103,6 +106,10 @@ typedef struct {
     int max_restarts;         // --max-restarts (3)
     const char *membership[16]; // --membership SPECs, as given
     int nmembership;
+    const char *elastic_flag, *elastic_value; // the first --max-restarts or --membership
+                              // given and its value, for messages
+    struct RunElasticRound *elastic_round; // run_train's hooks for one elastic round
+                              // (cli/run_elastic.h); NULL: an ordinary run
 } RunOptions;
 
 typedef enum { RUN_PARSE_OK, RUN_PARSE_HELP, RUN_PARSE_ERROR } RunParse;
@@ -124,6 +131,10 @@ RunParse run_fsdp_check(RunOptions *o);
 // The input pipeline (run_loader.c): one of its options; its checks.
 RunParse run_loader_apply(const struct RunOptSpec *s, const char *v, RunOptions *o);
 RunParse run_loader_check(RunOptions *o);
+// The engine's data stage from the options (make_config); after the run,
+// the line of each rank's data wait (nothing when the stage is off).
+void run_loader_config(const RunOptions *o, SimDataStage *out);
+void run_loader_report(const RunOptions *o, const SimTrainer *t, const SimWorld *w);
 // Asynchronous data parallel (run_async.c): 1 if the strategy is async-ps;
 // one of its options; its checks; the whole run (the exit code).
 int run_async_is_strategy(const char *name);

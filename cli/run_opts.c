@@ -312,12 +312,14 @@ static const RunOptSpec run_specs[RO_COUNT] = {
      "compute stream (0: pageable, slower, blocking)"},
     [RO_PS_SERVERS] = {RO_PS_SERVERS, 0, "ps-servers", "S", "1",
      "--strategy async-ps: ranks 0..S-1 are parameter\n"
-     "servers (parameters sharded over them), the\n"
-     "other -n minus S ranks are workers"},
+     "servers (parameters round robin over them), the\n"
+     "other -n minus S ranks are workers; --steps N:\n"
+     "pushes per worker"},
     [RO_MAX_STALENESS] = {RO_MAX_STALENESS, 0, "max-staleness", "S", "unbounded",
      "--strategy async-ps: stale-synchronous\n"
-     "parallel: a worker more than S updates ahead\n"
-     "of the slowest waits (0: fully synchronous)"},
+     "parallel: a worker more than S pushes ahead\n"
+     "of the slowest waits (0: fully synchronous,\n"
+     "the mean of each round as one update)"},
     [RO_PS_COMPARE] = {RO_PS_COMPARE, 0, "compare-ddp", NULL, NULL,
      "--strategy async-ps: also run DDP on the same\n"
      "data and workers, and compare throughput and\n"
@@ -330,7 +332,8 @@ static const RunOptSpec run_specs[RO_COUNT] = {
      "from the last checkpoint (--save, --save-every)"},
     [RO_MAX_RESTARTS] = {RO_MAX_RESTARTS, 0, "max-restarts", "N", "3",
      "--elastic: restarts allowed before the run\n"
-     "gives up (torchrun --max-restarts)"},
+     "gives up (torchrun --max-restarts); crashes\n"
+     "and leaves count, joins do not"},
     [RO_MEMBERSHIP] = {RO_MEMBERSHIP, 0, "membership", "SPEC", NULL,
      "--elastic: a change of the world at a step,\n"
      "repeatable: leave:rank=R,step=S (a node goes\n"

@@ -265,6 +265,7 @@ void sim_train_free(SimTrainer *t, SimRank *r) {
         t->cfg->strategy->teardown(t->strategy, r);
     t->strategy = NULL;
     sim_loader_free(&t->loader);
+    sim_data_stage_free(&t->data_stage);
     sim_sampler_free(&t->sampler);
     sim_optim_free(&t->optim, r);
     sim_model_destroy(r, t->model);

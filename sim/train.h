@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "data_stage.h"  // defines: SimDataStage, SimDataStageState
 #include "dataset.h"     // defines: SimDataset, SimLoader
 #include "grad_scaler.h" // defines: SimGradScaler
 #include "lr_schedule.h" // defines: SimLrSchedule
@@ -164,6 +165,8 @@ typedef struct {
     // are stopped by cancelling the world (sim_world_cancel), not by this.
     int (*should_stop)(void *arg);
     void *should_stop_arg;
+    SimDataStage data_stage;  // the input pipeline in simulated time (sim/data_stage.h):
+                              // loader workers, prefetch, copies; all zero: none
 } SimTrainConfig;
 
 // Fills the defaults: batch 32, accum 1, steps 100, shuffle on, seed 0,
@@ -208,6 +211,8 @@ struct SimTrainer {
     int out_of_data;       // 1: uneven inputs without join: this rank's data ran
                            // out and it left the loop (sim_train_run returns)
     uint32_t faults_shown; // bit i: cfg->faults->f[i] has left its trace event
+    SimDataStageState data_stage; // this rank's loader (cfg->data_stage); its stats
+                           // outlive sim_train_free
 };
 
 // Creates the model, its initial weights (seed, --init or --resume), the

@@ -63,6 +63,10 @@ static SimStatus next_batch(SimTrainer *t, SimRank *r, SimBatch *b) {
     if (n < 1 || sim_loader_fill(&t->loader, idx, n, b) != SIM_OK)
         return sim_train_fail(t, 0, SIM_EINVAL, "data loader: cannot fill batch %lld of epoch "
                               "%lld", (long long)(t->batch - 1), (long long)t->epoch);
+    // the loader's time: workers, prefetch, the copy, the wait (nothing when off)
+    if (sim_data_stage_batch(&t->data_stage, r, &t->cfg->data_stage, t->epoch, t->batch - 1,
+                             b) != SIM_OK)
+        return sim_train_fail(t, 0, SIM_ENOMEM, "%s", r->error);
     return SIM_OK;
 }
 

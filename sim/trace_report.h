@@ -1,0 +1,110 @@
+// sim/trace_report.h: a per-rank summary of a recorded run, as profilers
+// give one: where each rank's step time went (compute, data wait, exposed
+// communication, idle), how much communication hid under compute, the
+// slowest rank and why, bytes per collective kind, peak memory per category.
+// A plain function over an array of events (any order), so tests feed it
+// hand-built arrays with known answers.
+//
+// The steps. A rank's optimizer steps are delimited by the training loop's
+// markers (SIM_EV_MARKER, name "iteration", label "begin"): step k runs
+// from its begin to the next begin on that rank, the last one to the end of
+// that rank's last event. Events before the first begin (set-up: the
+// initial broadcast, allocations) are left out of the times. A rank with no
+// begin marker (a parameter server) is measured from its first event's
+// start to its last event's end and counted with steps = 0.
+//
+// The categories, within a rank's steps, as unions of intervals:
+//   C compute:   SIM_EV_COMPUTE on SIM_STREAM_COMPUTE, except the names
+//                "data.wait" and "ps.wait";
+//   D data wait: "data.wait" (the compute stream waiting for a batch);
+//   M comm busy: SIM_EV_COLL on any stream (one whole collective);
+//   P ps wait:   "ps.wait" (blocked by the staleness bound): part of idle.
+// Then, every instant of the span counted exactly once:
+//   compute   = |C|
+//   data_wait = |D \ C|            (on one stream they never overlap)
+//   exposed   = |M \ (C u D)|      communication nothing hid
+//   idle      = span - |C u D u M| (measured on its own, not as the rest)
+//   overlap   = |M n C|, overlap % = overlap / |M|
+// so compute + data_wait + exposed + idle = span for every rank, to
+// rounding; SimReportRank.sum_error holds the difference.
+//
+// Bytes and memory are over the whole trace (set-up included): per
+// collective kind the SIM_EV_COLL events of every rank (calls, buffer
+// bytes) and the SIM_EV_XFER bytes that travelled; per rank the device
+// ledger's peak of each category (rebuilt from the alloc / free events) and
+// the peak of its total (`count`), host total too.
+#ifndef DDPLAB_SIM_TRACE_REPORT_H
+#define DDPLAB_SIM_TRACE_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll.h"   // defines: SIM_COLL_COUNT
+#include "memory.h" // defines: SIM_MEM_CAT_COUNT
+#include "status.h" // defines: SimStatus
+#include "trace.h"  // defines: SimEvent
+
+typedef struct {
+    int steps;               // iteration-begin markers on this rank
+    int events;              // events of this rank in the trace
+    double start, end;       // the measured window (seconds, simulated)
+    double span;             // end - start: the sum of its step times
+    double compute, data_wait, exposed, idle;
+    double comm;             // |M|: communication busy
+    double overlap;          // |M n C|
+    double ps_wait;          // "ps.wait" time (inside idle)
+    double sum_error;        // compute + data_wait + exposed + idle - span
+    int64_t mem_peak[SIM_MEM_CAT_COUNT]; // device bytes, each category's own peak
+    int64_t mem_peak_total;  // device ledger total's peak (`count`)
+    int64_t host_peak_total; // host ledger total's peak
+} SimReportRank;
+
+typedef struct {
+    uint64_t calls;      // SIM_EV_COLL events, all ranks
+    uint64_t bytes;      // their buffer bytes, all ranks
+    uint64_t sent_bytes; // SIM_EV_XFER bytes of this kind, all ranks
+} SimReportColl;
+
+// Why the slowest rank is slowest.
+typedef enum {
+    SIM_REPORT_WHY_NONE = 0,   // one rank, or no time at all
+    SIM_REPORT_WHY_SLOW_COMPUTE, // its compute well above the others' mean
+    SIM_REPORT_WHY_DATA,       // data wait is its largest share
+    SIM_REPORT_WHY_EXPOSED,    // exposed communication is its largest share
+    SIM_REPORT_WHY_COMPUTE,    // compute is its largest share (compute-bound)
+    SIM_REPORT_WHY_IDLE,       // idle is its largest share
+} SimReportWhy;
+
+typedef struct {
+    int nranks;
+    SimReportRank *rank;     // [nranks], heap
+    int steps;               // the most steps on any rank
+    SimReportColl coll[SIM_COLL_COUNT];
+    int slowest;             // rank; -1 when no rank has a span
+    SimReportWhy why;
+    double why_value;        // SLOW_COMPUTE: its compute / the others' mean;
+                             // otherwise that category's share of its span
+    double others_mean;      // the others' mean of the category named
+    double max_sum_error;    // the largest |sum_error| over the ranks
+} SimTraceReport;
+
+// Slow-compute threshold: a rank whose compute is this many times the
+// others' mean is named a straggler whatever its largest share.
+#define SIM_REPORT_SLOW_RATIO 1.2
+
+// Summarises n events (nranks: 0 = 1 + the largest rank seen). On success
+// *out owns an array to free with sim_trace_report_free. SIM_EINVAL with a
+// message in err when no rank has an "iteration"/"begin" marker or an
+// event's rank is out of range; SIM_ENOMEM. On failure *out holds nothing.
+SimStatus sim_trace_report(const SimEvent *ev, size_t n, int nranks, SimTraceReport *out,
+                           char *err, size_t errlen);
+void sim_trace_report_free(SimTraceReport *r);
+
+// One line on why the slowest rank is slowest, e.g. "rank 2: compute 3.0x
+// the others' mean (a slow rank: the others wait for it)", "rank 0: waits
+// for data (data wait 71% of its time)". Writes "" when why is NONE.
+void sim_trace_report_why(const SimTraceReport *r, char *buf, size_t len);
+// "none", "slow-compute", "data-wait", "exposed-comm", "compute-bound", "idle".
+const char *sim_report_why_key(SimReportWhy w);
+
+#endif
