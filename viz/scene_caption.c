@@ -223,9 +223,35 @@ static const char *phase_word(VizPhase p) {
     }
 }
 
+// The input pipeline's events and a parameter server worker's wait (sim/data_stage.h,
+// sim/async_ps.h): 1 if e is one of them and buf holds its caption.
+static int cap_waits(const SimEvent *e, const char *d, char *buf, size_t len) {
+    const char *n = e->name ? e->name : "";
+    if (streq(n, "data.wait"))
+        put(buf, len, "rank %d: waits %s for batch %d: the loader has not finished it, the "
+                      "device stands idle", e->rank, d, e->step);
+    else if (streq(n, "data.load") && e->chunk >= 0)
+        put(buf, len, "rank %d: loader worker %d builds batch %d (%d samples) in %s", e->rank,
+            e->chunk, e->step, (int)e->count, d);
+    else if (streq(n, "data.load"))
+        put(buf, len, "rank %d: the training loop itself loads batch %d (%d samples, no "
+                      "workers) in %s", e->rank, e->step, (int)e->count, d);
+    else if (streq(n, "data.h2d"))
+        put(buf, len, "rank %d: batch %d copied to the device (%s memory) in %s", e->rank,
+            e->step, e->stream == SIM_STREAM_HOST ? "pinned" : "pageable", d);
+    else if (streq(n, "ps.wait"))
+        put(buf, len, "rank %d: waits %s: it is more updates ahead of the slowest worker "
+                      "than --max-staleness allows", e->rank, d);
+    else
+        return 0;
+    return 1;
+}
+
 static void cap_compute(const VizModel *m, const SimEvent *e, size_t i, char *buf, size_t len) {
     char d[32], f[32], b[32];
     fmt_time(e->sim_end - e->sim_start, d, sizeof d);
+    if (cap_waits(e, d, buf, len))
+        return;
     if (e->stream == SIM_STREAM_HOST) {
         fmt_bytes(e->bytes, b, sizeof b);
         put(buf, len, "rank %d: host copy %s of %s between device and CPU memory (offload, %s)",
@@ -264,6 +290,22 @@ static void cap_marker(const SimEvent *e, char *buf, size_t len) {
             put(buf, len, "rank %d: evaluation: forward passes only, no gradients", e->rank);
         else
             put(buf, len, "rank %d: phase %s", e->rank, l ? l : "?");
+    } else if (streq(n, "elastic")) {
+        if (streq(l, "restart") || streq(l, "resume") || streq(l, "rendezvous"))
+            put(buf, len, "rank %d: elastic %s: world of %d ranks, training from step %d",
+                e->rank, l, (int)e->value, e->step);
+        else
+            put(buf, len, "rank %d: elastic: a node %s%s at step %d", e->rank,
+                streq(l, "leave") ? "leaves" : streq(l, "join") ? "asks to join" : "",
+                (streq(l, "leave") || streq(l, "join")) ? "" : (l ? l : "?"), e->step);
+    } else if (streq(n, "ps")) {
+        if (streq(l, "apply"))
+            put(buf, len, "rank %d (server): applies push %d, staleness %g (updates since its "
+                          "worker pulled)", e->rank, e->step, e->value);
+        else if (streq(l, "pull"))
+            put(buf, len, "rank %d (worker): pulls the parameters from the servers", e->rank);
+        else
+            put(buf, len, "rank %d (worker): pushes its gradient to the servers", e->rank);
     } else if (streq(n, "dp.replicate")) {
         put(buf, len, "rank %d: DataParallel: device 0 copies the model to every device", e->rank);
     } else if (streq(n, "dp.scatter")) {
