@@ -10,6 +10,7 @@
 #include "backends.h" // defines: cli_backends
 #include "cli.h"      // defines: CLI_EXIT_*, bench_main, bench_help
 #include "cost.h"     // defines: sim_sys_count, sim_sys_at, sim_device_at
+#include "report.h"   // defines: report_main, report_help
 
 #ifndef DDPLAB_VERSION
 #define DDPLAB_VERSION "0.0.0"
@@ -41,6 +42,8 @@ static const CliCommand commands[] = {
     {"merge-traces", "merge the per-process traces of a run (--rendezvous) into one",
      "ddplab merge-traces run.ddptrace run.ddptrace.rank*", merge_traces_main,
      merge_traces_help},
+    {"report", "a per-rank summary of a trace: compute, exposed comm, data wait, idle",
+     "ddplab report run.ddptrace --png time.png", report_main, report_help},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 

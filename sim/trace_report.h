@@ -80,7 +80,7 @@ typedef struct {
     SimReportRank *rank;     // [nranks], heap
     int steps;               // the most steps on any rank
     SimReportColl coll[SIM_COLL_COUNT];
-    int slowest;             // rank; -1 when no rank has a span
+    int slowest;             // rank (among those with steps); -1 when none has a span
     SimReportWhy why;
     double why_value;        // SLOW_COMPUTE: its compute / the others' mean;
                              // otherwise that category's share of its span

@@ -1,0 +1,166 @@
+// cli/report.c: `ddplab report TRACE`: options, loading, and the dispatch
+// to the tables, the JSON document and the chart.
+#include "report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"  // defines: CLI_EXIT_*
+#include "plot.h" // defines: viz_png_available
+
+void report_help(FILE *out) {
+    fputs("usage: ddplab report TRACE [--json] [--png FILE.png]\n"
+          "\n"
+          "A per-rank summary of a recorded run, like a profiler's: where each\n"
+          "rank's step time went (compute, data wait, exposed communication,\n"
+          "idle), how much communication hid under compute (overlap %), the\n"
+          "slowest rank and why, bytes moved per collective kind, and peak\n"
+          "device memory per category.\n"
+          "\n"
+          "TRACE is a file written by `ddplab run --trace FILE`: FILE.ddptrace\n"
+          "(binary), FILE.jsonl (JSON lines) or FILE.json (Chrome trace).\n"
+          "\n"
+          "How the time is counted, per rank: a step runs from one \"iteration\"\n"
+          "begin marker of the training loop to the next on that rank, the last\n"
+          "to the end of the rank's last event; set-up before the first step is\n"
+          "left out. compute = the compute stream's ops (but \"data.wait\" and\n"
+          "\"ps.wait\"); data wait = \"data.wait\" not under compute; comm busy =\n"
+          "the time a collective runs, on any stream; overlapped = comm busy\n"
+          "under compute; exposed comm = comm busy under neither compute nor a\n"
+          "data wait; idle = the rest (\"ps.wait\", async-ps's staleness bound,\n"
+          "counts as idle). So compute + data wait + exposed comm + idle = the\n"
+          "step time on every rank; the report checks it. Bytes and memory are\n"
+          "over the whole trace, set-up included.\n"
+          "\n"
+          "options:\n"
+          "      --json          print the summary as one JSON document instead\n"
+          "                      of the tables [off]\n"
+          "      --png FILE.png  also draw a stacked bar per rank (compute,\n"
+          "                      exposed comm, data wait, idle) [none]\n"
+          "  -h, --help          print this help\n"
+          "\n"
+          "examples:\n"
+          "  ddplab run --strategy ddp -n 4 --data blobs --steps 5 --trace t.ddptrace\n"
+          "  ddplab report t.ddptrace\n"
+          "  ddplab report t.ddptrace --json --png time.png\n"
+          "\n"
+          "exit codes:\n",
+          out);
+    cli_print_exit_codes(out);
+}
+
+int report_opts_parse(int argc, char **argv, ReportOptions *o) {
+    const char *prog = "ddplab report";
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return -1;
+        if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+            continue;
+        }
+        if (strcmp(a, "--png") == 0 || strncmp(a, "--png=", 6) == 0) {
+            const char *v = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
+            if (v == NULL || v[0] == '\0') {
+                fprintf(stderr, "%s: --png needs a file name (--png FILE.png)\n", prog);
+                return CLI_EXIT_USAGE;
+            }
+            o->png = v;
+            continue;
+        }
+        if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "%s: unknown option '%s' (allowed: --json, --png FILE, --help)\n",
+                    prog, a);
+            return CLI_EXIT_USAGE;
+        }
+        if (o->path != NULL) {
+            fprintf(stderr, "%s: one trace at a time ('%s' and '%s')\n", prog, o->path, a);
+            return CLI_EXIT_USAGE;
+        }
+        o->path = a;
+    }
+    if (o->path == NULL) {
+        fprintf(stderr, "%s: which trace? (ddplab report TRACE; record one with "
+                "ddplab run --trace FILE.ddptrace)\n", prog);
+        return CLI_EXIT_USAGE;
+    }
+    if (o->png != NULL && !viz_png_available()) {
+        fprintf(stderr, "%s: --png: this build has no PNG output (built without libpng; "
+                "apt-get install libpng-dev and rebuild, or leave out --png)\n", prog);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+// A Chrome trace JSON starts with '{' and its first key is "traceEvents".
+static int looks_chrome(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return 0;
+    char buf[64];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = buf + strspn(buf, " \t\r\n");
+    if (*p != '{')
+        return 0;
+    p++;
+    p += strspn(p, " \t\r\n");
+    return strncmp(p, "\"traceEvents\"", 13) == 0;
+}
+
+SimStatus report_load(const char *path, VizTrace *t, char *err, size_t errlen) {
+    if (looks_chrome(path))
+        return report_load_chrome(path, t, err, errlen);
+    return viz_trace_load(path, t, err, errlen);
+}
+
+int report_main(int argc, char **argv) {
+    const char *prog = "ddplab report";
+    ReportOptions o;
+    int prc = report_opts_parse(argc, argv, &o);
+    if (prc < 0) {
+        report_help(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (prc != 0)
+        return prc;
+    VizTrace t;
+    char err[512];
+    SimStatus st = report_load(o.path, &t, err, sizeof err);
+    if (st != SIM_OK) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        viz_trace_free(&t);
+        return st == SIM_ENOMEM ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
+    }
+    SimTraceReport r;
+    st = sim_trace_report(t.ev, t.n, t.nranks, &r, err, sizeof err);
+    if (st != SIM_OK) {
+        if (st == SIM_ENOMEM)
+            fprintf(stderr, "%s: out of memory summarising %s\n", prog, o.path);
+        else
+            fprintf(stderr, "%s: %s: %s\n", prog, o.path, err);
+        viz_trace_free(&t);
+        return st == SIM_ENOMEM ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
+    }
+    int rc = CLI_EXIT_OK;
+    if (o.png != NULL) {
+        st = report_png(o.png, &t, &r, err, sizeof err);
+        if (st != SIM_OK) {
+            fprintf(stderr, "%s: %s\n", prog, err);
+            rc = st == SIM_ENOMEM ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
+        }
+    }
+    if (rc == CLI_EXIT_OK) {
+        if (o.json)
+            report_print_json(stdout, &t, &r);
+        else
+            report_print_text(stdout, &t, &r);
+        if (o.png != NULL && !o.json)
+            printf("chart: %s\n", o.png);
+    }
+    sim_trace_report_free(&r);
+    viz_trace_free(&t);
+    return rc;
+}

@@ -1,0 +1,136 @@
+// cli/report_json.c: `ddplab report --json`: one JSON document on stdout,
+// times in seconds, bytes as integers:
+//   {"trace": "...", "title": "...", "ranks": R, "steps": S,
+//    "per_rank": [{"rank", "steps", "total_s", "mean_step_s" (null without
+//                  steps), "compute_s", "data_wait_s",
+//                  "exposed_comm_s", "idle_s", "comm_busy_s", "overlap_s",
+//                  "overlap_pct" (null without comm), "ps_wait_s",
+//                  "sum_error_s", "peak_device_bytes", "peak_host_bytes",
+//                  "peak_by_category": {"param": B, ...}}, ...],
+//    "check": {"adds_up": true, "max_error_s": E},
+//    "collectives": {"all_reduce": {"calls", "bytes", "sent_bytes"}, ...},
+//    "slowest": {"rank", "why", "value", "others_mean_s", "text"} or null}
+#include <math.h>
+#include <string.h>
+
+#include "coll.h"    // defines: sim_coll_name
+#include "memory.h"  // defines: sim_mem_cat_key
+#include "outfile.h" // defines: SimJsonOut
+#include "report.h"
+
+static void key(SimJsonOut *o, const char *k, int first) {
+    sim_json_raw(o, first ? "\"" : ", \"");
+    sim_json_raw(o, k); // keys: plain identifiers
+    sim_json_raw(o, "\": ");
+}
+
+static void num(SimJsonOut *o, const char *k, double v) {
+    key(o, k, 0);
+    sim_json_num(o, v);
+}
+
+static void rank_json(SimJsonOut *o, int i, const SimReportRank *k) {
+    sim_json_raw(o, i ? ",\n    {" : "\n    {");
+    key(o, "rank", 1);
+    sim_json_i64(o, i);
+    key(o, "steps", 0);
+    sim_json_i64(o, k->steps);
+    num(o, "total_s", k->span);
+    key(o, "mean_step_s", 0);
+    if (k->steps > 0)
+        sim_json_num(o, k->span / k->steps);
+    else
+        sim_json_raw(o, "null");
+    num(o, "compute_s", k->compute);
+    num(o, "data_wait_s", k->data_wait);
+    num(o, "exposed_comm_s", k->exposed);
+    num(o, "idle_s", k->idle);
+    num(o, "comm_busy_s", k->comm);
+    num(o, "overlap_s", k->overlap);
+    key(o, "overlap_pct", 0);
+    if (k->comm > 0)
+        sim_json_num(o, 100 * k->overlap / k->comm);
+    else
+        sim_json_raw(o, "null");
+    num(o, "ps_wait_s", k->ps_wait);
+    num(o, "sum_error_s", k->sum_error);
+    key(o, "peak_device_bytes", 0);
+    sim_json_i64(o, k->mem_peak_total);
+    key(o, "peak_host_bytes", 0);
+    sim_json_i64(o, k->host_peak_total);
+    key(o, "peak_by_category", 0);
+    sim_json_raw(o, "{");
+    int first = 1;
+    for (int c = 0; c < SIM_MEM_CAT_COUNT; c++) {
+        if (c == SIM_MEM_BACKING)
+            continue;
+        key(o, sim_mem_cat_key((SimMemCat)c), first);
+        sim_json_i64(o, k->mem_peak[c]);
+        first = 0;
+    }
+    sim_json_raw(o, "}}");
+}
+
+void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r) {
+    SimJsonOut o;
+    sim_json_begin(&o, out);
+    sim_json_raw(&o, "{");
+    key(&o, "trace", 1);
+    sim_json_str(&o, t->source);
+    key(&o, "title", 0);
+    sim_json_str(&o, t->info.title);
+    key(&o, "ranks", 0);
+    sim_json_i64(&o, r->nranks);
+    key(&o, "steps", 0);
+    sim_json_i64(&o, r->steps);
+    key(&o, "per_rank", 0);
+    sim_json_raw(&o, "[");
+    int ok = 1;
+    for (int i = 0; i < r->nranks; i++) {
+        rank_json(&o, i, &r->rank[i]);
+        if (fabs(r->rank[i].sum_error) > 1e-9 * (r->rank[i].span > 0 ? r->rank[i].span : 1))
+            ok = 0;
+    }
+    sim_json_raw(&o, "],\n");
+    key(&o, "check", 1);
+    sim_json_raw(&o, "{\"adds_up\": ");
+    sim_json_raw(&o, ok ? "true" : "false");
+    num(&o, "max_error_s", r->max_sum_error);
+    sim_json_raw(&o, "},\n");
+    key(&o, "collectives", 1);
+    sim_json_raw(&o, "{");
+    int first = 1;
+    for (int c = 0; c < SIM_COLL_COUNT; c++) {
+        const SimReportColl *k = &r->coll[c];
+        if (k->calls == 0 && k->sent_bytes == 0)
+            continue;
+        key(&o, sim_coll_name((SimCollKind)c), first);
+        sim_json_raw(&o, "{\"calls\": ");
+        sim_json_u64(&o, k->calls);
+        sim_json_raw(&o, ", \"bytes\": ");
+        sim_json_u64(&o, k->bytes);
+        sim_json_raw(&o, ", \"sent_bytes\": ");
+        sim_json_u64(&o, k->sent_bytes);
+        sim_json_raw(&o, "}");
+        first = 0;
+    }
+    sim_json_raw(&o, "},\n");
+    key(&o, "slowest", 1);
+    if (r->slowest < 0) {
+        sim_json_raw(&o, "null");
+    } else {
+        char why[256];
+        sim_trace_report_why(r, why, sizeof why);
+        sim_json_raw(&o, "{\"rank\": ");
+        sim_json_i64(&o, r->slowest);
+        sim_json_raw(&o, ", \"why\": ");
+        sim_json_str(&o, sim_report_why_key(r->why));
+        num(&o, "value", r->why_value);
+        num(&o, "others_mean_s", r->others_mean);
+        sim_json_raw(&o, ", \"text\": ");
+        sim_json_str(&o, why);
+        sim_json_raw(&o, "}");
+    }
+    sim_json_raw(&o, "}\n");
+    sim_json_flush(&o);
+}

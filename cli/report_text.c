@@ -1,0 +1,205 @@
+// cli/report_text.c: the tables of `ddplab report`: time per rank, the
+// communication per rank, the collectives per kind, peak memory per rank,
+// the check that the figures add up, and the slowest rank.
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "coll.h"   // defines: sim_coll_name
+#include "memory.h" // defines: sim_mem_cat_key
+#include "report.h"
+
+// The unit of the time tables, from the longest span: s, ms or us.
+typedef struct {
+    const char *name;
+    double scale; // seconds -> unit
+} Unit;
+
+static Unit pick_unit(const SimTraceReport *r) {
+    double most = 0;
+    for (int i = 0; i < r->nranks; i++)
+        if (r->rank[i].span > most)
+            most = r->rank[i].span;
+    if (most >= 1)
+        return (Unit){"s", 1};
+    if (most >= 1e-3)
+        return (Unit){"ms", 1e3};
+    return (Unit){"us", 1e6};
+}
+
+// 1536 -> "1.5 KiB"
+static const char *fmt_bytes(int64_t b, char *buf, size_t len) {
+    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)b;
+    int u = 0;
+    while (fabs(v) >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, len, "%lld B", (long long)b);
+    else
+        snprintf(buf, len, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+// "12.345 (45%)": a time in the unit and its share of the span.
+static const char *fmt_part(double v, double span, Unit u, char *buf, size_t len) {
+    snprintf(buf, len, "%.3f (%3.0f%%)", v * u.scale, span > 0 ? 100 * v / span : 0.0);
+    return buf;
+}
+
+static void rule(FILE *out, const int *w, int n) {
+    for (int i = 0; i < n; i++) {
+        fputs("+-", out);
+        for (int k = 0; k < w[i]; k++)
+            fputc('-', out);
+        fputc('-', out);
+    }
+    fputs("+\n", out);
+}
+
+static void times_table(FILE *out, const SimTraceReport *r, Unit u) {
+    static const int w[] = {4, 5, 10, 9, 15, 15, 15, 15};
+    char h[16], hs[16];
+    snprintf(h, sizeof h, "total %s", u.name);
+    snprintf(hs, sizeof hs, "step %s", u.name);
+    fprintf(out, "time per rank, over its steps (%s; share of its total; step: the mean)\n",
+            u.name);
+    rule(out, w, 8);
+    fprintf(out, "| %4s | %5s | %10s | %9s | %15s | %15s | %15s | %15s |\n", "rank", "steps", h,
+            hs, "compute", "data wait", "exposed comm", "idle");
+    rule(out, w, 8);
+    for (int i = 0; i < r->nranks; i++) {
+        const SimReportRank *k = &r->rank[i];
+        char a[32], b[32], c[32], d[32], st[32] = "-";
+        if (k->steps > 0)
+            snprintf(st, sizeof st, "%.3f", k->span / k->steps * u.scale);
+        fprintf(out, "| %4d | %5d | %10.3f | %9s | %15s | %15s | %15s | %15s |\n", i, k->steps,
+                k->span * u.scale, st, fmt_part(k->compute, k->span, u, a, sizeof a),
+                fmt_part(k->data_wait, k->span, u, b, sizeof b),
+                fmt_part(k->exposed, k->span, u, c, sizeof c),
+                fmt_part(k->idle, k->span, u, d, sizeof d));
+    }
+    rule(out, w, 8);
+}
+
+static void comm_table(FILE *out, const SimTraceReport *r, Unit u) {
+    static const int w[] = {4, 12, 12, 12, 9, 12};
+    char h1[24], h2[24], h3[24], h4[24];
+    snprintf(h1, sizeof h1, "comm %s", u.name);
+    snprintf(h2, sizeof h2, "overlap %s", u.name);
+    snprintf(h3, sizeof h3, "exposed %s", u.name);
+    snprintf(h4, sizeof h4, "ps.wait %s", u.name);
+    fprintf(out, "\ncommunication per rank (comm = time a collective runs; overlapped = "
+                 "under compute)\n");
+    rule(out, w, 6);
+    fprintf(out, "| %4s | %12s | %12s | %12s | %9s | %12s |\n", "rank", h1, h2, h3,
+            "overlap %", h4);
+    rule(out, w, 6);
+    for (int i = 0; i < r->nranks; i++) {
+        const SimReportRank *k = &r->rank[i];
+        char pct[16] = "-";
+        if (k->comm > 0)
+            snprintf(pct, sizeof pct, "%.1f%%", 100 * k->overlap / k->comm);
+        fprintf(out, "| %4d | %12.3f | %12.3f | %12.3f | %9s | %12.3f |\n", i,
+                k->comm * u.scale, k->overlap * u.scale, k->exposed * u.scale, pct,
+                k->ps_wait * u.scale);
+    }
+    rule(out, w, 6);
+}
+
+static void coll_table(FILE *out, const SimTraceReport *r) {
+    static const int w[] = {14, 7, 14, 14};
+    fprintf(out, "\ncollectives, all ranks (buffer = the tensor each rank passed; sent = "
+                 "the chunks that travelled)\n");
+    rule(out, w, 4);
+    fprintf(out, "| %-14s | %7s | %14s | %14s |\n", "kind", "calls", "buffer bytes",
+            "bytes sent");
+    rule(out, w, 4);
+    int any = 0;
+    for (int c = 0; c < SIM_COLL_COUNT; c++) {
+        const SimReportColl *k = &r->coll[c];
+        if (k->calls == 0 && k->sent_bytes == 0)
+            continue;
+        char a[32], b[32];
+        fprintf(out, "| %-14s | %7llu | %14s | %14s |\n", sim_coll_name((SimCollKind)c),
+                (unsigned long long)k->calls, fmt_bytes((int64_t)k->bytes, a, sizeof a),
+                fmt_bytes((int64_t)k->sent_bytes, b, sizeof b));
+        any = 1;
+    }
+    if (!any)
+        fprintf(out, "| %-14s | %7s | %14s | %14s |\n", "(none)", "0", "0 B", "0 B");
+    rule(out, w, 4);
+}
+
+static void memory_table(FILE *out, const SimTraceReport *r) {
+    int cats[SIM_MEM_CAT_COUNT], nc = 0;
+    for (int c = 0; c < SIM_MEM_CAT_COUNT; c++) {
+        if (c == SIM_MEM_BACKING)
+            continue;
+        for (int i = 0; i < r->nranks; i++)
+            if (r->rank[i].mem_peak[c] > 0) {
+                cats[nc++] = c;
+                break;
+            }
+    }
+    int w[2 + SIM_MEM_CAT_COUNT];
+    w[0] = 4;
+    w[1] = 10;
+    for (int j = 0; j < nc; j++)
+        w[2 + j] = 11;
+    fprintf(out, "\npeak device memory per rank (total: the ledger's peak; each category: "
+                 "its own peak)\n");
+    rule(out, w, 2 + nc);
+    fprintf(out, "| %4s | %10s |", "rank", "total");
+    for (int j = 0; j < nc; j++)
+        fprintf(out, " %11s |", sim_mem_cat_key((SimMemCat)cats[j]));
+    fputc('\n', out);
+    rule(out, w, 2 + nc);
+    for (int i = 0; i < r->nranks; i++) {
+        char b[32];
+        fprintf(out, "| %4d | %10s |", i,
+                fmt_bytes(r->rank[i].mem_peak_total, b, sizeof b));
+        for (int j = 0; j < nc; j++)
+            fprintf(out, " %11s |", fmt_bytes(r->rank[i].mem_peak[cats[j]], b, sizeof b));
+        fputc('\n', out);
+    }
+    rule(out, w, 2 + nc);
+}
+
+void report_print_text(FILE *out, const VizTrace *t, const SimTraceReport *r) {
+    Unit u = pick_unit(r);
+    fprintf(out, "trace:    %s\n", t->source);
+    if (t->info.title[0])
+        fprintf(out, "run:      %s\n", t->info.title);
+    fprintf(out, "ranks:    %d, %d step%s (a step: from one \"iteration\" begin marker to "
+                 "the next)\n",
+            r->nranks, r->steps, r->steps == 1 ? "" : "s");
+    for (int i = 0; i < r->nranks; i++)
+        if (r->rank[i].steps == 0 && r->rank[i].events > 0) {
+            fprintf(out, "          ranks with 0 steps (a parameter server): measured from "
+                         "their first event to their last\n");
+            break;
+        }
+    fputc('\n', out);
+    times_table(out, r, u);
+    int ok = 1;
+    for (int i = 0; i < r->nranks; i++)
+        if (fabs(r->rank[i].sum_error) > 1e-9 * (r->rank[i].span > 0 ? r->rank[i].span : 1))
+            ok = 0;
+    fprintf(out, "check:    compute + data wait + exposed comm + idle = total on every rank: "
+                 "%s (largest difference %.3g s)\n",
+            ok ? "yes" : "NO", r->max_sum_error);
+    comm_table(out, r, u);
+    coll_table(out, r);
+    memory_table(out, r);
+    char why[256];
+    sim_trace_report_why(r, why, sizeof why);
+    if (why[0]) {
+        const SimReportRank *s = &r->rank[r->slowest];
+        fprintf(out, "\nslowest:  %s\n", why);
+        fprintf(out, "          total %.3f %s; compute + exposed comm %.3f %s\n",
+                s->span * u.scale, u.name, (s->compute + s->exposed) * u.scale, u.name);
+    }
+}

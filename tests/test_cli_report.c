@@ -1,0 +1,298 @@
+// tests/test_cli_report.c: `ddplab report TRACE` on traces of real runs:
+//   ddp          4 ranks, small buckets: compute + data wait + exposed comm
+//                + idle = total on every rank, overlap > 0 on every rank,
+//                5 steps, all_reduce bytes; the tables say the check holds
+//   chrome       the same run written as Chrome trace JSON gives the same
+//                figures
+//   slow rank    --fault slow-rank:rank=2,factor=3: rank 2 is the slowest,
+//                for its compute, about 3x the others' mean
+//   data wait    --sample-cost 0.001 with no loader workers: data wait is
+//                the largest share on every rank, and the reason given
+//   png          a PNG file (or, in a build without libpng, exit 2 and a
+//                message naming PNG)
+//   bad inputs   a missing file, garbage, a truncated trace, a Chrome trace
+//                cut short or with a foreign event, a trace with no steps
+//                (a benchmark), an unknown option, no trace: one
+//                line "ddplab report: ..." on stderr and exit 2
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "test_cli_run.h"
+#include "test_env.h"
+#include "test_files.h"
+
+#define TIMEOUT_S 90.0
+
+static const char *exe;
+static char dir[512];
+static const char *steps_arg = "5";
+
+static const char *in_dir(const char *name) { return tcli_path(dir, name); }
+
+static void show(const char *what, const TcliResult *r) {
+    fprintf(stderr, "%s: rc %d\n  stdout: %.3000s\n  stderr: %.1500s\n", what, r->rc,
+            r->out ? r->out : "", r->err ? r->err : "");
+}
+
+// `ddplab run --strategy ddp -n 4 ... --trace PATH EXTRA...` (EXTRA may be
+// NULL-terminated empty). 0 on success.
+static int record(const char *path, const char *x1, const char *x2) {
+    TcliResult r;
+    const char *extra1 = x1 ? x1 : "--seed", *extra2 = x1 ? x2 : "1";
+    TCLI_RUN(r, exe, TIMEOUT_S, "run", "--strategy", "ddp", "-n", "4", "--data", "blobs",
+             "--model", "mlp:16,512,512,512,4", "--steps", steps_arg, "--bucket-cap-mb", "0.5",
+             "--trace", path, extra1, extra2);
+    if (r.rc != 0)
+        show("ddplab run", &r);
+    int rc = r.rc;
+    tcli_result_free(&r);
+    return rc;
+}
+
+// `ddplab report PATH --json`, parsed; NULL on failure.
+static cJSON *report_json(const char *path) {
+    TcliResult r;
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", path, "--json");
+    cJSON *doc = r.rc == 0 ? cJSON_Parse(r.out) : NULL;
+    if (doc == NULL)
+        show("ddplab report --json", &r);
+    tcli_result_free(&r);
+    return doc;
+}
+
+static double num(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const cJSON *rank_of(const cJSON *doc, int i) {
+    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "per_rank"), i);
+}
+
+// Every rank's four parts add up to its total; the check says so.
+static int check_adds_up(const cJSON *doc, int nranks) {
+    CHECK_EQ_INT(num(doc, "ranks"), nranks);
+    for (int i = 0; i < nranks; i++) {
+        const cJSON *k = rank_of(doc, i);
+        CHECK(k != NULL);
+        double total = num(k, "total_s");
+        CHECK(total > 0);
+        double sum = num(k, "compute_s") + num(k, "data_wait_s") + num(k, "exposed_comm_s") +
+                     num(k, "idle_s");
+        CHECK_NEAR(sum, total, 1e-9 * total);
+        CHECK(num(k, "compute_s") > 0);
+    }
+    const cJSON *chk = cJSON_GetObjectItemCaseSensitive(doc, "check");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(chk, "adds_up")));
+    return 0;
+}
+
+static const char *slowest_str(const cJSON *doc, const char *k) {
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(doc, "slowest");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(s, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int test_ddp(void) {
+    const char *bin = in_dir("ddp.ddptrace"), *js = in_dir("ddp.json");
+    CHECK(record(bin, NULL, NULL) == 0);
+    CHECK(record(js, NULL, NULL) == 0);
+    cJSON *a = report_json(bin), *b = report_json(js);
+    CHECK(a != NULL && b != NULL);
+    CHECK(check_adds_up(a, 4) == 0);
+    CHECK(check_adds_up(b, 4) == 0);
+    CHECK_EQ_INT(num(a, "steps"), atoi(steps_arg));
+    for (int i = 0; i < 4; i++) {
+        const cJSON *k = rank_of(a, i), *c = rank_of(b, i);
+        CHECK_EQ_INT(num(k, "steps"), atoi(steps_arg));
+        CHECK(num(k, "overlap_s") > 0);
+        CHECK(num(k, "overlap_pct") > 0 && num(k, "overlap_pct") <= 100);
+        CHECK(num(k, "comm_busy_s") >= num(k, "overlap_s"));
+        CHECK(num(k, "peak_device_bytes") > 0);
+        // The Chrome trace keeps times to the nanosecond: the same figures.
+        static const char *keys[] = {"total_s", "compute_s", "exposed_comm_s", "overlap_s",
+                                     "idle_s"};
+        for (int j = 0; j < 5; j++)
+            CHECK_NEAR(num(c, keys[j]), num(k, keys[j]), 1e-3 * num(k, "total_s"));
+        CHECK_EQ_INT(num(c, "peak_device_bytes"), num(k, "peak_device_bytes"));
+    }
+    const cJSON *ar = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(a, "collectives"), "all_reduce");
+    CHECK(num(ar, "calls") >= 4 * atoi(steps_arg));
+    CHECK(num(ar, "bytes") > 0 && num(ar, "sent_bytes") > 0);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    // The tables.
+    TcliResult r;
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "exposed comm");
+    CHECK_STR_CONTAINS(r.out, "= total on every rank: yes");
+    CHECK_STR_CONTAINS(r.out, "all_reduce");
+    CHECK_STR_CONTAINS(r.out, "slowest:");
+    tcli_result_free(&r);
+    // The chart.
+    const char *png = in_dir("time.png");
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin, "--png", png);
+    if (r.rc == 0) {
+        size_t len = 0;
+        char *data = tfile_read(png, &len);
+        CHECK(data != NULL && len > 100 && memcmp(data, "\x89PNG", 4) == 0);
+        free(data);
+        CHECK_STR_CONTAINS(r.out, "chart: ");
+    } else {
+        CHECK_EQ_INT(r.rc, 2);
+        CHECK_STR_CONTAINS(r.err, "PNG");
+        CHECK(!tfile_exists(png));
+    }
+    tcli_result_free(&r);
+    return 0;
+}
+
+static int test_slow_rank(void) {
+    const char *bin = in_dir("slow.ddptrace");
+    CHECK(record(bin, "--fault", "slow-rank:rank=2,factor=3") == 0);
+    cJSON *a = report_json(bin);
+    CHECK(a != NULL);
+    CHECK(check_adds_up(a, 4) == 0);
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(a, "slowest");
+    CHECK_EQ_INT(num(s, "rank"), 2);
+    if (strcmp(slowest_str(a, "why"), "slow-compute") != 0) {
+        fprintf(stderr, "why: %s\n", slowest_str(a, "why"));
+        CHECK(0);
+    }
+    CHECK_NEAR(num(s, "value"), 3.0, 0.3);
+    CHECK_STR_CONTAINS(slowest_str(a, "text"), "rank 2: compute 3.0x the others' mean");
+    cJSON_Delete(a);
+    return 0;
+}
+
+static int test_data_wait(void) {
+    const char *bin = in_dir("data.ddptrace");
+    CHECK(record(bin, "--sample-cost", "0.001") == 0);
+    cJSON *a = report_json(bin);
+    CHECK(a != NULL);
+    CHECK(check_adds_up(a, 4) == 0);
+    for (int i = 0; i < 4; i++) {
+        const cJSON *k = rank_of(a, i);
+        double d = num(k, "data_wait_s");
+        CHECK(d > num(k, "compute_s") && d > num(k, "exposed_comm_s") && d > num(k, "idle_s"));
+    }
+    if (strcmp(slowest_str(a, "why"), "data-wait") != 0) {
+        fprintf(stderr, "why: %s\n", slowest_str(a, "why"));
+        CHECK(0);
+    }
+    CHECK_STR_CONTAINS(slowest_str(a, "text"), "waits for data");
+    cJSON_Delete(a);
+    return 0;
+}
+
+// One line on stderr starting "ddplab report: " and containing want; exit 2.
+static int refused(const TcliResult *r, const char *want) {
+    if (r->rc != 2)
+        show("expected exit 2", r);
+    CHECK_EQ_INT(r->rc, 2);
+    CHECK(strncmp(r->err, "ddplab report: ", 15) == 0);
+    CHECK_EQ_INT(tcli_lines(r->err), 1);
+    CHECK_STR_CONTAINS(r->err, want);
+    CHECK(r->out == NULL || r->out[0] == '\0');
+    return 0;
+}
+
+static int test_bad_inputs(void) {
+    TcliResult r;
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", in_dir("missing.ddptrace"));
+    CHECK(refused(&r, "missing.ddptrace") == 0);
+    tcli_result_free(&r);
+
+    const char *junk = in_dir("junk.ddptrace");
+    CHECK(tfile_write(junk, "hello, not a trace\n", 19) == 0);
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", junk);
+    CHECK(refused(&r, "not a ddplab trace") == 0);
+    tcli_result_free(&r);
+
+    // A trace cut in the middle.
+    size_t len = 0;
+    char *whole = tfile_read(in_dir("ddp.ddptrace"), &len);
+    CHECK(whole != NULL && len > 1000);
+    const char *cut = in_dir("cut.ddptrace");
+    CHECK(tfile_write(cut, whole, len / 2) == 0);
+    free(whole);
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", cut);
+    CHECK(refused(&r, "truncated") == 0);
+    tcli_result_free(&r);
+
+    // A Chrome trace cut short.
+    whole = tfile_read(in_dir("ddp.json"), &len);
+    CHECK(whole != NULL && len > 1000);
+    const char *cutjs = in_dir("cut.json");
+    CHECK(tfile_write(cutjs, whole, len / 2) == 0);
+    free(whole);
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", cutjs);
+    CHECK(refused(&r, "not valid JSON") == 0);
+    tcli_result_free(&r);
+
+    // A Chrome trace whose event is not one of ddplab's (a negative time).
+    const char *neg = in_dir("neg.json");
+    static const char negjs[] = "{\"traceEvents\":[{\"name\":\"x\",\"cat\":\"compute\","
+                                "\"ph\":\"X\",\"ts\":-5,\"dur\":1,\"pid\":0,\"tid\":0}]}";
+    CHECK(tfile_write(neg, negjs, sizeof negjs - 1) == 0);
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", neg);
+    CHECK(refused(&r, "event 0: not an event of a ddplab trace") == 0);
+    tcli_result_free(&r);
+
+    // A benchmark's trace: collectives, no optimizer steps.
+    const char *bench = in_dir("bench.ddptrace");
+    TCLI_RUN(r, exe, TIMEOUT_S, "bench", "-n", "2", "-c", "all_reduce", "-b", "1K", "-e", "1K",
+             "--trace", bench);
+    CHECK_EQ_INT(r.rc, 0);
+    tcli_result_free(&r);
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bench);
+    CHECK(refused(&r, "\"iteration\" markers") == 0);
+    tcli_result_free(&r);
+
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", in_dir("ddp.ddptrace"), "--bogus");
+    CHECK(refused(&r, "unknown option '--bogus'") == 0);
+    tcli_result_free(&r);
+
+    TCLI_RUN(r, exe, TIMEOUT_S, "report");
+    CHECK(refused(&r, "which trace?") == 0);
+    tcli_result_free(&r);
+
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", in_dir("ddp.ddptrace"), "--png");
+    CHECK(refused(&r, "--png") == 0);
+    tcli_result_free(&r);
+
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", "--help");
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "--json");
+    CHECK_STR_CONTAINS(r.out, "--png FILE.png");
+    CHECK_STR_CONTAINS(r.out, "exit codes");
+    tcli_result_free(&r);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    exe = tcli_exe_arg(argc, argv);
+    if (exe == NULL)
+        return 2;
+    if (tenv_quick())
+        steps_arg = "3";
+    if (tfile_mkdtemp(dir, sizeof dir, "report") != 0) {
+        fprintf(stderr, "cannot make a temporary directory\n");
+        return 1;
+    }
+    int fails = 0;
+    fails += test_ddp();
+    fails += test_slow_rank();
+    fails += test_data_wait();
+    fails += test_bad_inputs();
+    tfile_rmtree(dir);
+    if (fails == 0)
+        printf("test_cli_report: ok\n");
+    return fails != 0;
+}
