@@ -14,6 +14,9 @@
 //
 // NCCL is a black box: it reports no steps, so the trace holds one event per
 // collective on this backend (the steps of the schedule are a CPU-side view).
+// Two timing events bracket the NCCL work on the comm stream (after the wait
+// for the compute stream, after the AVG division): the collective's event in
+// the trace carries those GPU times, not the host's launch-to-wait.
 // Rounding: NCCL adds fp16 and bf16 in their own precision along its ring,
 // while the CPU backend widens to fp32; fp32 and integer results agree.
 #include <stdio.h>
@@ -28,7 +31,8 @@
 typedef struct {
     cudaEvent_t done; // recorded on the comm stream after the last kernel
     cudaEvent_t *tev; // device collectives: [ntev] timing events of the steps
-    int ntev;         // (cuda_devcoll.c), 0 on the NCCL path
+    int ntev;         // (cuda_devcoll.c); NCCL: [2], its start and end
+    int whole;        // 1: tev brackets the whole collective (NCCL), not steps
 } CudaPending;
 
 // ----------------------------------------------------------------------------
@@ -162,15 +166,21 @@ static size_t avg_count(const SimCollArgs *a, int rank) {
     }
 }
 
-static SimStatus enqueue(CudaCtx *ctx, int rank, const SimCollArgs *a, cudaEvent_t done) {
+// tev: NULL, or [2] timing events recorded before and after the NCCL work.
+static SimStatus enqueue(CudaCtx *ctx, int rank, const SimCollArgs *a, cudaEvent_t done,
+                         cudaEvent_t *tev) {
     CudaRank *r = &ctx->ranks[rank];
     CUDA_CHECK(cudaSetDevice(r->device));
     CUDA_CHECK(cudaEventRecord(r->ready, r->compute));
     CUDA_CHECK(cudaStreamWaitEvent(r->comm, r->ready, 0));
+    if (tev)
+        CUDA_CHECK(cudaEventRecord(tev[0], r->comm));
     SIM_CHECK(enqueue_nccl(ctx, rank, a));
     size_t n = avg_count(a, rank);
     if (n > 0)
         CUDA_CHECK(cuda_kernel_div(a->recvbuf, n, a->dtype, ctx->nranks, r->comm));
+    if (tev)
+        CUDA_CHECK(cudaEventRecord(tev[1], r->comm));
     CUDA_CHECK(cudaEventRecord(done, r->comm));
     return SIM_OK;
 }
@@ -199,21 +209,29 @@ fail:
     return st;
 }
 
-// Timing events for the steps of a device collective (nsteps + 1).
-static SimStatus add_step_timers(CudaCtx *ctx, int rank, CudaPending *p, int nsteps) {
-    p->tev = calloc((size_t)nsteps + 1, sizeof *p->tev);
+// n timing events: the bounds of a device collective's steps (nsteps + 1),
+// or of an NCCL call (2).
+static SimStatus add_timers(CudaCtx *ctx, int rank, CudaPending *p, int n) {
+    p->tev = calloc((size_t)n, sizeof *p->tev);
     if (p->tev == NULL)
         return SIM_ENOMEM;
-    for (; p->ntev < nsteps + 1; p->ntev++)
+    for (; p->ntev < n; p->ntev++)
         CUDA_CHECK(cudaEventCreate(&p->tev[p->ntev]));
     return SIM_OK;
 }
 
-// Reports each step of a finished device collective with its GPU times.
+// Reports each step of a finished device collective with its GPU times, or
+// an NCCL call's GPU start and end.
 static SimStatus report_steps(CudaCtx *ctx, int rank, SimCollCall *call, const CudaPending *p) {
     double w0 = 0.0, w1 = 0.0;
     if (p->ntev > 0)
         SIM_CHECK(cuda_event_wall(ctx, rank, p->tev[0], &w0));
+    if (p->whole) {
+        SIM_CHECK(cuda_event_wall(ctx, rank, p->tev[1], &w1));
+        call->gpu_wall_start = w0;
+        call->gpu_wall_end = w1;
+        return SIM_OK;
+    }
     for (int t = 0; t + 1 < p->ntev; t++) {
         SIM_CHECK(cuda_event_wall(ctx, rank, p->tev[t + 1], &w1));
         sim_coll_report_step(call, t, w0, w1);
@@ -252,9 +270,11 @@ SimStatus cuda_coll_launch(void *vctx, int rank, SimCollHandle *h) {
     // the peers will enqueue their half of the collective.
     CudaPending *p = NULL;
     SIM_CHECK(new_pending(ctx, rank, &p));
-    if (ctx->dc && a->kind != SIM_COLL_BARRIER && a->kind != SIM_COLL_SEND &&
-        a->kind != SIM_COLL_RECV) { // the kinds with a schedule
-        SimStatus ts = add_step_timers(ctx, rank, p, call->sched.nsteps);
+    int scheduled = a->kind != SIM_COLL_BARRIER && a->kind != SIM_COLL_SEND &&
+                    a->kind != SIM_COLL_RECV; // the kinds with a schedule
+    if (ctx->dc ? scheduled : 1) {
+        p->whole = !ctx->dc;
+        SimStatus ts = add_timers(ctx, rank, p, p->whole ? 2 : call->sched.nsteps + 1);
         if (ts != SIM_OK) {
             free_pending(p);
             return ts;
@@ -280,7 +300,7 @@ SimStatus cuda_coll_launch(void *vctx, int rank, SimCollHandle *h) {
     }
     call->start_sim = start;
     st = ctx->dc ? cuda_devcoll_enqueue(ctx, rank, call, p->done, p->ntev ? p->tev : NULL)
-                 : enqueue(ctx, rank, a, p->done);
+                 : enqueue(ctx, rank, a, p->done, p->whole ? p->tev : NULL);
     if (st != SIM_OK) {
         cuda_meet_abort(&ctx->meet); // peers must not start anything more
         free_pending(p);

@@ -1,6 +1,7 @@
 // backend_cuda/cuda_rdzv.c: who this process is (the launcher's variables),
 // the `--rendezvous` spec, and the dispatch of the blob exchange to its
-// channel (cuda_rdzv_file.c, cuda_rdzv_tcp.c). See cuda_rdzv.h.
+// channel (cuda_rdzv_file.c, cuda_rdzv_tcp.c, and cuda_rdzv_mpi.c in a build
+// with MPI). See cuda_rdzv.h.
 #include "cuda_rdzv.h"
 
 #include <ctype.h>
@@ -274,8 +275,18 @@ SimStatus cuda_rdzv_identity(CudaRdzvLookup get, void *arg, CudaRdzvIdentity *id
 // ----------------------------------------------------------------------------
 // The spec
 
+// `mpi` is offered only where it works: a build without MPI would refuse it.
+#if DDPLAB_RDZV_MPI
+#define SPEC_ALLOWED "file:PATH (a file every rank sees), tcp:HOST:PORT, env " \
+                     "(tcp at MASTER_ADDR:MASTER_PORT), or mpi (MPI_Bcast under mpirun or srun)"
+#else
 #define SPEC_ALLOWED "file:PATH (a file every rank sees), tcp:HOST:PORT, or env " \
                      "(tcp at MASTER_ADDR:MASTER_PORT)"
+// What `mpi` says in a build without MPI: why, and the way to get it.
+#define NO_MPI "needs MPI, and this build of ddplab has none (CMake did not find it)"
+#define NO_MPI_ALLOWED "apt-get install openmpi-bin libopenmpi-dev, then reconfigure (cmake " \
+                       "-S . -B build) and rebuild; or file:PATH, tcp:HOST:PORT or env"
+#endif
 
 static SimStatus spec_bad(char *err, size_t errlen, const char *text, const char *what) {
     snprintf(err, errlen, "'%.200s' %s; allowed: %s", text, what, SPEC_ALLOWED);
@@ -336,6 +347,15 @@ SimStatus cuda_rdzv_parse(const char *text, CudaRdzvSpec *s, char *err, size_t e
         s->kind = CUDA_RDZV_ENV;
         return SIM_OK;
     }
+    if (strcmp(text, "mpi") == 0) {
+#if DDPLAB_RDZV_MPI
+        s->kind = CUDA_RDZV_MPI;
+        return SIM_OK;
+#else
+        snprintf(err, errlen, "'mpi' %s; allowed: %s", NO_MPI, NO_MPI_ALLOWED);
+        return SIM_EINVAL;
+#endif
+    }
     if (strncmp(text, "tcp:", 4) == 0)
         return parse_tcp(text, text + 4, s, err, errlen);
     if (strncmp(text, "file:", 5) == 0) {
@@ -389,6 +409,7 @@ const char *cuda_rdzv_describe(const CudaRdzvSpec *s, char *buf, size_t len) {
         snprintf(buf, len, strchr(s->host, ':') ? "tcp:[%s]:%d" : "tcp:%s:%d", s->host, s->port);
         break;
     case CUDA_RDZV_ENV: snprintf(buf, len, "env"); break;
+    case CUDA_RDZV_MPI: snprintf(buf, len, "mpi"); break;
     default: snprintf(buf, len, "(none)"); break;
     }
     return buf;
@@ -396,6 +417,17 @@ const char *cuda_rdzv_describe(const CudaRdzvSpec *s, char *buf, size_t len) {
 
 // ----------------------------------------------------------------------------
 // The exchange
+
+#if !DDPLAB_RDZV_MPI
+// The MPI channel of a build without MPI: cuda_rdzv_parse never makes an
+// `mpi` spec here, so only a spec built by hand arrives.
+SimStatus cuda_rdzv_mpi_bcast(const CudaRdzvSpec *s, const CudaRdzvIdentity *id, void *blob,
+                              size_t len, char *err, size_t errlen) {
+    (void)s, (void)id, (void)blob, (void)len;
+    snprintf(err, errlen, "rendezvous 'mpi' %s; allowed: %s", NO_MPI, NO_MPI_ALLOWED);
+    return SIM_EINVAL;
+}
+#endif
 
 SimStatus cuda_rdzv_bcast(const CudaRdzvSpec *s, const CudaRdzvIdentity *id, void *blob,
                           size_t len, double timeout_s, char *err, size_t errlen) {
@@ -413,6 +445,7 @@ SimStatus cuda_rdzv_bcast(const CudaRdzvSpec *s, const CudaRdzvIdentity *id, voi
     switch (s->kind) {
     case CUDA_RDZV_FILE: return cuda_rdzv_file_bcast(s, id, blob, len, timeout_s, err, errlen);
     case CUDA_RDZV_TCP: return cuda_rdzv_tcp_bcast(s, id, blob, len, timeout_s, err, errlen);
+    case CUDA_RDZV_MPI: return cuda_rdzv_mpi_bcast(s, id, blob, len, err, errlen);
     default:
         snprintf(err, errlen, "rendezvous: 'env' is resolved to tcp:HOST:PORT before use "
                  "(cuda_rdzv_resolve)");

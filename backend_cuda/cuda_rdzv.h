@@ -4,11 +4,16 @@
 // of one small opaque blob (NCCL's 128-byte ncclUniqueId) from rank 0 to
 // every rank.
 //
-// Plain C and POSIX (files, sockets): no CUDA, NCCL or MPI header or
-// library, so that the command line checks `--rendezvous` in every build and
-// the tests run on machines without a GPU. Under mpirun or srun the identity
-// comes from the variables those launchers set and the blob travels through
-// the rendezvous, never through an MPI library.
+// Plain C and POSIX (files, sockets): no CUDA, NCCL or MPI header, so that
+// the command line checks `--rendezvous` in every build and the tests run on
+// machines without a GPU. The identity always comes from the variables the
+// launchers set (below). The blob travels through a file or a TCP socket
+// (file:, tcp:, env), or, when the build found MPI, through MPI itself
+// (`mpi`: MPI_Bcast over MPI_COMM_WORLD, for worlds started by mpirun or
+// srun). Only cuda_rdzv_mpi.c includes mpi.h; it is compiled into the
+// library, and the library linked with MPI, only in a build that found MPI
+// (DDPLAB_RDZV_MPI=1). A build without MPI refuses `mpi` when it parses the
+// spec, with a line saying how to get MPI, and links no MPI library.
 //
 // Identity, in order of precedence (the first launcher whose rank variable
 // is set wins, so torchrun inside a Slurm allocation is torchrun):
@@ -68,6 +73,7 @@ typedef enum {
     CUDA_RDZV_FILE = 1, // file:PATH, a file on a filesystem every rank sees
     CUDA_RDZV_TCP,      // tcp:HOST:PORT, rank 0 listens on PORT of HOST
     CUDA_RDZV_ENV,      // env: tcp at MASTER_ADDR:MASTER_PORT (cuda_rdzv_resolve)
+    CUDA_RDZV_MPI,      // mpi: MPI_Bcast over MPI_COMM_WORLD (builds with MPI only)
 } CudaRdzvKind;
 
 typedef struct {
@@ -79,8 +85,9 @@ typedef struct {
 } CudaRdzvSpec;
 
 // Parses `--rendezvous SPEC`: "file:PATH", "tcp:HOST:PORT" (IPv6 as
-// "tcp:[::1]:29500") or "env". SIM_EINVAL with one line in err of the form
-// "'SPEC' is ...; allowed: ...".
+// "tcp:[::1]:29500"), "env" or "mpi". SIM_EINVAL with one line in err of
+// the form "'SPEC' is ...; allowed: ..."; for "mpi" in a build without MPI,
+// a line that says so and how to get it.
 SimStatus cuda_rdzv_parse(const char *text, CudaRdzvSpec *s, char *err, size_t errlen);
 // Turns `env` into tcp at MASTER_ADDR and MASTER_PORT, or MASTER_PORT + 1
 // under torchrun's agent store (TORCHELASTIC_USE_AGENT_STORE=True: the
@@ -88,7 +95,8 @@ SimStatus cuda_rdzv_parse(const char *text, CudaRdzvSpec *s, char *err, size_t e
 // SIM_EINVAL when a variable it needs is missing.
 SimStatus cuda_rdzv_resolve(CudaRdzvSpec *s, const CudaRdzvIdentity *id, char *err,
                             size_t errlen);
-// "file:/shared/run1.rdzv", "tcp:node0:29500", "tcp:[::1]:29500", "env" in buf.
+// "file:/shared/run1.rdzv", "tcp:node0:29500", "tcp:[::1]:29500", "env",
+// "mpi" in buf.
 const char *cuda_rdzv_describe(const CudaRdzvSpec *s, char *buf, size_t len);
 
 // Rank 0's blob[0 .. len) arrives in blob at every rank of id's world (len
@@ -97,8 +105,16 @@ const char *cuda_rdzv_describe(const CudaRdzvSpec *s, char *buf, size_t len);
 // A resolved spec (not `env`). Errors, with one line in err that names the
 // rendezvous and what was missing:
 //   SIM_ETIMEDOUT  the others did not come within timeout_s
-//   SIM_EIO        the file cannot be written, the port is in use, ...
-//   SIM_EINVAL     rank 0 refused this rank (another world size or job)
+//   SIM_EIO        the file cannot be written, the port is in use, an MPI
+//                  call failed, ...
+//   SIM_EINVAL     rank 0 refused this rank (another world size or job);
+//                  mpi: id disagrees with MPI_COMM_WORLD's size or rank,
+//                  or the ranks' len differ (every rank then fails alike)
+// `mpi` has no timeout of its own (MPI has none): a rank that never comes
+// holds the others until the launcher ends the job, which mpirun and srun
+// do when one of its processes exits with an error or is killed. MPI is
+// initialised by the first call when the process has not done it, and then
+// finalised at exit (atexit).
 SimStatus cuda_rdzv_bcast(const CudaRdzvSpec *s, const CudaRdzvIdentity *id, void *blob,
                           size_t len, double timeout_s, char *err, size_t errlen);
 // On rank 0, once every rank is known to hold the blob (e.g. after a

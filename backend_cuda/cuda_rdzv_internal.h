@@ -1,6 +1,6 @@
 // backend_cuda/cuda_rdzv_internal.h: what the parts of the rendezvous share
-// (cuda_rdzv.c: identity, spec and dispatch; cuda_rdzv_file.c and
-// cuda_rdzv_tcp.c: the two channels). Private to them.
+// (cuda_rdzv.c: identity, spec and dispatch; cuda_rdzv_file.c,
+// cuda_rdzv_tcp.c and cuda_rdzv_mpi.c: the channels). Private to them.
 #ifndef DDPLAB_BACKEND_CUDA_RDZV_INTERNAL_H
 #define DDPLAB_BACKEND_CUDA_RDZV_INTERNAL_H
 
@@ -24,5 +24,11 @@ SimStatus cuda_rdzv_file_bcast(const CudaRdzvSpec *s, const CudaRdzvIdentity *id
 void cuda_rdzv_file_finish(const CudaRdzvSpec *s, const CudaRdzvIdentity *id);
 SimStatus cuda_rdzv_tcp_bcast(const CudaRdzvSpec *s, const CudaRdzvIdentity *id, void *blob,
                               size_t len, double timeout_s, char *err, size_t errlen);
+// The MPI channel: defined by cuda_rdzv_mpi.c in a build with MPI
+// (DDPLAB_RDZV_MPI=1); otherwise a stub in cuda_rdzv.c that refuses, which
+// keeps this header, and every caller, free of mpi.h. No timeout: MPI has
+// none (cuda_rdzv.h).
+SimStatus cuda_rdzv_mpi_bcast(const CudaRdzvSpec *s, const CudaRdzvIdentity *id, void *blob,
+                              size_t len, char *err, size_t errlen);
 
 #endif

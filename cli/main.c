@@ -9,6 +9,7 @@
 
 #include "backends.h" // defines: cli_backends
 #include "cli.h"      // defines: CLI_EXIT_*, bench_main, bench_help
+#include "compare.h"  // defines: compare_main, compare_help
 #include "cost.h"     // defines: sim_sys_count, sim_sys_at, sim_device_at
 #include "report.h"   // defines: report_main, report_help
 
@@ -44,6 +45,8 @@ static const CliCommand commands[] = {
      merge_traces_help},
     {"report", "a per-rank summary of a trace: compute, exposed comm, data wait, idle",
      "ddplab report run.ddptrace --png time.png", report_main, report_help},
+    {"compare", "two checkpoints tensor by tensor: differing elements, max ULP, where",
+     "ddplab compare a.st b.st --top 5", compare_main, compare_help},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 

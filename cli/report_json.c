@@ -18,25 +18,19 @@
 #include "outfile.h" // defines: SimJsonOut
 #include "report.h"
 
-static void key(SimJsonOut *o, const char *k, int first) {
-    sim_json_raw(o, first ? "\"" : ", \"");
-    sim_json_raw(o, k); // keys: plain identifiers
-    sim_json_raw(o, "\": ");
-}
-
 static void num(SimJsonOut *o, const char *k, double v) {
-    key(o, k, 0);
+    sim_json_key(o, k, 0);
     sim_json_num(o, v);
 }
 
 static void rank_json(SimJsonOut *o, int i, const SimReportRank *k) {
     sim_json_raw(o, i ? ",\n    {" : "\n    {");
-    key(o, "rank", 1);
+    sim_json_key(o, "rank", 1);
     sim_json_i64(o, i);
-    key(o, "steps", 0);
+    sim_json_key(o, "steps", 0);
     sim_json_i64(o, k->steps);
     num(o, "total_s", k->span);
-    key(o, "mean_step_s", 0);
+    sim_json_key(o, "mean_step_s", 0);
     if (k->steps > 0)
         sim_json_num(o, k->span / k->steps);
     else
@@ -47,24 +41,24 @@ static void rank_json(SimJsonOut *o, int i, const SimReportRank *k) {
     num(o, "idle_s", k->idle);
     num(o, "comm_busy_s", k->comm);
     num(o, "overlap_s", k->overlap);
-    key(o, "overlap_pct", 0);
+    sim_json_key(o, "overlap_pct", 0);
     if (k->comm > 0)
         sim_json_num(o, 100 * k->overlap / k->comm);
     else
         sim_json_raw(o, "null");
     num(o, "ps_wait_s", k->ps_wait);
     num(o, "sum_error_s", k->sum_error);
-    key(o, "peak_device_bytes", 0);
+    sim_json_key(o, "peak_device_bytes", 0);
     sim_json_i64(o, k->mem_peak_total);
-    key(o, "peak_host_bytes", 0);
+    sim_json_key(o, "peak_host_bytes", 0);
     sim_json_i64(o, k->host_peak_total);
-    key(o, "peak_by_category", 0);
+    sim_json_key(o, "peak_by_category", 0);
     sim_json_raw(o, "{");
     int first = 1;
     for (int c = 0; c < SIM_MEM_CAT_COUNT; c++) {
         if (c == SIM_MEM_BACKING)
             continue;
-        key(o, sim_mem_cat_key((SimMemCat)c), first);
+        sim_json_key(o, sim_mem_cat_key((SimMemCat)c), first);
         sim_json_i64(o, k->mem_peak[c]);
         first = 0;
     }
@@ -75,15 +69,15 @@ void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r) {
     SimJsonOut o;
     sim_json_begin(&o, out);
     sim_json_raw(&o, "{");
-    key(&o, "trace", 1);
+    sim_json_key(&o, "trace", 1);
     sim_json_str(&o, t->source);
-    key(&o, "title", 0);
+    sim_json_key(&o, "title", 0);
     sim_json_str(&o, t->info.title);
-    key(&o, "ranks", 0);
+    sim_json_key(&o, "ranks", 0);
     sim_json_i64(&o, r->nranks);
-    key(&o, "steps", 0);
+    sim_json_key(&o, "steps", 0);
     sim_json_i64(&o, r->steps);
-    key(&o, "per_rank", 0);
+    sim_json_key(&o, "per_rank", 0);
     sim_json_raw(&o, "[");
     int ok = 1;
     for (int i = 0; i < r->nranks; i++) {
@@ -92,19 +86,19 @@ void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r) {
             ok = 0;
     }
     sim_json_raw(&o, "],\n");
-    key(&o, "check", 1);
+    sim_json_key(&o, "check", 1);
     sim_json_raw(&o, "{\"adds_up\": ");
     sim_json_raw(&o, ok ? "true" : "false");
     num(&o, "max_error_s", r->max_sum_error);
     sim_json_raw(&o, "},\n");
-    key(&o, "collectives", 1);
+    sim_json_key(&o, "collectives", 1);
     sim_json_raw(&o, "{");
     int first = 1;
     for (int c = 0; c < SIM_COLL_COUNT; c++) {
         const SimReportColl *k = &r->coll[c];
         if (k->calls == 0 && k->sent_bytes == 0)
             continue;
-        key(&o, sim_coll_name((SimCollKind)c), first);
+        sim_json_key(&o, sim_coll_name((SimCollKind)c), first);
         sim_json_raw(&o, "{\"calls\": ");
         sim_json_u64(&o, k->calls);
         sim_json_raw(&o, ", \"bytes\": ");
@@ -115,7 +109,7 @@ void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r) {
         first = 0;
     }
     sim_json_raw(&o, "},\n");
-    key(&o, "slowest", 1);
+    sim_json_key(&o, "slowest", 1);
     if (r->slowest < 0) {
         sim_json_raw(&o, "null");
     } else {

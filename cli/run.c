@@ -16,6 +16,7 @@
 #include "cli.h"      // defines: CLI_EXIT_*
 #include "layer_owner.h" // defines: sim_layer_owner_strategy
 #include "outfile.h"  // defines: SimOutFile
+#include "run_compare.h" // defines: RunCompareSide, run_compare_side_begin
 #include "run_elastic.h" // defines: RunElasticRound, run_elastic_round_*
 #include "run_proc.h"   // defines: run_proc_prepare, run_proc_trace
 #include "run_signal.h" // defines: RunSignals, run_signal_begin
@@ -258,6 +259,8 @@ int run_train(RunOptions *o, SimTrainConfig *c) {
     run_signal_begin(&sigs, &w, c);
     if (o->elastic_round) // --elastic: this world is one round (run_elastic.c)
         run_elastic_round_begin(o->elastic_round, c);
+    if (o->compare_side) // one side of --compare-backends / --compare-with
+        run_compare_side_begin(o->compare_side, c, &w);
     SimStatus st = cli_viz_interactive(&o->viz)
                        ? run_viz_live(o, &w, rank_main, &ctx, &view_rc)
                        : sim_world_run(&w, rank_main, &ctx);
@@ -312,6 +315,16 @@ int run_train(RunOptions *o, SimTrainConfig *c) {
     return rc;
 }
 
+int run_prepare(RunOptions *o, SimDataset *ds, SimTrainConfig *c) {
+    int rc = run_data_load(o, ds);
+    // --fault seeds: per-rank seeds (the trainer's) without DDP's broadcast
+    if (sim_fault_find(&o->faults, SIM_FAULT_SEEDS, -1))
+        o->ddp.init_broadcast = 0;
+    if (rc == CLI_EXIT_OK)
+        rc = make_config(o, ds, c);
+    return rc;
+}
+
 int run_main(int argc, char **argv) {
     RunOptions o;
     switch (run_opts_parse(argc, argv, &o)) {
@@ -323,14 +336,11 @@ int run_main(int argc, char **argv) {
     default:
         break;
     }
+    if (o.compare_backends || o.compare_with)
+        return run_compare_main(argc, argv, &o);
     SimDataset ds;
-    int rc = run_data_load(&o, &ds);
     SimTrainConfig cfg;
-    // --fault seeds: per-rank seeds (the trainer's) without DDP's broadcast
-    if (sim_fault_find(&o.faults, SIM_FAULT_SEEDS, -1))
-        o.ddp.init_broadcast = 0;
-    if (rc == CLI_EXIT_OK)
-        rc = make_config(&o, &ds, &cfg);
+    int rc = run_prepare(&o, &ds, &cfg);
     if (rc == CLI_EXIT_OK) {
         if (run_async_is_strategy(o.strategy))
             rc = run_async_train(&o, &cfg);

@@ -108,6 +108,12 @@ typedef struct {
     int nmembership;
     const char *elastic_flag, *elastic_value; // the first --max-restarts or --membership
                               // given and its value, for messages
+    const char *compare_backends; // --compare-backends A,B as given (NULL: none)
+    const char *compare_with; // --compare-with OPTIONS as given (NULL: none)
+    int64_t compare_max_ulp;  // --compare-max-ulp (-1: no check)
+    const char *algo_text;    // --algo as given (NULL: auto)
+    struct RunCompareSide *compare_side; // run_train's stage hook for one side of
+                              // a comparison (cli/run_compare.h); NULL: none
     struct RunElasticRound *elastic_round; // run_train's hooks for one elastic round
                               // (cli/run_elastic.h); NULL: an ordinary run
 } RunOptions;
@@ -146,8 +152,18 @@ int run_async_train(RunOptions *o, SimTrainConfig *c);
 RunParse run_elastic_apply(const struct RunOptSpec *s, const char *v, RunOptions *o);
 RunParse run_elastic_check(RunOptions *o);
 int run_elastic_train(RunOptions *o, SimTrainConfig *c);
+// Two runs of one configuration compared (run_compare.c): --algo and the
+// --compare-* options; their checks; the comparison (the exit code), given
+// the command line the options came from.
+RunParse run_compare_apply(const struct RunOptSpec *s, const char *v, RunOptions *o);
+RunParse run_compare_check(RunOptions *o);
+int run_compare_main(int argc, char **argv, RunOptions *o);
 // One world, one run (run.c): the exit code.
 int run_train(RunOptions *o, SimTrainConfig *c);
+// The dataset and the engine's configuration for parsed options (run.c):
+// CLI_EXIT_OK, or the exit code after one line on stderr. ds must be freed
+// with sim_dataset_free whatever the result.
+int run_prepare(RunOptions *o, SimDataset *ds, SimTrainConfig *c);
 // Prints "ddplab run: <fmt>" as one line on stderr.
 void run_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

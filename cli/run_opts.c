@@ -276,13 +276,15 @@ static const RunOptSpec run_specs[RO_COUNT] = {
      "must be the world size), NCCL's id going\n"
      "from rank 0 to all through SPEC: file:PATH\n"
      "(a file every rank sees), tcp:HOST:PORT\n"
-     "(rank 0 listens there), or env (tcp at\n"
+     "(rank 0 listens there), env (tcp at\n"
      "MASTER_ADDR:MASTER_PORT; MASTER_PORT+1 under\n"
-     "torchrun's agent store). GPU: LOCAL_RANK mod\n"
-     "the visible GPUs. --trace T: each process\n"
-     "writes T.rankR, rank 0 merges them into T\n"
-     "when it can read them all (else: ddplab\n"
-     "merge-traces). Waits DDPLAB_RENDEZVOUS_TIMEOUT\n"
+     "torchrun's agent store), or mpi (MPI_Bcast\n"
+     "over MPI_COMM_WORLD; builds that found MPI\n"
+     "only). GPU: LOCAL_RANK mod the visible GPUs.\n"
+     "--trace T: each process writes T.rankR, rank\n"
+     "0 merges them into T when it can read them\n"
+     "all (else: ddplab merge-traces). file, tcp\n"
+     "and env wait DDPLAB_RENDEZVOUS_TIMEOUT\n"
      "seconds (300) for the others"},
     [RO_TF32] = {RO_TF32, 0, "tf32", NULL, NULL,
      "--backend cuda: let fp32 matrix products use\n"
@@ -339,6 +341,33 @@ static const RunOptSpec run_specs[RO_COUNT] = {
      "repeatable: leave:rank=R,step=S (a node goes\n"
      "away) or join:step=S[,ranks=K] (K ranks ask\n"
      "to join; they enter at the next rendezvous)"},
+    [RO_ALGO] = {RO_ALGO, 0, "algo", "auto|ring|tree|naive|direct", "auto",
+     "the collectives' algorithm (as NCCL_ALGO picks\n"
+     "NCCL's): ddp and dp all_reduce, broadcast and\n"
+     "reduce with any; fsdp and zero: ring, naive or\n"
+     "direct (no tree reduce_scatter). auto: direct\n"
+     "on simulated ranks. The sums' order, and so\n"
+     "their last bits, depends on it"},
+    [RO_COMPARE_BACKENDS] = {RO_COMPARE_BACKENDS, 0, "compare-backends", "A,B", NULL,
+     "run the configuration twice, on backend A and\n"
+     "on backend B (cpu,cuda; cpu,cpu checks that\n"
+     "runs repeat bit for bit), and report per tensor\n"
+     "the largest difference in ULPs and where it\n"
+     "comes from: the step and stage (initial\n"
+     "weights, local gradients, synchronised\n"
+     "gradients, parameters after the step) where\n"
+     "bits first differ, and the cause (kernels,\n"
+     "TF32, the collective's reduction order, bucket\n"
+     "boundaries, division convention, optimizer)"},
+    [RO_COMPARE_WITH] = {RO_COMPARE_WITH, 0, "compare-with", "'OPTIONS'", NULL,
+     "the same comparison against this command with\n"
+     "OPTIONS added (split at spaces), e.g.\n"
+     "'--algo ring --bucket-cap-mb 0.01'; with\n"
+     "--compare-backends they apply to side B"},
+    [RO_COMPARE_MAX_ULP] = {RO_COMPARE_MAX_ULP, 0, "compare-max-ulp", "N", NULL,
+     "with a comparison: exit 1 when a final\n"
+     "parameter differs by more than N ULPs (0:\n"
+     "demand bit-identical results) [no check]"},
     [RO_HELP] = {RO_HELP, 'h', "help", NULL, NULL, "print this help"},
 };
 

@@ -33,6 +33,8 @@ typedef enum {
     RO_PS_SERVERS, RO_MAX_STALENESS, RO_PS_COMPARE,
     // elastic training (run_elastic.c)
     RO_ELASTIC, RO_MAX_RESTARTS, RO_MEMBERSHIP,
+    // the collective algorithm; two backends or settings compared (run_compare.c)
+    RO_ALGO, RO_COMPARE_BACKENDS, RO_COMPARE_WITH, RO_COMPARE_MAX_ULP,
     RO_HELP,
     RO_COUNT
 } RunOptId;

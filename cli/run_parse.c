@@ -287,6 +287,8 @@ static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) 
         return run_async_apply(s, v, o);
     case RO_ELASTIC: case RO_MAX_RESTARTS: case RO_MEMBERSHIP:
         return run_elastic_apply(s, v, o);
+    case RO_ALGO: case RO_COMPARE_BACKENDS: case RO_COMPARE_WITH: case RO_COMPARE_MAX_ULP:
+        return run_compare_apply(s, v, o);
     default: return RUN_PARSE_OK;
     }
 }
@@ -376,6 +378,7 @@ static void set_defaults(RunOptions *o) {
     o->ps_servers = 1;
     o->max_staleness = -1;
     o->max_restarts = 3;
+    o->compare_max_ulp = -1;
     sim_optim_flags_default(&o->opt);
 }
 
@@ -576,7 +579,7 @@ static RunParse check_together(RunOptions *o) {
         return RUN_PARSE_ERROR;
     }
     if (run_loader_check(o) != RUN_PARSE_OK || run_async_check(o) != RUN_PARSE_OK ||
-        run_elastic_check(o) != RUN_PARSE_OK)
+        run_elastic_check(o) != RUN_PARSE_OK || run_compare_check(o) != RUN_PARSE_OK)
         return RUN_PARSE_ERROR;
     return run_proc_check(o); // --rendezvous: the launcher's world (run_proc.c)
 }

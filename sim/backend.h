@@ -56,6 +56,10 @@ typedef struct {
     double start_sim;    // out: latest arrival among the participants; the
                          // backend sets it before reporting any step
     SimRank *rank;       // the calling rank (for sim_coll_report_step)
+    double gpu_wall_start, gpu_wall_end; // out, optional: when the collective ran on
+                         // the device, from the backend's own timing events, on
+                         // the sim_wall_now() clock; both 0: not measured (the
+                         // trace then keeps the host's launch-to-wait times)
     double step_cursor;  // private to sim/: simulated end of the last reported step
     int steps_reported;  // private to sim/
 } SimCollCall;

@@ -244,6 +244,10 @@ SimStatus sim_coll_wait(SimRank *r, SimCollHandle *h) {
         ev.sim_end = h->sim_end;
         ev.wall_start = h->wall_start - w->wall_epoch;
         ev.wall_end = sim_wall_now() - w->wall_epoch;
+        if (h->call.gpu_wall_end > 0.0) { // measured on the device (CUDA events)
+            ev.wall_start = h->call.gpu_wall_start - w->wall_epoch;
+            ev.wall_end = h->call.gpu_wall_end - w->wall_epoch;
+        }
         ev.nsteps = h->call.sched.nsteps;
         ev.bytes = h->call.args.count * sim_dtype_size(h->call.args.dtype);
         if (h->call.args.kind == SIM_COLL_SEND || h->call.args.kind == SIM_COLL_RECV) {

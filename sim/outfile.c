@@ -189,6 +189,12 @@ static void json_putc(SimJsonOut *o, char c) {
 
 void sim_json_raw(SimJsonOut *o, const char *s) { json_put(o, s, strlen(s)); }
 
+void sim_json_key(SimJsonOut *o, const char *k, int first) {
+    sim_json_raw(o, first ? "\"" : ", \"");
+    sim_json_raw(o, k);
+    sim_json_raw(o, "\": ");
+}
+
 // Length of the valid UTF-8 sequence starting at s (2-4), or 0 if the bytes
 // there are not one (overlong forms, surrogates and code points above
 // U+10FFFF are invalid). s[0] >= 0x80.

@@ -61,6 +61,9 @@ void sim_json_begin(SimJsonOut *o, FILE *f);
 void sim_json_flush(SimJsonOut *o);
 // Raw text, copied as is (keys, punctuation).
 void sim_json_raw(SimJsonOut *o, const char *s);
+// An object's key and its colon, after a comma unless first: ", \"k\": ".
+// k is copied as is, so it must be a plain identifier.
+void sim_json_key(SimJsonOut *o, const char *k, int first);
 // s as a JSON string literal with its quotes: ", \ and control characters
 // are escaped, invalid UTF-8 bytes become U+FFFD. NULL -> null.
 void sim_json_str(SimJsonOut *o, const char *s);

@@ -294,6 +294,8 @@ SimStatus sim_train_run(SimRank *r, void *arg) {
     SimTrainer *t = (SimTrainer *)arg + r->rank;
     const SimTrainConfig *c = t->cfg;
     SIM_CHECK(sim_train_setup(t, r, c));
+    if (c->on_stage && c->on_stage(c->on_stage_arg, t, SIM_STAGE_INIT, -1) != SIM_OK)
+        return sim_train_fail(t, 0, SIM_EIO, "initial weights: %s", r->error);
     if (c->on_ready)
         c->on_ready(c->on_ready_arg, r->rank, t);
     int64_t end = c->stop_after > 0 && c->stop_after < c->steps ? c->stop_after : c->steps;

@@ -86,6 +86,26 @@ typedef void (*SimReadyCallback)(void *arg, int rank, const SimTrainer *t);
 // where a strategy synchronises gradients (NULL: nothing to do).
 typedef SimStatus (*SimSyncFn)(void *arg, SimRank *r, SimModel *m, uint8_t *has_grad);
 
+// Where a step's tensors can be looked at from outside (the backend
+// comparison, cli/run_compare.c), in the order they come:
+typedef enum {
+    SIM_STAGE_INIT,        // after set-up, before the first step (DDP: after the
+                           // broadcast of rank 0's weights); param -1
+    SIM_STAGE_GRAD_LOCAL,  // during backward: parameter `param`'s gradient is
+                           // complete on this rank, before the strategy sees it
+                           // (so before any collective touched it); with
+                           // accumulation once per micro-batch, the last holding
+                           // the accumulated local gradient
+    SIM_STAGE_GRAD_SYNCED, // after the strategy's gradient sync, before the
+                           // scaler's unscale and clipping; param -1
+    SIM_STAGE_UPDATED,     // after the optimizer step; param -1
+} SimTrainStage;
+struct SimTrainer;
+// Reads the trainer's model (t->model, on t->rank) at a stage; a failure
+// fails the step with the message the hook left in t->rank->error.
+typedef SimStatus (*SimStageHook)(void *arg, const struct SimTrainer *t, SimTrainStage stage,
+                                  int param);
+
 // The loss a step reports (the logging all_reduce of a DDP script).
 typedef enum {
     SIM_LOSS_LOCAL = 0, // this rank's own loss only (rank 0's is the one shown)
@@ -167,6 +187,8 @@ typedef struct {
     void *should_stop_arg;
     SimDataStage data_stage;  // the input pipeline in simulated time (sim/data_stage.h):
                               // loader workers, prefetch, copies; all zero: none
+    SimStageHook on_stage;    // may be NULL (strategies with their own micro_step,
+    void *on_stage_arg;       // FSDP and the ZeRO stages, report no GRAD_LOCAL)
 } SimTrainConfig;
 
 // Fills the defaults: batch 32, accum 1, steps 100, shuffle on, seed 0,
@@ -213,6 +235,8 @@ struct SimTrainer {
     uint32_t faults_shown; // bit i: cfg->faults->f[i] has left its trace event
     SimDataStageState data_stage; // this rank's loader (cfg->data_stage); its stats
                            // outlive sim_train_free
+    int stage_failed;      // 1: cfg->on_stage failed during backward (the hook
+                           // cannot return a status there)
 };
 
 // Creates the model, its initial weights (seed, --init or --resume), the

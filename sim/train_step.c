@@ -75,6 +75,10 @@ static SimStatus next_batch(SimTrainer *t, SimRank *r, SimBatch *b) {
 static void grad_ready(void *arg, int param) {
     SimTrainer *t = arg;
     const SimTrainConfig *c = t->cfg;
+    // the local gradient, before a bucket copies (or, as a view, divides) it
+    if (c->on_stage && !t->stage_failed &&
+        c->on_stage(c->on_stage_arg, t, SIM_STAGE_GRAD_LOCAL, param) != SIM_OK)
+        t->stage_failed = 1;
     if (c->strategy && c->strategy->on_grad)
         c->strategy->on_grad(t->strategy, t->rank, param);
     if (c->on_grad)
@@ -181,12 +185,14 @@ static SimStatus accumulate(SimTrainer *t, SimRank *r, float dloss, SimStepStats
         if (so)
             SIM_CHECK(strategy_point(t, r, so->after_forward, sync, "after forward"));
         train_mark(t, r, "phase", "backward", 0);
-        if (so && so->on_grad)
+        if ((so && so->on_grad) || c->on_stage)
             st = sim_model_backward(r, m, dloss, grad_ready, t);
         else
             st = sim_model_backward(r, m, dloss, c->on_grad, c->on_grad_arg);
         if (st != SIM_OK)
             return sim_train_fail(t, 0, st, "backward: %s", r->error);
+        if (t->stage_failed)
+            return sim_train_fail(t, 0, SIM_EIO, "local gradients: %s", r->error);
         if (so)
             SIM_CHECK(strategy_point(t, r, so->after_backward, sync, "backward"));
         sum += loss;
@@ -344,6 +350,8 @@ SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out) {
             return sim_train_fail(t, 0, st, "gradient sync: %s", r->error);
     }
     sim_train_fault_after_sync(t, r); // --fault unused with find_unused_parameters
+    if (c->on_stage && c->on_stage(c->on_stage_arg, t, SIM_STAGE_GRAD_SYNCED, -1) != SIM_OK)
+        return sim_train_fail(t, 0, SIM_EIO, "synchronised gradients: %s", r->error);
     // DataParallel: the replicas on ranks > 0 hold no optimizer; a sharded
     // strategy updates its shards itself
     train_mark(t, r, "phase", "optimizer", 0);
@@ -355,6 +363,8 @@ SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out) {
     } else if (!(c->strategy && c->strategy->root_only_update && r->rank != 0)) {
         SIM_CHECK(update(t, r, &s));
     }
+    if (c->on_stage && c->on_stage(c->on_stage_arg, t, SIM_STAGE_UPDATED, -1) != SIM_OK)
+        return sim_train_fail(t, 0, SIM_EIO, "updated parameters: %s", r->error);
     if (c->zero_grad_after_step)
         SIM_CHECK(zero_grad(t, r));
     SIM_CHECK(reduce_loss(t, r, &s));

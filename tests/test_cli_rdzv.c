@@ -4,7 +4,9 @@
 // one, the cpu backend, and (in a CUDA build, before any GPU is touched)
 // no launcher's variables, malformed ones, -n other than the launcher's
 // world size, `env` without MASTER_ADDR, a view beside the rendezvous.
-// Without CUDA, `--backend cuda` itself is refused first.
+// Without CUDA, `--backend cuda` itself is refused first. `mpi` is a spec
+// only where the build found MPI (DDPLAB_RDZV_MPI=1); elsewhere it is
+// refused as it is parsed, with the way to get MPI.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,13 @@ static int test_spec(void) {
     BAD(ARGS("--rendezvous="), "is empty");
     BAD(ARGS("--backend", "cuda", "--rendezvous", "tcp:::1:80"), "brackets");
     BAD(ARGS("--rendezvous", "file:/tmp/x.rdzv"), "--rendezvous: needs --backend cuda");
+#if DDPLAB_RDZV_MPI
+    BAD(ARGS("--rendezvous", "mpi"), "--rendezvous: needs --backend cuda", "--rendezvous mpi");
+#else
+    BAD(ARGS("--rendezvous", "mpi"),
+        "--rendezvous: 'mpi' needs MPI, and this build of ddplab has none",
+        "apt-get install openmpi-bin libopenmpi-dev, then reconfigure");
+#endif
     return 0;
 }
 
@@ -90,6 +99,11 @@ static int test_launcher(void) {
         "--ranks: '1' is not the world of 2 processes that torchrun started", "-n 2");
     BAD(ARGS("--backend", "cuda", "--rendezvous", "env", "--strategy", "ddp", "-n", "2"),
         "'env' needs MASTER_ADDR");
+#if DDPLAB_RDZV_MPI
+    // mpi reads the same variables: -n is checked against them up front
+    BAD(ARGS("--backend", "cuda", "--rendezvous", "mpi", "--strategy", "ddp", "-n", "3"),
+        "--ranks: '3' is not the world of 2 processes that torchrun started");
+#endif
     setenv("MASTER_ADDR", "127.0.0.1", 1);
     setenv("MASTER_PORT", "port", 1);
     BAD(ARGS("--backend", "cuda", "--rendezvous", "env", "--strategy", "ddp", "-n", "2"),
@@ -113,6 +127,7 @@ static int test_help(void) {
     CHECK_EQ_INT(r.rc, 0);
     CHECK_STR_CONTAINS(r.out, "--rendezvous SPEC");
     CHECK_STR_CONTAINS(r.out, "tcp:HOST:PORT");
+    CHECK_STR_CONTAINS(r.out, "mpi (MPI_Bcast");
     CHECK_STR_CONTAINS(r.out, "merge-traces");
     tcli_result_free(&r);
     return 0;

@@ -33,11 +33,6 @@ static const char *steps_arg = "5";
 
 static const char *in_dir(const char *name) { return tcli_path(dir, name); }
 
-static void show(const char *what, const TcliResult *r) {
-    fprintf(stderr, "%s: rc %d\n  stdout: %.3000s\n  stderr: %.1500s\n", what, r->rc,
-            r->out ? r->out : "", r->err ? r->err : "");
-}
-
 // `ddplab run --strategy ddp -n 4 ... --trace PATH EXTRA...` (EXTRA may be
 // NULL-terminated empty). 0 on success.
 static int record(const char *path, const char *x1, const char *x2) {
@@ -47,7 +42,7 @@ static int record(const char *path, const char *x1, const char *x2) {
              "--model", "mlp:16,512,512,512,4", "--steps", steps_arg, "--bucket-cap-mb", "0.5",
              "--trace", path, extra1, extra2);
     if (r.rc != 0)
-        show("ddplab run", &r);
+        tcli_show("ddplab run", &r);
     int rc = r.rc;
     tcli_result_free(&r);
     return rc;
@@ -59,7 +54,7 @@ static cJSON *report_json(const char *path) {
     TCLI_RUN(r, exe, TIMEOUT_S, "report", path, "--json");
     cJSON *doc = r.rc == 0 ? cJSON_Parse(r.out) : NULL;
     if (doc == NULL)
-        show("ddplab report --json", &r);
+        tcli_show("ddplab report --json", &r);
     tcli_result_free(&r);
     return doc;
 }
@@ -193,14 +188,7 @@ static int test_data_wait(void) {
 
 // One line on stderr starting "ddplab report: " and containing want; exit 2.
 static int refused(const TcliResult *r, const char *want) {
-    if (r->rc != 2)
-        show("expected exit 2", r);
-    CHECK_EQ_INT(r->rc, 2);
-    CHECK(strncmp(r->err, "ddplab report: ", 15) == 0);
-    CHECK_EQ_INT(tcli_lines(r->err), 1);
-    CHECK_STR_CONTAINS(r->err, want);
-    CHECK(r->out == NULL || r->out[0] == '\0');
-    return 0;
+    return tcli_refused(r, "ddplab report: ", want);
 }
 
 static int test_bad_inputs(void) {

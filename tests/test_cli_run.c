@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "test_files.h"
 
 static double now_s(void) {
@@ -136,4 +137,29 @@ const char *tcli_exe_arg(int argc, char **argv) {
         return NULL;
     }
     return argv[1];
+}
+
+void tcli_show(const char *what, const TcliResult *r) {
+    fprintf(stderr, "%s: rc %d\n  stdout: %.3000s\n  stderr: %.1500s\n", what, r->rc,
+            r->out ? r->out : "", r->err ? r->err : "");
+}
+
+int tcli_refused(const TcliResult *r, const char *prefix, const char *want) {
+    if (r->rc != 2)
+        tcli_show("expected exit 2", r);
+    CHECK_EQ_INT(r->rc, 2);
+    CHECK(strncmp(r->err, prefix, strlen(prefix)) == 0);
+    CHECK_EQ_INT(tcli_lines(r->err), 1);
+    CHECK_STR_CONTAINS(r->err, want);
+    CHECK(r->out == NULL || r->out[0] == '\0');
+    return 0;
+}
+
+const char *tcli_begin(int argc, char **argv, char *dir, size_t len, const char *tag) {
+    const char *exe = tcli_exe_arg(argc, argv);
+    if (exe != NULL && tfile_mkdtemp(dir, len, tag) != 0) {
+        fprintf(stderr, "cannot make a scratch directory for %s\n", tag);
+        return NULL;
+    }
+    return exe;
 }

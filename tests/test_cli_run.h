@@ -41,7 +41,20 @@ const char *tcli_path(const char *dir, const char *name);
 // printing the usage when it is missing.
 const char *tcli_exe_arg(int argc, char **argv);
 
+// The start of a driver's main: the program from `driver PATH/TO/ddplab`,
+// and a fresh scratch directory ddplab-<tag>-XXXXXX written into dir[len].
+// NULL after saying what is missing or failed.
+const char *tcli_begin(int argc, char **argv, char *dir, size_t len, const char *tag);
+
 // Lines in s (a final line without '\n' counts).
 int tcli_lines(const char *s);
+
+// Prints what the program said (exit status, stdout, stderr) to stderr,
+// headed by what, so that a failing check shows the reason.
+void tcli_show(const char *what, const TcliResult *r);
+// A refusal of bad input: exit 2, nothing on stdout, and one line on stderr
+// that starts with prefix ("ddplab report: ") and contains want. Returns 0
+// when r is one; otherwise prints r and what is wrong, and returns 1.
+int tcli_refused(const TcliResult *r, const char *prefix, const char *want);
 
 #endif

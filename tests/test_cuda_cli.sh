@@ -8,7 +8,9 @@
 #      a few ulps per step, grown over the steps);
 #   2. every collective, algorithm and dtype through `ddplab bench`, with
 #      each element checked (#wrong = 0), and the DDP run with NCCL forced, where the GPUs allow it;
-#   3. every lesson plays with --backend cuda --non-interactive.
+#   3. --compare-backends cpu,cuda finds where the backends' bits first
+#      differ and names the kernels (and TF32 with --tf32) as the cause;
+#   4. every lesson plays with --backend cuda --non-interactive.
 set -u
 ddplab=$1
 lessons=$2
@@ -53,6 +55,21 @@ for c in all_reduce reduce_scatter all_gather broadcast reduce gather scatter; d
   done
 done
 echo "ok     bench: every collective, algorithm and dtype checked"
+# the exactness report: cpu against cuda, stage by stage (the figures go to the log)
+compare() { # name, what the report must say when it finds a difference, run options...
+  local name=$1 cause=$2; shift 2
+  local out rc
+  out=$("$ddplab" run "$@" 2>&1); rc=$?
+  if [ $rc -ne 0 ] || ! grep -q '^== comparison' <<<"$out" ||
+     { grep -q '^first difference' <<<"$out" && ! grep -q "^first difference.*$cause" <<<"$out"; }; then
+    echo "FAILED compare $name (exit $rc):"; tail -25 <<<"$out"; fail=1
+  else
+    echo "ok     compare $name:"; sed -n '/^step 1, stage by stage/,$p' <<<"$out"
+  fi
+}
+compare ddp 'the kernels' --strategy ddp -n 4 --steps 5 --data blobs --compare-backends cpu,cuda
+compare ddp-tf32 'TF32' --strategy ddp -n 4 --steps 5 --data blobs \
+  --compare-backends cpu,cuda --compare-with --tf32
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if [ "${ngpu:-0}" -ge 4 ]; then
   parity ddp-nccl --strategy ddp -n 4 --steps 20 --data blobs --coll-impl nccl

@@ -1,11 +1,14 @@
 // tests/test_cuda_rdzv.c: the rendezvous of a world of processes
-// (backend_cuda/cuda_rdzv.h), on any machine: no GPU, CUDA or MPI needed.
+// (backend_cuda/cuda_rdzv.h), on any machine: no GPU, CUDA or MPI needed
+// (test_cuda_rdzv_mpi.c runs the MPI exchange, under mpirun).
 //
 //   - identity from each launcher's variables (torchrun, Open MPI, MPICH's
 //     PMI, Slurm), their precedence, and a clear error for every malformed
 //     or inconsistent value;
 //   - the `--rendezvous` spec: file:PATH, tcp:HOST:PORT (IPv6 in brackets),
 //     env (resolved from MASTER_ADDR / MASTER_PORT) and what is refused;
+//     mpi, accepted in a build with MPI (DDPLAB_RDZV_MPI=1) and refused
+//     with the way to get MPI in one without;
 //   - the blob exchange among 4 processes made by fork(), through a file and
 //     over TCP: the blob arrives intact at every rank, also when rank 0
 //     starts last; a stale file of an earlier run is not taken; timeouts
@@ -223,6 +226,8 @@ static int test_spec(void) {
         {"tcp:[::1:29500", "unclosed"},
         {"tcp:ho st:1", "cannot hold"},
         {"TCP:host:1", "is not a rendezvous"},
+        {"MPI", "is not a rendezvous"},
+        {"mpi:", "is not a rendezvous"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
@@ -257,6 +262,36 @@ static int test_spec(void) {
     CHECK_EQ_INT(cuda_rdzv_parse("file:x", &s, err, sizeof err), SIM_OK);
     CHECK_EQ_INT(cuda_rdzv_resolve(&s, &id, err, sizeof err), SIM_OK);
     CHECK_EQ_INT(s.kind, CUDA_RDZV_FILE);
+    return 0;
+}
+
+// `mpi`: a transport of builds that found MPI only.
+static int test_spec_mpi(void) {
+    CudaRdzvSpec s;
+    char err[512] = "", buf[64];
+#if DDPLAB_RDZV_MPI
+    CHECK_EQ_INT(cuda_rdzv_parse("mpi", &s, err, sizeof err), SIM_OK);
+    CHECK_EQ_INT(s.kind, CUDA_RDZV_MPI);
+    CHECK(strcmp(cuda_rdzv_describe(&s, buf, sizeof buf), "mpi") == 0);
+    CHECK_EQ_INT(cuda_rdzv_parse("bogus", &s, err, sizeof err), SIM_EINVAL);
+    CHECK_STR_CONTAINS(err, "or mpi (MPI_Bcast under mpirun or srun)");
+#else
+    CHECK_EQ_INT(cuda_rdzv_parse("mpi", &s, err, sizeof err), SIM_EINVAL);
+    CHECK_STR_CONTAINS(err, "'mpi' needs MPI, and this build of ddplab has none");
+    CHECK_STR_CONTAINS(err, "apt-get install openmpi-bin libopenmpi-dev, then reconfigure");
+    CHECK(strchr(err, '\n') == NULL);
+    CHECK_EQ_INT(cuda_rdzv_parse("bogus", &s, err, sizeof err), SIM_EINVAL);
+    CHECK(strstr(err, "mpi") == NULL); // not offered where it cannot work
+    // A spec made by hand reaches the stub, which refuses it the same way.
+    CudaRdzvIdentity id;
+    unsigned char blob[BLOB] = {0};
+    CHECK_EQ_INT(IDENTITY(&id, err, "RANK=0", "WORLD_SIZE=1"), SIM_OK);
+    memset(&s, 0, sizeof s);
+    s.kind = CUDA_RDZV_MPI;
+    CHECK(strcmp(cuda_rdzv_describe(&s, buf, sizeof buf), "mpi") == 0);
+    CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id, blob, BLOB, 1, err, sizeof err), SIM_EINVAL);
+    CHECK_STR_CONTAINS(err, "apt-get install openmpi-bin libopenmpi-dev");
+#endif
     return 0;
 }
 
@@ -551,6 +586,7 @@ int main(void) {
     RUN(test_mpi_and_slurm);
     RUN(test_identity_errors);
     RUN(test_spec);
+    RUN(test_spec_mpi);
     RUN(test_file_exchange);
     RUN(test_tcp_exchange);
     return failures ? 1 : 0;

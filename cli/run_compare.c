@@ -1,0 +1,273 @@
+// cli/run_compare.c: `ddplab run --compare-backends A,B` and `--compare-with
+// OPTIONS`: the command line is run twice, as side A and side B, each
+// recording what its ranks hold at every stage of every step
+// (run_compare_capture.c), and the two records are compared
+// (run_compare_report.c). Also --algo, the collectives' algorithm, whose
+// choice is one of the things a comparison can isolate.
+//
+// Side A is the command without the --compare-* options (plus --backend A);
+// side B adds --backend B and OPTIONS after it, so that they override what
+// the command said: both sides go through the ordinary parser and checks.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"         // defines: CLI_EXIT_*
+#include "coll.h"        // defines: sim_algo_parse
+#include "run_compare.h" // defines: RunCompareSide
+#include "run_opts.h"    // defines: RunOptSpec
+
+enum { CMP_MAX_EXTRA = 64 }; // words in --compare-with
+
+static RunParse cmp_fail(const char *opt, const char *val, const char *what,
+                         const char *allowed) {
+    run_error("--%s: '%s' %s; allowed: %s", opt, val ? val : "", what, allowed);
+    return RUN_PARSE_ERROR;
+}
+
+// ----------------------------------------------------------------------------
+// options
+
+RunParse run_compare_apply(const RunOptSpec *s, const char *v, RunOptions *o) {
+    switch (s->id) {
+    case RO_ALGO: {
+        SimAlgo a;
+        if (sim_algo_parse(v, &a) != 0)
+            return cmp_fail(s->longname, v, "is not a collective algorithm",
+                            "auto, ring, tree, naive, direct");
+        o->ddp.algo = o->dp.algo = o->fsdp.algo = a;
+        o->algo_text = v;
+        return RUN_PARSE_OK;
+    }
+    case RO_COMPARE_BACKENDS: {
+        const char *comma = strchr(v, ',');
+        if (comma == NULL || comma == v || comma[1] == '\0' || strchr(comma + 1, ','))
+            return cmp_fail(s->longname, v, "is not two backends", "A,B such as cpu,cuda");
+        o->compare_backends = v;
+        return RUN_PARSE_OK;
+    }
+    case RO_COMPARE_WITH:
+        if (strspn(v, " \t") == strlen(v))
+            return cmp_fail(s->longname, v, "names no option",
+                            "options of 'ddplab run', e.g. '--algo ring'");
+        if (strstr(v, "--compare-"))
+            return cmp_fail(s->longname, v, "cannot hold another comparison",
+                            "options other than --compare-*");
+        o->compare_with = v;
+        return RUN_PARSE_OK;
+    case RO_COMPARE_MAX_ULP: {
+        char *end;
+        long long n = strtoll(v, &end, 10);
+        if (end == v || *end != '\0' || n < 0)
+            return cmp_fail(s->longname, v, "is not a whole number of ULPs", "0 or more");
+        o->compare_max_ulp = n;
+        return RUN_PARSE_OK;
+    }
+    default: return RUN_PARSE_OK;
+    }
+}
+
+// Options a comparison cannot take: each side would write the same file,
+// or has no values to compare, or is not one world.
+static RunParse check_compare_alone(const RunOptions *o, const char *flag, const char *val) {
+    const char *no[][2] = {
+        {"trace", o->trace},          {"metrics", o->metrics},
+        {"save", o->save},            {"rendezvous", o->rendezvous}};
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        if (no[i][1])
+            return cmp_fail(no[i][0], no[i][1],
+                            "cannot be combined with a comparison (the two runs would "
+                            "write the same file)",
+                            "leave it out; run each side alone to keep its files");
+    if (o->phantom)
+        return cmp_fail(flag, val, "cannot be combined with --phantom (no values to compare)",
+                        "without --phantom");
+    if (o->faults.n > 0)
+        return cmp_fail(flag, val, "cannot be combined with --fault (a run that fails has "
+                        "nothing to compare)", "without --fault");
+    if (o->elastic_max > 0)
+        return cmp_fail(flag, val, "cannot be combined with --elastic", "without --elastic");
+    if (cli_viz_wanted(&o->viz))
+        return cmp_fail(flag, val, "cannot be combined with a view (two runs)",
+                        "without --viz; watch each side with its own run");
+    return RUN_PARSE_OK;
+}
+
+RunParse run_compare_check(RunOptions *o) {
+    if (o->algo_text && run_fsdp_is_strategy(o->strategy) && o->fsdp.algo == SIM_ALGO_TREE)
+        return cmp_fail("algo", o->algo_text, "has no reduce_scatter or all_gather, which "
+                        "fsdp and the ZeRO stages need", "auto, ring, naive, direct");
+    const char *flag = o->compare_backends ? "compare-backends" : "compare-with";
+    const char *val = o->compare_backends ? o->compare_backends : o->compare_with;
+    if (val == NULL) {
+        if (o->compare_max_ulp >= 0)
+            return cmp_fail("compare-max-ulp", "", "needs a comparison",
+                            "with --compare-backends A,B or --compare-with OPTIONS");
+        return RUN_PARSE_OK;
+    }
+    const char *ok[] = {"single", "ddp", "dp"};
+    int known = 0;
+    for (size_t i = 0; i < 3; i++)
+        known |= strcmp(o->strategy, ok[i]) == 0;
+    if (!known)
+        return cmp_fail("strategy", o->strategy,
+                        "cannot be compared stage by stage (its gradients live in shards; "
+                        "compare two checkpoints with 'ddplab compare A.st B.st')",
+                        "single, ddp, dp");
+    return check_compare_alone(o, flag, val);
+}
+
+// ----------------------------------------------------------------------------
+// the two command lines
+
+static int is_compare_opt(const char *a, int *takes_next) {
+    const char *names[] = {"--compare-backends", "--compare-with", "--compare-max-ulp"};
+    for (size_t i = 0; i < 3; i++) {
+        size_t n = strlen(names[i]);
+        if (strncmp(a, names[i], n) == 0 && (a[n] == '\0' || a[n] == '=')) {
+            *takes_next = a[n] == '\0';
+            return 1;
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    char **argv;   // [argc + 1], the words of one side's command line
+    int argc;
+    char *words;   // --compare-with split (side B), owned
+    char label[160];
+} CmpArgs;
+
+// The command without its --compare-* options, then --backend NAME (NULL:
+// none) and the words of extra (NULL: none).
+static int build_args(CmpArgs *c, int argc, char **argv, const char *backend, size_t blen,
+                      const char *extra) {
+    memset(c, 0, sizeof *c);
+    c->argv = calloc((size_t)argc + 3 + CMP_MAX_EXTRA + 1, sizeof *c->argv);
+    if (c->argv == NULL)
+        return 0;
+    for (int i = 0; i < argc; i++) {
+        int next = 0;
+        if (i > 0 && is_compare_opt(argv[i], &next)) {
+            i += next;
+            continue;
+        }
+        c->argv[c->argc++] = argv[i];
+    }
+    size_t wlen = (backend ? blen + 1 : 0) + (extra ? strlen(extra) + 1 : 0) + 1;
+    c->words = calloc(wlen, 1);
+    if (c->words == NULL)
+        return 0;
+    char *w = c->words;
+    int n = snprintf(c->label, sizeof c->label, "%s", backend ? "" : "this command");
+    if (backend) {
+        memcpy(w, backend, blen);
+        c->argv[c->argc++] = "--backend";
+        c->argv[c->argc++] = w;
+        n += snprintf(c->label + n, sizeof c->label - (size_t)n, "--backend %.*s", (int)blen,
+                      backend);
+        w += blen + 1;
+    }
+    if (extra) {
+        strcpy(w, extra);
+        snprintf(c->label + n, sizeof c->label - (size_t)n, "%s%s", backend ? " " : " with ",
+                 extra);
+        for (char *tok = strtok(w, " \t"); tok; tok = strtok(NULL, " \t")) {
+            if (c->argc >= argc + 3 + CMP_MAX_EXTRA)
+                return 0;
+            c->argv[c->argc++] = tok;
+        }
+    }
+    return 1;
+}
+
+static void free_args(CmpArgs *c) {
+    free(c->argv);
+    free(c->words);
+}
+
+// Parses one side's command line; a bad word is reported with the side.
+static int parse_side(CmpArgs *c, const char *side, RunOptions *o) {
+    RunParse p = run_opts_parse(c->argc, c->argv, o);
+    if (p != RUN_PARSE_OK) {
+        run_error("side %s of the comparison (%s) is not a valid run (above)", side,
+                  c->label);
+        return 0;
+    }
+    return 1;
+}
+
+// ----------------------------------------------------------------------------
+// the runs
+
+static int run_side(const char *side, CmpArgs *c, RunOptions *o, RunCompareSide *rec) {
+    printf("== side %s: %s\n", side, c->label);
+    fflush(stdout);
+    memset(rec, 0, sizeof *rec);
+    pthread_mutex_init(&rec->lock, NULL);
+    rec->o = o;
+    rec->nranks = o->nranks;
+    snprintf(rec->label, sizeof rec->label, "%s", c->label);
+    o->compare_side = rec;
+    SimDataset ds;
+    SimTrainConfig cfg;
+    int rc = run_prepare(o, &ds, &cfg);
+    if (rc == CLI_EXIT_OK)
+        rc = run_train(o, &cfg);
+    sim_dataset_free(&ds);
+    if (rc == CLI_EXIT_OK && rec->error[0]) {
+        run_error("side %s: cannot record its tensors: %s", side, rec->error);
+        rc = CLI_EXIT_INTERNAL;
+    } else if (rc != CLI_EXIT_OK) {
+        run_error("side %s (%s) failed (exit code %d): nothing to compare", side, c->label,
+                  rc);
+    }
+    printf("\n");
+    return rc;
+}
+
+static int compare_sides(CmpArgs *ca, CmpArgs *cb, const RunOptions *o) {
+    RunOptions oa, ob;
+    if (!parse_side(ca, "A", &oa) || !parse_side(cb, "B", &ob))
+        return CLI_EXIT_USAGE;
+    if (oa.nranks != ob.nranks) {
+        run_error("the two sides run %d and %d ranks: a comparison needs the same world "
+                  "(and the same data on each rank)", oa.nranks, ob.nranks);
+        return CLI_EXIT_USAGE;
+    }
+    RunCompareSide a, b;
+    int rc = run_side("A", ca, &oa, &a);
+    if (rc == CLI_EXIT_OK) {
+        rc = run_side("B", cb, &ob, &b);
+        if (rc == CLI_EXIT_OK) {
+            uint64_t worst = run_compare_report(&a, &b, (const char *const *)cb->argv + ca->argc,
+                                                cb->argc - ca->argc);
+            if (o->compare_max_ulp >= 0 && worst > (uint64_t)o->compare_max_ulp) {
+                run_error("--compare-max-ulp %lld: a final parameter differs by %llu ULPs",
+                          (long long)o->compare_max_ulp, (unsigned long long)worst);
+                rc = CLI_EXIT_CHECK;
+            }
+        }
+        run_compare_side_free(&b);
+    }
+    run_compare_side_free(&a);
+    return rc;
+}
+
+int run_compare_main(int argc, char **argv, RunOptions *o) {
+    const char *pair = o->compare_backends;
+    const char *comma = pair ? strchr(pair, ',') : NULL;
+    CmpArgs ca, cb;
+    int ok = build_args(&ca, argc, argv, pair, pair ? (size_t)(comma - pair) : 0, NULL) &&
+             build_args(&cb, argc, argv, pair ? comma + 1 : NULL,
+                        pair ? strlen(comma + 1) : 0, o->compare_with);
+    int rc = CLI_EXIT_INTERNAL;
+    if (!ok)
+        run_error("--compare-with: too many words (at most %d)", CMP_MAX_EXTRA);
+    else
+        rc = compare_sides(&ca, &cb, o);
+    free_args(&ca);
+    free_args(&cb);
+    return ok ? rc : CLI_EXIT_USAGE;
+}
