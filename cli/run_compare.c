@@ -100,8 +100,10 @@ RunParse run_compare_check(RunOptions *o) {
     const char *flag = o->compare_backends ? "compare-backends" : "compare-with";
     const char *val = o->compare_backends ? o->compare_backends : o->compare_with;
     if (val == NULL) {
+        char n[32];
+        snprintf(n, sizeof n, "%lld", (long long)o->compare_max_ulp);
         if (o->compare_max_ulp >= 0)
-            return cmp_fail("compare-max-ulp", "", "needs a comparison",
+            return cmp_fail("compare-max-ulp", n, "needs a comparison",
                             "with --compare-backends A,B or --compare-with OPTIONS");
         return RUN_PARSE_OK;
     }
