@@ -83,6 +83,11 @@ int lesson_parse_text(const char *path, const char *text, size_t len, Lesson *l,
 int lesson_parse_file(const char *path, Lesson *l, char *err, size_t errlen);
 void lesson_free(Lesson *l);
 
+// 1 when run block r is a comparison (`run` with --compare-backends or
+// --compare-with): it runs twice and writes no trace, so it takes no pauses
+// and no trace facts, only out:REGEX and exit.
+int lesson_run_compares(const LessonRun *r);
+
 // The index: every lesson file named by a Markdown link in dir/index.md, in
 // order, and the section (the latest "## " heading: "Lessons", "Spot the
 // bug") each is listed under.

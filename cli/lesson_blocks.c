@@ -114,6 +114,20 @@ static int set_command(const char *path, int line, LessonBuf *cmd, LessonRun *r,
                        lesson_shown(w, strlen(w), shown));
 }
 
+int lesson_run_compares(const LessonRun *r) {
+    if (r->argc < 1 || strcmp(r->argv[0], "run") != 0)
+        return 0;
+    static const char *const opts[] = {"--compare-backends", "--compare-with"};
+    for (int i = 1; i < r->argc; i++)
+        for (size_t k = 0; k < sizeof opts / sizeof *opts; k++) {
+            size_t n = strlen(opts[k]);
+            if (strncmp(r->argv[i], opts[k], n) == 0 &&
+                (r->argv[i][n] == '\0' || r->argv[i][n] == '='))
+                return 1;
+        }
+    return 0;
+}
+
 static int add_pause(const char *path, int line, const char *s, size_t n, LessonRun *r, int *cap,
                      char *err, size_t errlen) {
     char shown[80];
@@ -127,6 +141,10 @@ static int add_pause(const char *path, int line, const char *s, size_t n, Lesson
         return lesson_fail(err, errlen, path, line,
                            "a plan block takes no pauses (plan makes no trace); pauses are for "
                            "run and bench");
+    if (lesson_run_compares(r))
+        return lesson_fail(err, errlen, path, line,
+                           "a comparison (--compare-backends, --compare-with) takes no pauses: "
+                           "it runs twice and makes no trace; pause in a block without it");
     char *pos = lesson_strndup(s, w);
     if (pos == NULL)
         return lesson_fail(err, errlen, path, line, "out of memory");

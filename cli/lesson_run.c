@@ -78,20 +78,25 @@ void lesson_session_close(LessonSession *s) {
 }
 
 // 1 when the block keeps the cpu backend whatever --backend says: a phantom
-// run computes nothing (shapes only; the cuda backend refuses it), and an
-// injected fault's diagnosis is the cpu backend's flight recorder.
+// run computes nothing (shapes only; the cuda backend refuses it), an
+// injected fault's diagnosis is the cpu backend's flight recorder, and a
+// comparison's figures are the cpu reference's (--compare-backends names
+// its own backends).
 static int stays_on_cpu(const LessonRun *r) {
     for (int i = 1; i < r->argc; i++)
         if (strcmp(r->argv[i], "--phantom") == 0 || strcmp(r->argv[i], "--fault") == 0 ||
             strncmp(r->argv[i], "--fault=", 8) == 0)
             return 1;
-    return 0;
+    return lesson_run_compares(r);
 }
 
 int lesson_run_argv(const LessonSession *s, const LessonRun *r, const char *trace, int *argc,
                     char ***argv) {
     int traced = strcmp(r->argv[0], "run") == 0 || strcmp(r->argv[0], "bench") == 0;
     const char *backend = traced && !stays_on_cpu(r) ? s->backend : NULL;
+    // A comparison runs twice and writes no trace (both runs would write the one file).
+    if (lesson_run_compares(r))
+        traced = 0;
     int n = r->argc + (traced && trace ? 2 : 0) + (backend ? 2 : 0);
     char **av = malloc((size_t)(n + 1) * sizeof *av);
     if (av == NULL)

@@ -34,9 +34,11 @@ int lesson_session_open(LessonSession *s, const char *backend, char *err, size_t
 void lesson_session_close(LessonSession *s);
 
 // The argv a block runs with: the block's words, then `--trace FILE` for
-// run and bench (trace = FILE, or NULL for none) and `--backend NAME` when
-// the session has one. *argv is [*argc + 1], NULL-terminated; the strings
-// are the block's and trace's (free only the array). 0, or -1 (memory).
+// run and bench (trace = FILE, or NULL for none; never for a comparison,
+// lesson_run_compares) and `--backend NAME` when the session has one (not
+// for --phantom, --fault or a comparison: those stay on the cpu backend).
+// *argv is [*argc + 1], NULL-terminated; the strings are the block's and
+// trace's (free only the array). 0, or -1 (memory).
 int lesson_run_argv(const LessonSession *s, const LessonRun *r, const char *trace, int *argc,
                     char ***argv);
 

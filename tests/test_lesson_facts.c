@@ -376,6 +376,34 @@ static int test_run_argv(void) {
     return 0;
 }
 
+// A comparison runs twice and writes no trace: its block gets neither
+// --trace nor --backend (its figures are the cpu reference's), and its
+// facts are what it printed.
+static int test_compare_block(void) {
+    Lesson l;
+    CHECK(parse("```ddplab\nrun --strategy ddp -n 2 --steps 2 --compare-with '--algo ring'\n```\n\n"
+                "```ddplab\nrun --strategy ddp -n 2 --steps 1 --compare-backends cpu,cpu\n```\n",
+                &l) == 0);
+    CHECK(lesson_run_compares(&l.runs[0]) && lesson_run_compares(&l.runs[1]));
+    LessonSession s = {.dir = "/x", .backend = "cuda"};
+    int argc;
+    char **argv;
+    CHECK(lesson_run_argv(&s, &l.runs[0], "/x/b.ddptrace", &argc, &argv) == 0);
+    CHECK_EQ_INT(argc, l.runs[0].argc);
+    CHECK(strcmp(argv[argc - 1], "--algo ring") == 0 && argv[argc] == NULL);
+    free(argv);
+    LessonFacts f;
+    lesson_facts_init(&f);
+    CHECK(run_block(&l, 1, &f) == 0);
+    CHECK_EQ_INT(f.exit_code, 0);
+    CHECK(!f.has_trace);
+    CHECK_STR_CONTAINS(f.output, "bit-identical: every tensor at every stage");
+    CHECK_EQ_INT(fact(&f, "out:summary: ([0-9]+) of [0-9]+ tensors differ"), 0);
+    lesson_facts_free(&f);
+    lesson_free(&l);
+    return 0;
+}
+
 static int test_grade(void) {
     Lesson l;
     CHECK(parse("```ddplab\nplan -m gpt2\n```\n\n"
@@ -533,6 +561,7 @@ int main(void) {
     RUN(test_facts_out);
     RUN(test_plan_block);
     RUN(test_run_argv);
+    RUN(test_compare_block);
     RUN(test_grade);
     RUN(test_progress);
     RUN(test_wrap);
