@@ -9,7 +9,7 @@
 #include "plot.h" // defines: viz_png_available
 
 void report_help(FILE *out) {
-    fputs("usage: ddplab report TRACE [--json] [--png FILE.png]\n"
+    fputs("usage: ddplab report TRACE [--json] [--steps] [--png FILE.png]\n"
           "\n"
           "A per-rank summary of a recorded run, like a profiler's: where each\n"
           "rank's step time went (compute, data wait, exposed communication,\n"
@@ -35,6 +35,9 @@ void report_help(FILE *out) {
           "options:\n"
           "      --json          print the summary as one JSON document instead\n"
           "                      of the tables [off]\n"
+          "      --steps         every step of every rank: its time and its four\n"
+          "                      parts (the tables always give the spread: the\n"
+          "                      fastest, median and slowest step) [off]\n"
           "      --png FILE.png  also draw a stacked bar per rank (compute,\n"
           "                      exposed comm, data wait, idle) [none]\n"
           "  -h, --help          print this help\n"
@@ -60,6 +63,10 @@ int report_opts_parse(int argc, char **argv, ReportOptions *o) {
             o->json = 1;
             continue;
         }
+        if (strcmp(a, "--steps") == 0) {
+            o->steps = 1;
+            continue;
+        }
         if (strcmp(a, "--png") == 0 || strncmp(a, "--png=", 6) == 0) {
             const char *v = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
             if (v == NULL || v[0] == '\0') {
@@ -70,7 +77,8 @@ int report_opts_parse(int argc, char **argv, ReportOptions *o) {
             continue;
         }
         if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "%s: unknown option '%s' (allowed: --json, --png FILE, --help)\n",
+            fprintf(stderr, "%s: unknown option '%s' (allowed: --json, --steps, --png FILE, "
+                    "--help)\n",
                     prog, a);
             return CLI_EXIT_USAGE;
         }
@@ -155,8 +163,10 @@ int report_main(int argc, char **argv) {
     if (rc == CLI_EXIT_OK) {
         if (o.json)
             report_print_json(stdout, &t, &r);
-        else
+        else {
             report_print_text(stdout, &t, &r);
+            report_print_steps(stdout, &r, o.steps);
+        }
         if (o.png != NULL && !o.json)
             printf("chart: %s\n", o.png);
     }

@@ -14,6 +14,7 @@ typedef struct {
     const char *path; // the trace
     const char *png;  // --png FILE, or NULL
     int json;         // --json: JSON on stdout instead of the tables
+    int steps;        // --steps: every step of every rank, not only the spread
 } ReportOptions;
 
 // `ddplab report ...`: argv[0] is "report". Returns an exit code.
@@ -32,6 +33,9 @@ SimStatus report_load_chrome(const char *path, VizTrace *t, char *err, size_t er
 
 // The tables (report_text.c) and the JSON document (report_json.c).
 void report_print_text(FILE *out, const VizTrace *t, const SimTraceReport *r);
+// The spread of each rank's step times (fastest, median, slowest step), and
+// with all set every step's parts (report_steps.c).
+void report_print_steps(FILE *out, const SimTraceReport *r, int all);
 void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r);
 // A stacked horizontal bar per rank: compute, exposed comm, data wait,
 // idle (report_png.c). SIM_ENOTSUP without libpng, SIM_EIO, SIM_ENOMEM.

@@ -5,7 +5,9 @@
 //                  steps), "compute_s", "data_wait_s",
 //                  "exposed_comm_s", "idle_s", "comm_busy_s", "overlap_s",
 //                  "overlap_pct" (null without comm), "ps_wait_s",
-//                  "sum_error_s", "peak_device_bytes", "peak_host_bytes",
+//                  "sum_error_s", "step_times": [{"step", "start_s",
+//                  "total_s", "compute_s", "data_wait_s", "exposed_comm_s",
+//                  "idle_s"}, ...], "peak_device_bytes", "peak_host_bytes",
 //                  "peak_by_category": {"param": B, ...}}, ...],
 //    "check": {"adds_up": true, "max_error_s": E},
 //    "collectives": {"all_reduce": {"calls", "bytes", "sent_bytes"}, ...},
@@ -48,6 +50,22 @@ static void rank_json(SimJsonOut *o, int i, const SimReportRank *k) {
         sim_json_raw(o, "null");
     num(o, "ps_wait_s", k->ps_wait);
     num(o, "sum_error_s", k->sum_error);
+    sim_json_key(o, "step_times", 0); // each step's own parts
+    sim_json_raw(o, "[");
+    for (int j = 0; j < k->steps; j++) {
+        const SimReportStep *st = &k->step[j];
+        sim_json_raw(o, j ? ", {" : "{");
+        sim_json_key(o, "step", 1);
+        sim_json_i64(o, j + 1);
+        num(o, "start_s", st->start);
+        num(o, "total_s", st->span);
+        num(o, "compute_s", st->compute);
+        num(o, "data_wait_s", st->data_wait);
+        num(o, "exposed_comm_s", st->exposed);
+        num(o, "idle_s", st->idle);
+        sim_json_raw(o, "}");
+    }
+    sim_json_raw(o, "]");
     sim_json_key(o, "peak_device_bytes", 0);
     sim_json_i64(o, k->mem_peak_total);
     sim_json_key(o, "peak_host_bytes", 0);

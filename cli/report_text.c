@@ -3,6 +3,7 @@
 // the check that the figures add up, and the slowest rank.
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll.h"   // defines: sim_coll_name
@@ -202,4 +203,85 @@ void report_print_text(FILE *out, const VizTrace *t, const SimTraceReport *r) {
         fprintf(out, "          total %.3f %s; compute + exposed comm %.3f %s\n",
                 s->span * u.scale, u.name, (s->compute + s->exposed) * u.scale, u.name);
     }
+}
+
+// ----------------------------------------------------------------------------
+// step times
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// One rank's fastest, median and slowest step (1-based step numbers).
+static void step_spread(FILE *out, int rank, const SimReportRank *k, Unit u, double *sorted) {
+    int fast = 0, slow = 0;
+    for (int j = 0; j < k->steps; j++) {
+        sorted[j] = k->step[j].span;
+        fast = k->step[j].span < k->step[fast].span ? j : fast;
+        slow = k->step[j].span > k->step[slow].span ? j : slow;
+    }
+    qsort(sorted, (size_t)k->steps, sizeof *sorted, cmp_double);
+    int m = k->steps / 2;
+    double median = k->steps % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+    const SimReportStep *s = &k->step[slow];
+    char why[64] = "";
+    double parts[] = {s->compute, s->data_wait, s->exposed, s->idle};
+    const char *names[] = {"compute", "data wait", "exposed comm", "idle"};
+    int big = 0;
+    for (int c = 1; c < 4; c++)
+        big = parts[c] > parts[big] ? c : big;
+    if (s->span > 0)
+        snprintf(why, sizeof why, "%s %.0f%%", names[big], 100 * parts[big] / s->span);
+    fprintf(out, "| %4d | %5d | %9.3f (%4d) | %10.3f | %9.3f (%4d) | %6.2fx | %-18s |\n", rank,
+            k->steps, k->step[fast].span * u.scale, fast + 1, median * u.scale,
+            s->span * u.scale, slow + 1, k->step[fast].span > 0 ? s->span / k->step[fast].span
+                                                                : 0.0, why);
+}
+
+// Every step of one rank, with its parts and their shares.
+static void step_rows(FILE *out, int rank, const SimReportRank *k, Unit u) {
+    char c[40], d[40], e[40], i[40];
+    for (int j = 0; j < k->steps; j++) {
+        const SimReportStep *s = &k->step[j];
+        fprintf(out, "| %4d | %5d | %10.3f | %10.3f | %15s | %15s | %15s | %15s |\n", rank,
+                j + 1, s->start * u.scale, s->span * u.scale,
+                fmt_part(s->compute, s->span, u, c, sizeof c),
+                fmt_part(s->data_wait, s->span, u, d, sizeof d),
+                fmt_part(s->exposed, s->span, u, e, sizeof e),
+                fmt_part(s->idle, s->span, u, i, sizeof i));
+    }
+}
+
+void report_print_steps(FILE *out, const SimTraceReport *r, int all) {
+    Unit u = pick_unit(r);
+    int most = 0;
+    for (int i = 0; i < r->nranks; i++)
+        most = r->rank[i].steps > most ? r->rank[i].steps : most;
+    double *sorted = most > 0 ? malloc((size_t)most * sizeof *sorted) : NULL;
+    if (sorted == NULL)
+        return; // no steps (or no memory): nothing to spread
+    fprintf(out, "\nstep times per rank (%s; the step number in brackets; slowest/fastest; "
+            "the slowest step's largest part)\n", u.name);
+    static const int w[] = {4, 5, 16, 10, 16, 7, 18};
+    rule(out, w, 7);
+    fprintf(out, "| %4s | %5s | %16s | %10s | %16s | %7s | %-18s |\n", "rank", "steps",
+            "fastest", "median", "slowest", "spread", "slowest step");
+    rule(out, w, 7);
+    for (int i = 0; i < r->nranks; i++)
+        if (r->rank[i].steps > 0)
+            step_spread(out, i, &r->rank[i], u, sorted);
+    rule(out, w, 7);
+    free(sorted);
+    if (!all)
+        return;
+    fprintf(out, "\nevery step (%s; start from the trace's clock; share of the step)\n", u.name);
+    static const int ws[] = {4, 5, 10, 10, 15, 15, 15, 15};
+    rule(out, ws, 8);
+    fprintf(out, "| %4s | %5s | %10s | %10s | %15s | %15s | %15s | %15s |\n", "rank", "step",
+            "start", "time", "compute", "data wait", "exposed comm", "idle");
+    rule(out, ws, 8);
+    for (int i = 0; i < r->nranks; i++)
+        step_rows(out, i, &r->rank[i], u);
+    rule(out, ws, 8);
 }

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Which union an interval belongs to.
-enum { SET_C = 0, SET_D, SET_M, SET_P, SET_COUNT };
+// Which union an interval belongs to; SET_B marks a step's begin (no interval).
+enum { SET_C = 0, SET_D, SET_M, SET_P, SET_COUNT, SET_B = SET_COUNT };
 
 // One end of an interval: at t, set `set` gains (+1) or loses (-1) one.
 typedef struct {
@@ -49,34 +49,57 @@ static int event_set(const SimEvent *e) {
     return SET_C;
 }
 
-// The sweep over one rank's points (sorted, all inside [r->start, r->end]).
+// Counts len seconds covered by cnt into the rank's totals and its step's.
+static void count(SimReportRank *r, SimReportStep *st, const int cnt[SET_COUNT], double len) {
+    double *part;
+    if (cnt[SET_M] > 0)
+        r->comm += len;
+    if (cnt[SET_C] > 0) {
+        r->compute += len;
+        part = st ? &st->compute : NULL;
+        if (cnt[SET_M] > 0)
+            r->overlap += len;
+    } else if (cnt[SET_D] > 0) {
+        r->data_wait += len;
+        part = st ? &st->data_wait : NULL;
+    } else if (cnt[SET_M] > 0) {
+        r->exposed += len;
+        part = st ? &st->exposed : NULL;
+    } else {
+        r->idle += len;
+        part = st ? &st->idle : NULL;
+        if (cnt[SET_P] > 0)
+            r->ps_wait += len;
+    }
+    if (part)
+        *part += len;
+}
+
+// The sweep over one rank's points (sorted, all inside [r->start, r->end]);
+// each SET_B point opens the next of r->step.
 static void sweep(SimReportRank *r, const Point *p, size_t np) {
     int cnt[SET_COUNT] = {0};
     double cur = r->start;
+    int row = -1;
     for (size_t i = 0; i <= np; i++) {
         double t = i < np ? p[i].t : r->end;
         if (t > cur) {
-            double len = t - cur;
-            if (cnt[SET_M] > 0)
-                r->comm += len;
-            if (cnt[SET_C] > 0) {
-                r->compute += len;
-                if (cnt[SET_M] > 0)
-                    r->overlap += len;
-            } else if (cnt[SET_D] > 0) {
-                r->data_wait += len;
-            } else if (cnt[SET_M] > 0) {
-                r->exposed += len;
-            } else {
-                r->idle += len;
-                if (cnt[SET_P] > 0)
-                    r->ps_wait += len;
-            }
+            count(r, row >= 0 ? &r->step[row] : NULL, cnt, t - cur);
             cur = t;
         }
-        if (i < np)
+        if (i == np)
+            break;
+        if (p[i].set == SET_B) {
+            if (row >= 0)
+                r->step[row].span = t - r->step[row].start;
+            if (row + 1 < r->steps)
+                r->step[++row].start = t;
+        } else {
             cnt[p[i].set] += p[i].delta;
+        }
     }
+    if (row >= 0)
+        r->step[row].span = r->end - r->step[row].start;
     r->sum_error = r->compute + r->data_wait + r->exposed + r->idle - r->span;
 }
 
@@ -159,6 +182,8 @@ static void find_slowest(SimTraceReport *r) {
 void sim_trace_report_free(SimTraceReport *r) {
     if (r == NULL)
         return;
+    for (int i = 0; r->rank && i < r->nranks; i++)
+        free(r->rank[i].step);
     free(r->rank);
     memset(r, 0, sizeof *r);
     r->slowest = -1;
@@ -274,6 +299,10 @@ SimStatus sim_trace_report(const SimEvent *ev, size_t n, int nranks, SimTraceRep
             } else if (e->kind == SIM_EV_XFER && e->coll >= 0 && e->coll < SIM_COLL_COUNT) {
                 out->coll[e->coll].sent_bytes += e->bytes;
             }
+            if (is_begin(e) && e->sim_start >= k->start && e->sim_start <= k->end) {
+                pts[np++] = (Point){e->sim_start, SET_B, 0};
+                continue;
+            }
             int set = event_set(e);
             if (set < 0)
                 continue;
@@ -285,6 +314,13 @@ SimStatus sim_trace_report(const SimEvent *ev, size_t n, int nranks, SimTraceRep
             pts[np++] = (Point){b, (int8_t)set, -1};
         }
         qsort(pts, np, sizeof *pts, point_cmp);
+        if (k->steps > 0 && (k->step = calloc((size_t)k->steps, sizeof *k->step)) == NULL) {
+            out->nranks = r; // the ranks whose rows exist, for the free
+            out->rank = rk;
+            sim_trace_report_free(out);
+            free(pts), free(off), free(idx);
+            return SIM_ENOMEM;
+        }
         if (k->events > 0)
             sweep(k, pts, np);
         if (fabs(k->sum_error) > out->max_sum_error)

@@ -32,7 +32,8 @@
 // collective kind the SIM_EV_COLL events of every rank (calls, buffer
 // bytes) and the SIM_EV_XFER bytes that travelled; per rank the device
 // ledger's peak of each category (rebuilt from the alloc / free events) and
-// the peak of its total (`count`), host total too.
+// the peak of its total (`count`), host total too. Each step's own four
+// parts come in SimReportRank.step, from the same sweep.
 #ifndef DDPLAB_SIM_TRACE_REPORT_H
 #define DDPLAB_SIM_TRACE_REPORT_H
 
@@ -44,8 +45,16 @@
 #include "status.h" // defines: SimStatus
 #include "trace.h"  // defines: SimEvent
 
+// One step of a rank: from its begin marker to the next (the last: to the
+// rank's end), with the same four parts, which add up to its span.
+typedef struct {
+    double start, span;
+    double compute, data_wait, exposed, idle;
+} SimReportStep;
+
 typedef struct {
     int steps;               // iteration-begin markers on this rank
+    SimReportStep *step;     // [steps], heap: each step's own figures
     int events;              // events of this rank in the trace
     double start, end;       // the measured window (seconds, simulated)
     double span;             // end - start: the sum of its step times

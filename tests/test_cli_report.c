@@ -92,6 +92,24 @@ static const char *slowest_str(const cJSON *doc, const char *k) {
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+// A rank's "step_times": one per step, numbered, each adding up to its own
+// time, and the times adding up to the rank's total.
+static int check_steps(const cJSON *k) {
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(k, "step_times");
+    CHECK(cJSON_IsArray(st));
+    CHECK_EQ_INT(cJSON_GetArraySize(st), num(k, "steps"));
+    double total = 0, tol = 1e-9 * (1 + num(k, "total_s"));
+    for (int j = 0; j < cJSON_GetArraySize(st); j++) {
+        const cJSON *s = cJSON_GetArrayItem(st, j);
+        CHECK_EQ_INT(num(s, "step"), j + 1);
+        CHECK_NEAR(num(s, "compute_s") + num(s, "data_wait_s") + num(s, "exposed_comm_s") +
+                       num(s, "idle_s"), num(s, "total_s"), tol);
+        total += num(s, "total_s");
+    }
+    CHECK_NEAR(total, num(k, "total_s"), tol);
+    return 0;
+}
+
 static int test_ddp(void) {
     const char *bin = in_dir("ddp.ddptrace"), *js = in_dir("ddp.json");
     CHECK(record(bin, NULL, NULL) == 0);
@@ -114,6 +132,7 @@ static int test_ddp(void) {
         for (int j = 0; j < 5; j++)
             CHECK_NEAR(num(c, keys[j]), num(k, keys[j]), 1e-3 * num(k, "total_s"));
         CHECK_EQ_INT(num(c, "peak_device_bytes"), num(k, "peak_device_bytes"));
+        CHECK(check_steps(k) == 0);
     }
     const cJSON *ar = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(a, "collectives"), "all_reduce");
@@ -129,6 +148,13 @@ static int test_ddp(void) {
     CHECK_STR_CONTAINS(r.out, "= total on every rank: yes");
     CHECK_STR_CONTAINS(r.out, "all_reduce");
     CHECK_STR_CONTAINS(r.out, "slowest:");
+    CHECK_STR_CONTAINS(r.out, "step times per rank");
+    CHECK(strstr(r.out, "every step") == NULL);
+    tcli_result_free(&r);
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin, "--steps");
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "every step");
+    CHECK_EQ_INT(tcli_lines(strstr(r.out, "every step")), 5 + 4 * atoi(steps_arg));
     tcli_result_free(&r);
     // The chart.
     const char *png = in_dir("time.png");

@@ -71,13 +71,67 @@ static SimEvent mem(int rank, const char *label, SimMemCat c, uint64_t bytes, ui
     return e;
 }
 
+// Each step's four parts add up to its time, the steps' times to the
+// rank's, and each part over the steps to the rank's part.
+static int steps_add_up(const SimReportRank *k) {
+    double tol = 1e-12 * (1 + k->span), span = 0, part[4] = {0};
+    for (int j = 0; j < k->steps; j++) {
+        const SimReportStep *st = &k->step[j];
+        CHECK_NEAR(st->compute + st->data_wait + st->exposed + st->idle, st->span, tol);
+        CHECK(j == 0 || st->start >= k->step[j - 1].start);
+        span += st->span;
+        part[0] += st->compute, part[1] += st->data_wait;
+        part[2] += st->exposed, part[3] += st->idle;
+    }
+    if (k->steps == 0)
+        return 0;
+    CHECK_NEAR(k->step[0].start, k->start, tol);
+    CHECK_NEAR(span, k->span, tol);
+    CHECK_NEAR(part[0], k->compute, tol);
+    CHECK_NEAR(part[1], k->data_wait, tol);
+    CHECK_NEAR(part[2], k->exposed, tol);
+    CHECK_NEAR(part[3], k->idle, tol);
+    return 0;
+}
+
 static int adds_up(const SimTraceReport *r) {
     for (int i = 0; i < r->nranks; i++) {
         const SimReportRank *k = &r->rank[i];
         CHECK_NEAR(k->compute + k->data_wait + k->exposed + k->idle, k->span,
                    1e-12 * (1 + k->span));
         CHECK_NEAR(k->sum_error, 0, 1e-12 * (1 + k->span));
+        CHECK(steps_add_up(k) == 0);
     }
+    return 0;
+}
+
+// Two steps with known parts. Step 1 [0, 10): compute [0, 4) and [6, 8), a
+// collective [3, 7): compute 6, exposed [4, 6) = 2, idle [8, 10) = 2.
+// Step 2 [10, 18): compute [10, 12) and [17, 18) = 3, data wait [12, 15) =
+// 3, a collective [14, 16) of which [15, 16) is exposed = 1, idle [16, 17) = 1.
+static int test_per_step(void) {
+    SimEvent ev[] = {begin(0, 0, 0),      compute(0, 0, 4),
+                     coll(0, SIM_COLL_ALL_REDUCE, 3, 7, 8), compute(0, 6, 8),
+                     begin(0, 10, 1),     compute(0, 10, 12),
+                     named(0, "data.wait", 12, 15), coll(0, SIM_COLL_ALL_REDUCE, 14, 16, 8),
+                     compute(0, 17, 18)};
+    SimTraceReport r;
+    char err[256];
+    CHECK(sim_trace_report(ev, sizeof ev / sizeof ev[0], 0, &r, err, sizeof err) == SIM_OK);
+    const SimReportRank *k = &r.rank[0];
+    CHECK_EQ_INT(k->steps, 2);
+    const double want[2][6] = {{0, 10, 6, 0, 2, 2}, {10, 8, 3, 3, 1, 1}};
+    for (int j = 0; j < 2; j++) {
+        const SimReportStep *st = &k->step[j];
+        CHECK_NEAR(st->start, want[j][0], TOL);
+        CHECK_NEAR(st->span, want[j][1], TOL);
+        CHECK_NEAR(st->compute, want[j][2], TOL);
+        CHECK_NEAR(st->data_wait, want[j][3], TOL);
+        CHECK_NEAR(st->exposed, want[j][4], TOL);
+        CHECK_NEAR(st->idle, want[j][5], TOL);
+    }
+    CHECK(adds_up(&r) == 0);
+    sim_trace_report_free(&r);
     return 0;
 }
 
@@ -272,6 +326,7 @@ static int test_errors(void) {
 int main(void) {
     int fails = 0;
     fails += test_overlap();
+    fails += test_per_step();
     fails += test_data_wait();
     fails += test_slowest();
     fails += test_random_adds_up();
