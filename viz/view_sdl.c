@@ -241,6 +241,8 @@ SimStatus viz_sdl_app_frame(VizSdlApp *a, double dt, char *err, size_t errlen) {
         if (p->quit)
             a->quit = 1;
     }
+    if (a->quit_after > 0) // the test hook counts frames drawn (see viz_sdl_run)
+        a->dirty = 1;
     if (!a->dirty && !a->save)
         return SIM_OK;
     a->dirty = 0;
@@ -306,7 +308,11 @@ SimStatus viz_sdl_run(VizSource *src, const VizViewOpts *o, char *err, size_t er
     Uint64 last = SDL_GetPerformanceCounter();
     while (!a->quit) {
         SDL_Event e;
-        int busy = a->dirty || a->save || (a->player_ready && a->player.playing);
+        // The test hook (quit after N frames) keeps drawing: a player that
+        // reached the end in fewer frames (a slow, loaded machine gives each
+        // frame a long step) would otherwise idle with no frame to count.
+        int busy = a->dirty || a->save || (a->player_ready && a->player.playing) ||
+                   a->quit_after > 0;
         // Idle: sleep until input (or, in a live run, until the next poll).
         if (!busy && SDL_WaitEventTimeout(&e, src->live ? 50 : 250))
             viz_sdl_app_event(a, &e);
