@@ -25,6 +25,15 @@ static void num(SimJsonOut *o, const char *k, double v) {
     sim_json_num(o, v);
 }
 
+// The four parts of a span, which add up to it (a rank's, or one step's).
+static void parts(SimJsonOut *o, double compute, double data_wait, double exposed,
+                  double idle) {
+    num(o, "compute_s", compute);
+    num(o, "data_wait_s", data_wait);
+    num(o, "exposed_comm_s", exposed);
+    num(o, "idle_s", idle);
+}
+
 static void rank_json(SimJsonOut *o, int i, const SimReportRank *k) {
     sim_json_raw(o, i ? ",\n    {" : "\n    {");
     sim_json_key(o, "rank", 1);
@@ -37,10 +46,7 @@ static void rank_json(SimJsonOut *o, int i, const SimReportRank *k) {
         sim_json_num(o, k->span / k->steps);
     else
         sim_json_raw(o, "null");
-    num(o, "compute_s", k->compute);
-    num(o, "data_wait_s", k->data_wait);
-    num(o, "exposed_comm_s", k->exposed);
-    num(o, "idle_s", k->idle);
+    parts(o, k->compute, k->data_wait, k->exposed, k->idle);
     num(o, "comm_busy_s", k->comm);
     num(o, "overlap_s", k->overlap);
     sim_json_key(o, "overlap_pct", 0);
@@ -59,10 +65,7 @@ static void rank_json(SimJsonOut *o, int i, const SimReportRank *k) {
         sim_json_i64(o, j + 1);
         num(o, "start_s", st->start);
         num(o, "total_s", st->span);
-        num(o, "compute_s", st->compute);
-        num(o, "data_wait_s", st->data_wait);
-        num(o, "exposed_comm_s", st->exposed);
-        num(o, "idle_s", st->idle);
+        parts(o, st->compute, st->data_wait, st->exposed, st->idle);
         sim_json_raw(o, "}");
     }
     sim_json_raw(o, "]");

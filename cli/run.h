@@ -164,6 +164,10 @@ int run_train(RunOptions *o, SimTrainConfig *c);
 // CLI_EXIT_OK, or the exit code after one line on stderr. ds must be freed
 // with sim_dataset_free whatever the result.
 int run_prepare(RunOptions *o, SimDataset *ds, SimTrainConfig *c);
+// A bad option value: "ddplab run: --OPT: 'VAL' WHAT; allowed: ALLOWED" as
+// one line on stderr (VAL shown printable and cut short); RUN_PARSE_ERROR.
+RunParse run_opt_fail(const char *opt, const char *val, const char *what,
+                      const char *allowed);
 // Prints "ddplab run: <fmt>" as one line on stderr.
 void run_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

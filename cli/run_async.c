@@ -15,7 +15,6 @@
 #include "async_ps.h" // defines: SimPsConfig, sim_ps_run
 #include "backends.h" // defines: cli_backend_find
 #include "cli.h"      // defines: CLI_EXIT_*
-#include "opts.h"     // defines: cli_opt_shown
 #include "run_opts.h" // defines: RunOptSpec
 #include "viz_cli.h"  // defines: cli_viz_wanted, cli_viz_interactive
 
@@ -27,13 +26,6 @@ int run_async_is_strategy(const char *name) {
     return strcmp(name, "async-ps") == 0;
 }
 
-static RunParse bad(const char *opt, const char *v, const char *what, const char *allowed) {
-    char vbuf[72];
-    run_error("--%s: '%s' %s; allowed: %s", opt, cli_opt_shown(v, vbuf, sizeof vbuf), what,
-              allowed);
-    return RUN_PARSE_ERROR;
-}
-
 static RunParse whole(const RunOptSpec *s, const char *v, int lo, int hi, int *out) {
     char allowed[80];
     snprintf(allowed, sizeof allowed, "a whole number from %d to %d", lo, hi);
@@ -42,9 +34,9 @@ static RunParse whole(const RunOptSpec *s, const char *v, int lo, int hi, int *o
     long long x = v && (isdigit((unsigned char)v[0]) || v[0] == '-' || v[0] == '+')
                       ? strtoll(v, &end, 10) : 0;
     if (end == NULL || end == v || *end != '\0')
-        return bad(s->longname, v, "is not a whole number", allowed);
+        return run_opt_fail(s->longname, v, "is not a whole number", allowed);
     if (errno == ERANGE || x < lo || x > hi)
-        return bad(s->longname, v, x < 0 ? "is negative" : "is out of range", allowed);
+        return run_opt_fail(s->longname, v, x < 0 ? "is negative" : "is out of range", allowed);
     *out = (int)x;
     return RUN_PARSE_OK;
 }
@@ -82,7 +74,7 @@ RunParse run_async_check(RunOptions *o) {
         snprintf(buf, sizeof buf, "%d", o->ps_servers);
         snprintf(allowed, sizeof allowed, "1 to %d servers with -n %d (at least one worker)",
                  o->nranks - 1, o->nranks);
-        return bad("ps-servers", buf, o->nranks < 2 ? "leaves no worker (-n is 1)"
+        return run_opt_fail("ps-servers", buf, o->nranks < 2 ? "leaves no worker (-n is 1)"
                                                     : "leaves no worker among the -n ranks",
                    o->nranks < 2 ? "-n 2 or more (servers plus at least one worker)" : allowed);
     }

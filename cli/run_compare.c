@@ -19,12 +19,6 @@
 
 enum { CMP_MAX_EXTRA = 64 }; // words in --compare-with
 
-static RunParse cmp_fail(const char *opt, const char *val, const char *what,
-                         const char *allowed) {
-    run_error("--%s: '%s' %s; allowed: %s", opt, val ? val : "", what, allowed);
-    return RUN_PARSE_ERROR;
-}
-
 // ----------------------------------------------------------------------------
 // options
 
@@ -33,7 +27,7 @@ RunParse run_compare_apply(const RunOptSpec *s, const char *v, RunOptions *o) {
     case RO_ALGO: {
         SimAlgo a;
         if (sim_algo_parse(v, &a) != 0)
-            return cmp_fail(s->longname, v, "is not a collective algorithm",
+            return run_opt_fail(s->longname, v, "is not a collective algorithm",
                             "auto, ring, tree, naive, direct");
         o->ddp.algo = o->dp.algo = o->fsdp.algo = a;
         o->algo_text = v;
@@ -42,16 +36,16 @@ RunParse run_compare_apply(const RunOptSpec *s, const char *v, RunOptions *o) {
     case RO_COMPARE_BACKENDS: {
         const char *comma = strchr(v, ',');
         if (comma == NULL || comma == v || comma[1] == '\0' || strchr(comma + 1, ','))
-            return cmp_fail(s->longname, v, "is not two backends", "A,B such as cpu,cuda");
+            return run_opt_fail(s->longname, v, "is not two backends", "A,B such as cpu,cuda");
         o->compare_backends = v;
         return RUN_PARSE_OK;
     }
     case RO_COMPARE_WITH:
         if (strspn(v, " \t") == strlen(v))
-            return cmp_fail(s->longname, v, "names no option",
+            return run_opt_fail(s->longname, v, "names no option",
                             "options of 'ddplab run', e.g. '--algo ring'");
         if (strstr(v, "--compare-"))
-            return cmp_fail(s->longname, v, "cannot hold another comparison",
+            return run_opt_fail(s->longname, v, "cannot hold another comparison",
                             "options other than --compare-*");
         o->compare_with = v;
         return RUN_PARSE_OK;
@@ -59,7 +53,7 @@ RunParse run_compare_apply(const RunOptSpec *s, const char *v, RunOptions *o) {
         char *end;
         long long n = strtoll(v, &end, 10);
         if (end == v || *end != '\0' || n < 0)
-            return cmp_fail(s->longname, v, "is not a whole number of ULPs", "0 or more");
+            return run_opt_fail(s->longname, v, "is not a whole number of ULPs", "0 or more");
         o->compare_max_ulp = n;
         return RUN_PARSE_OK;
     }
@@ -75,27 +69,27 @@ static RunParse check_compare_alone(const RunOptions *o, const char *flag, const
         {"save", o->save},            {"rendezvous", o->rendezvous}};
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
         if (no[i][1])
-            return cmp_fail(no[i][0], no[i][1],
+            return run_opt_fail(no[i][0], no[i][1],
                             "cannot be combined with a comparison (the two runs would "
                             "write the same file)",
                             "leave it out; run each side alone to keep its files");
     if (o->phantom)
-        return cmp_fail(flag, val, "cannot be combined with --phantom (no values to compare)",
+        return run_opt_fail(flag, val, "cannot be combined with --phantom (no values to compare)",
                         "without --phantom");
     if (o->faults.n > 0)
-        return cmp_fail(flag, val, "cannot be combined with --fault (a run that fails has "
+        return run_opt_fail(flag, val, "cannot be combined with --fault (a run that fails has "
                         "nothing to compare)", "without --fault");
     if (o->elastic_max > 0)
-        return cmp_fail(flag, val, "cannot be combined with --elastic", "without --elastic");
+        return run_opt_fail(flag, val, "cannot be combined with --elastic", "without --elastic");
     if (cli_viz_wanted(&o->viz))
-        return cmp_fail(flag, val, "cannot be combined with a view (two runs)",
+        return run_opt_fail(flag, val, "cannot be combined with a view (two runs)",
                         "without --viz; watch each side with its own run");
     return RUN_PARSE_OK;
 }
 
 RunParse run_compare_check(RunOptions *o) {
     if (o->algo_text && run_fsdp_is_strategy(o->strategy) && o->fsdp.algo == SIM_ALGO_TREE)
-        return cmp_fail("algo", o->algo_text, "has no reduce_scatter or all_gather, which "
+        return run_opt_fail("algo", o->algo_text, "has no reduce_scatter or all_gather, which "
                         "fsdp and the ZeRO stages need", "auto, ring, naive, direct");
     const char *flag = o->compare_backends ? "compare-backends" : "compare-with";
     const char *val = o->compare_backends ? o->compare_backends : o->compare_with;
@@ -103,7 +97,7 @@ RunParse run_compare_check(RunOptions *o) {
         char n[32];
         snprintf(n, sizeof n, "%lld", (long long)o->compare_max_ulp);
         if (o->compare_max_ulp >= 0)
-            return cmp_fail("compare-max-ulp", n, "needs a comparison",
+            return run_opt_fail("compare-max-ulp", n, "needs a comparison",
                             "with --compare-backends A,B or --compare-with OPTIONS");
         return RUN_PARSE_OK;
     }
@@ -112,7 +106,7 @@ RunParse run_compare_check(RunOptions *o) {
     for (size_t i = 0; i < 3; i++)
         known |= strcmp(o->strategy, ok[i]) == 0;
     if (!known)
-        return cmp_fail("strategy", o->strategy,
+        return run_opt_fail("strategy", o->strategy,
                         "cannot be compared stage by stage (its gradients live in shards; "
                         "compare two checkpoints with 'ddplab compare A.st B.st')",
                         "single, ddp, dp");

@@ -43,11 +43,6 @@
 #define EL_LAST_CALL_S 30.0  // torch's dynamic rendezvous last_call_timeout default
 #define EL_TRACE_CAP 1000000 // events kept per rank in the combined trace
 
-static RunParse el_fail(const char *opt, const char *val, const char *what, const char *allowed) {
-    run_error("--%s: '%s' %s; allowed: %s", opt, val ? val : "", what, allowed);
-    return RUN_PARSE_ERROR;
-}
-
 // ----------------------------------------------------------------------------
 // options
 
@@ -59,17 +54,17 @@ RunParse run_elastic_apply(const RunOptSpec *s, const char *v, RunOptions *o) {
         errno = 0;
         long lo = strtol(v, &end, 10), hi = 0;
         if (end == v || *end != ':' || v[0] < '0' || v[0] > '9')
-            return el_fail("elastic", v, "is not MIN:MAX", allowed);
+            return run_opt_fail("elastic", v, "is not MIN:MAX", allowed);
         const char *p = end + 1;
         hi = strtol(p, &end, 10);
         if (end == p || *end != '\0' || p[0] < '0' || p[0] > '9' || errno == ERANGE)
-            return el_fail("elastic", v, "is not MIN:MAX", allowed);
+            return run_opt_fail("elastic", v, "is not MIN:MAX", allowed);
         if (lo < 1)
-            return el_fail("elastic", v, "has MIN below 1", allowed);
+            return run_opt_fail("elastic", v, "has MIN below 1", allowed);
         if (lo > hi)
-            return el_fail("elastic", v, "has MIN above MAX", allowed);
+            return run_opt_fail("elastic", v, "has MIN above MAX", allowed);
         if (hi > SIM_ELASTIC_MAX)
-            return el_fail("elastic", v, "has MAX above 256", allowed);
+            return run_opt_fail("elastic", v, "has MAX above 256", allowed);
         o->elastic_min = (int)lo;
         o->elastic_max = (int)hi;
         return RUN_PARSE_OK;
@@ -83,10 +78,10 @@ RunParse run_elastic_apply(const RunOptSpec *s, const char *v, RunOptions *o) {
         errno = 0;
         long n = strtol(v, &end, 10);
         if (end == v || *end != '\0' || errno == ERANGE)
-            return el_fail("max-restarts", v, "is not a whole number",
+            return run_opt_fail("max-restarts", v, "is not a whole number",
                            "a whole number from 0 to 1000");
         if (n < 0 || n > 1000)
-            return el_fail("max-restarts", v, n < 0 ? "is negative" : "is out of range",
+            return run_opt_fail("max-restarts", v, n < 0 ? "is negative" : "is out of range",
                            "a whole number from 0 to 1000");
         o->max_restarts = (int)n;
         return RUN_PARSE_OK;
@@ -97,7 +92,7 @@ RunParse run_elastic_apply(const RunOptSpec *s, const char *v, RunOptions *o) {
         return RUN_PARSE_ERROR;
     }
     if (o->nmembership >= SIM_ELASTIC_EVENTS)
-        return el_fail("membership", v, "is one too many", "at most 16 --membership changes");
+        return run_opt_fail("membership", v, "is one too many", "at most 16 --membership changes");
     o->membership[o->nmembership++] = v;
     return RUN_PARSE_OK;
 }
@@ -106,7 +101,7 @@ RunParse run_elastic_check(RunOptions *o) {
     char buf[160];
     if (o->elastic_max == 0) {
         if (o->elastic_flag)
-            return el_fail(o->elastic_flag, o->elastic_value, "needs --elastic MIN:MAX",
+            return run_opt_fail(o->elastic_flag, o->elastic_value, "needs --elastic MIN:MAX",
                            "with --elastic, or leave it out");
         return RUN_PARSE_OK;
     }
@@ -116,34 +111,34 @@ RunParse run_elastic_check(RunOptions *o) {
         snprintf(n, sizeof n, "%d", o->nranks);
         snprintf(allowed, sizeof allowed, "-n from %d to %d (the --elastic range)",
                  o->elastic_min, o->elastic_max);
-        return el_fail("ranks", n, "is outside --elastic MIN:MAX", allowed);
+        return run_opt_fail("ranks", n, "is outside --elastic MIN:MAX", allowed);
     }
     if (strcmp(o->strategy, "ddp") != 0 && !run_fsdp_is_strategy(o->strategy))
-        return el_fail("strategy", o->strategy,
+        return run_opt_fail("strategy", o->strategy,
                        "cannot be combined with --elastic (single and dp are one process: no "
                        "world to re-form)",
                        "ddp, fsdp, zero1, zero2, zero3");
     if (run_fsdp_is_strategy(o->strategy) && o->fsdp.state_dict == SIM_FSDP_SD_LOCAL)
-        return el_fail("state-dict", "local",
+        return run_opt_fail("state-dict", "local",
                        "cannot be combined with --elastic (a local state dict loads only at "
                        "the world size that wrote it)",
                        "sharded (resharded at the new size) or full");
     if (o->save == NULL)
-        return el_fail("elastic", buf,
+        return run_opt_fail("elastic", buf,
                        "needs checkpoints: a restart resumes from the last one",
                        "--elastic with --save FILE (and --save-every M)");
     if (o->nodes != 1) {
         char n[32];
         snprintf(n, sizeof n, "%d", o->nodes);
-        return el_fail("nodes", n, "cannot be combined with --elastic (each rank is a node)",
+        return run_opt_fail("nodes", n, "cannot be combined with --elastic (each rank is a node)",
                        "1 (leave it out)");
     }
     if (o->rendezvous)
-        return el_fail("rendezvous", o->rendezvous,
+        return run_opt_fail("rendezvous", o->rendezvous,
                        "cannot be combined with --elastic (one process runs the rounds)",
                        "leave it out");
     if (cli_viz_wanted(&o->viz))
-        return el_fail("elastic", buf,
+        return run_opt_fail("elastic", buf,
                        "cannot be combined with a view (a world per round)",
                        "--trace FILE, then 'ddplab replay FILE'");
     int faults = o->faults.n;
@@ -155,12 +150,12 @@ RunParse run_elastic_check(RunOptions *o) {
             char allowed[64];
             snprintf(allowed, sizeof allowed, "a rank of the first world, 0 to %d",
                      o->nranks - 1);
-            return el_fail("membership", o->membership[i], "names a rank outside -n", allowed);
+            return run_opt_fail("membership", o->membership[i], "names a rank outside -n", allowed);
         }
         faults += ev.kind == SIM_MEMBER_LEAVE;
     }
     if (faults > SIM_FAULT_MAX)
-        return el_fail("membership", o->membership[o->nmembership - 1],
+        return run_opt_fail("membership", o->membership[o->nmembership - 1],
                        "makes more than 16 faults and leaves together",
                        "at most 16 --fault and --membership leave specs in all");
     return RUN_PARSE_OK;

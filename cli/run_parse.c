@@ -34,12 +34,17 @@ int run_sampler_replicas(const RunOptions *o) {
     return strcmp(o->strategy, "dp") == 0 ? 1 : o->nranks;
 }
 
+RunParse run_opt_fail(const char *opt, const char *val, const char *what,
+                      const char *allowed) {
+    char vbuf[72];
+    run_error("--%s: '%s' %s; allowed: %s", opt, cli_opt_shown(val, vbuf, sizeof vbuf), what,
+              allowed);
+    return RUN_PARSE_ERROR;
+}
+
 static RunParse opt_fail(const RunOptSpec *s, const char *val, const char *what,
                          const char *allowed) {
-    char vbuf[72];
-    run_error("--%s: '%s' %s; allowed: %s", s->longname, cli_opt_shown(val, vbuf, sizeof vbuf),
-              what, allowed);
-    return RUN_PARSE_ERROR;
+    return run_opt_fail(s->longname, val, what, allowed);
 }
 
 // A whole number in lo..hi; the message names the range.
