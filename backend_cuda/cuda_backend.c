@@ -29,6 +29,8 @@ static SimStatus rank_open(CudaCtx *ctx, int rank) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&r->comm, cudaStreamNonBlocking));
     CUDA_CHECK(cudaEventCreateWithFlags(&r->ready, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventCreate(&r->ref)); // with timing
+    CUDA_CHECK(cudaEventCreate(&r->op_ev[0]));
+    CUDA_CHECK(cudaEventCreate(&r->op_ev[1]));
     CUDA_CHECK(cudaEventRecord(r->ref, r->compute));
     CUDA_CHECK(cudaEventSynchronize(r->ref));
     r->ref_wall = sim_wall_now();
@@ -62,6 +64,9 @@ static void rank_close(CudaCtx *ctx, int rank) {
         (void)cudaEventDestroy(r->ready);
     if (r->ref)
         (void)cudaEventDestroy(r->ref);
+    for (int i = 0; i < 2; i++)
+        if (r->op_ev[i])
+            (void)cudaEventDestroy(r->op_ev[i]);
     if (r->comm)
         (void)cudaStreamDestroy(r->comm);
     if (r->compute)
@@ -401,12 +406,44 @@ void *cuda_ctx_scratch(void *vctx, int rank, size_t bytes) {
 SimStatus cuda_ctx_op_done(void *vctx, int rank, const char *func, const char *file,
                            int line) {
     CudaCtx *ctx = vctx;
+    CudaRank *r = &ctx->ranks[rank];
     cudaError_t e = cudaGetLastError();
+    int timing = r->op_started && e == cudaSuccess &&
+                 cudaEventRecord(r->op_ev[1], r->compute) == cudaSuccess;
     if (e == cudaSuccess)
-        e = cudaStreamSynchronize(ctx->ranks[rank].compute);
+        e = cudaStreamSynchronize(r->compute);
     if (e != cudaSuccess)
         return cuda_fail_cuda(ctx, rank, e, func, file, line, "a kernel of this op");
+    // An op of several kernel calls ends at its last one: op_ev[0] stays.
+    if (timing)
+        r->op_timed = cuda_event_wall(ctx, rank, r->op_ev[0], &r->op_wall[0]) == SIM_OK &&
+                      cuda_event_wall(ctx, rank, r->op_ev[1], &r->op_wall[1]) == SIM_OK;
     return SIM_OK;
+}
+
+// Device timing of math ops (sim/backend.h: op_begin, op_times). A failed
+// record only costs the op its device times: the trace keeps the host's.
+static void cuda_op_begin(void *vctx, int rank) {
+    CudaCtx *ctx = vctx;
+    if (!rank_ok(ctx, rank))
+        return;
+    CudaRank *r = &ctx->ranks[rank];
+    r->op_timed = 0;
+    r->op_started = r->op_ev[0] != NULL && cudaEventRecord(r->op_ev[0], r->compute) == cudaSuccess;
+}
+
+static int cuda_op_times(void *vctx, int rank, double *wall_start, double *wall_end) {
+    CudaCtx *ctx = vctx;
+    if (!rank_ok(ctx, rank))
+        return 0;
+    CudaRank *r = &ctx->ranks[rank];
+    int ok = r->op_timed;
+    if (ok) {
+        *wall_start = r->op_wall[0];
+        *wall_end = r->op_wall[1];
+    }
+    r->op_started = r->op_timed = 0;
+    return ok;
 }
 
 SimStatus cuda_event_wall(CudaCtx *ctx, int rank, cudaEvent_t ev, double *wall) {
@@ -457,4 +494,6 @@ const SimBackendOps cuda_backend_ops = {
     .math = &cuda_math_ops,
     .describe = cuda_describe,
     .mem_info = cuda_mem_info,
+    .op_begin = cuda_op_begin,
+    .op_times = cuda_op_times,
 };

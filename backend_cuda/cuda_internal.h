@@ -44,6 +44,11 @@ typedef struct {
     double ref_wall;        // a GPU event's host time is ref_wall + elapsed(ref, ev)
     void *scratch;          // cuda_ctx_scratch's buffer (device), or NULL
     size_t scratch_bytes;
+    cudaEvent_t op_ev[2];   // timing events around the current math op's kernels:
+                            // [0] recorded by op_begin, [1] by each CUDA_OP_DONE
+    int op_started;         // op_ev[0] was recorded for the current op
+    int op_timed;           // op_wall holds the current op's device times
+    double op_wall[2];      // its kernels' start and end, on the sim_wall_now() clock
 } CudaRank;
 
 typedef struct {

@@ -7,11 +7,14 @@
 // the backend's context through the accessors below, implemented in
 // cuda_backend.c.
 //
-// Timing: every math op ends with CUDA_OP_DONE, which checks the launch and
-// then waits for the rank's compute stream. The wrapper in sim/ops.c times
-// the kernel call with the host clock, so the wait makes that time the GPU's
-// own. Collectives run on the separate comm stream and are not waited for
-// here, so bucket all-reduces still overlap the backward pass for real.
+// Timing: sim/ops.c calls the backend's op_begin before an op's kernels,
+// which records a timing event on the rank's compute stream. Every math op
+// ends with CUDA_OP_DONE, which checks the launch, records the end event and
+// waits for the compute stream; the two events then give the kernels' own
+// start and end (op_times), which the trace keeps as the op's wall times,
+// free of launch and wait overheads. Collectives run on the separate comm
+// stream and are not waited for here, so bucket all-reduces still overlap
+// the backward pass for real.
 #ifndef DDPLAB_BACKEND_CUDA_LAUNCH_H
 #define DDPLAB_BACKEND_CUDA_LAUNCH_H
 

@@ -3,7 +3,8 @@
 // are read with the views' loader (viz/vtrace.h), their events put back
 // into one engine trace (sim/trace_merge.h) and written by its writers, so
 // a merged trace is byte for byte what one process running every rank
-// would have written (but for wall times, each process's own clock).
+// would have written, but for the wall times: each process's own clock,
+// which merge_traces_files_ex can align on a collective.
 #include "merge_traces.h"
 
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"         // defines: CLI_EXIT_*
+#include "coll.h"        // defines: SIM_COLL_*
 #include "opts.h"        // defines: cli_opt_output_problem
 #include "trace_merge.h" // defines: sim_trace_absorb, sim_trace_add_dropped
 #include "vtrace.h"      // defines: VizTrace, viz_trace_load
@@ -79,6 +81,71 @@ static void note_missing(const int *owner, int nranks, MergeTracesResult *res) {
     }
 }
 
+// ----------------------------------------------------------------------------
+// One wall clock for every process
+
+static int symmetric(const SimEvent *e) {
+    return e->kind == SIM_EV_COLL &&
+           (e->coll == SIM_COLL_ALL_REDUCE || e->coll == SIM_COLL_ALL_GATHER ||
+            e->coll == SIM_COLL_REDUCE_SCATTER || e->coll == SIM_COLL_BARRIER);
+}
+
+// The input's lowest rank's symmetric collective with sequence number seq
+// (any: the one with the smallest), or NULL.
+static const SimEvent *anchor_of(const VizTrace *t, int any, uint64_t seq) {
+    int low = -1;
+    for (size_t k = 0; k < t->n; k++)
+        if (low < 0 || t->ev[k].rank < low)
+            low = t->ev[k].rank;
+    const SimEvent *best = NULL;
+    for (size_t k = 0; k < t->n; k++) {
+        const SimEvent *e = &t->ev[k];
+        if (e->rank != low || !symmetric(e))
+            continue;
+        if (any ? best == NULL || e->seq < best->seq : e->seq == seq)
+            best = e;
+    }
+    return best;
+}
+
+static void align_wall(VizTrace *t, int n, const char *const *in, MergeTracesResult *res) {
+    const SimEvent *a0 = anchor_of(&t[0], 1, 0);
+    if (a0 == NULL) {
+        snprintf(res->align_note, sizeof res->align_note,
+                 "%s has no all_reduce, all_gather, reduce_scatter or barrier to align on", in[0]);
+        return;
+    }
+    double *off = malloc((size_t)n * sizeof *off), least = 0;
+    if (off == NULL) {
+        snprintf(res->align_note, sizeof res->align_note, "out of memory");
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        const SimEvent *e = anchor_of(&t[i], 0, a0->seq);
+        if (e == NULL) {
+            snprintf(res->align_note, sizeof res->align_note,
+                     "%s has no collective number %llu to align on", in[i],
+                     (unsigned long long)a0->seq);
+            free(off);
+            return;
+        }
+        off[i] = a0->wall_end - e->wall_end;
+        least = i == 0 || off[i] < least ? off[i] : least;
+    }
+    res->aligned = 1;
+    res->align_seq = a0->seq;
+    for (int i = 0; i < n; i++) {
+        off[i] -= least; // no wall time becomes negative
+        if (off[i] > res->align_max_s)
+            res->align_max_s = off[i];
+        for (size_t k = 0; k < t[i].n; k++) {
+            t[i].ev[k].wall_start += off[i];
+            t[i].ev[k].wall_end += off[i];
+        }
+    }
+    free(off);
+}
+
 // The loaded inputs into one engine trace, written to out.
 static SimStatus write_merged(const char *out, const VizTrace *t, int n, const int *owner,
                               int nranks, const SimTraceInfo *info, const char *const *in,
@@ -110,6 +177,11 @@ static SimStatus write_merged(const char *out, const VizTrace *t, int n, const i
 
 SimStatus merge_traces_files(const char *out, const char *const *in, int n,
                              MergeTracesResult *res, char *err, size_t errlen) {
+    return merge_traces_files_ex(out, in, n, 0, res, err, errlen);
+}
+
+SimStatus merge_traces_files_ex(const char *out, const char *const *in, int n, int align,
+                                MergeTracesResult *res, char *err, size_t errlen) {
     MergeTracesResult local;
     if (res == NULL)
         res = &local;
@@ -155,6 +227,8 @@ SimStatus merge_traces_files(const char *out, const char *const *in, int n,
         none.nodes = 1;
         res->nranks = nranks;
         note_missing(owner, nranks, res);
+        if (align && n > 1)
+            align_wall(t, n, in, res);
         st = write_merged(out, t, n, owner, nranks, info ? info : &none, in, res, err, errlen);
     }
     free(owner);
@@ -182,8 +256,16 @@ void merge_traces_help(FILE *out) {
           "Simulated times come from each process's own clock: without a host meeting\n"
           "between processes, a collective starts at each rank's own arrival.\n"
           "\n"
+          "Measured (wall) times come from each process's own clock too, which started\n"
+          "when that process did. Since every process leaves a symmetric collective\n"
+          "(all_reduce, all_gather, reduce_scatter, barrier) at nearly the same instant,\n"
+          "the inputs are shifted so that the end of the first such collective coincides,\n"
+          "which puts every rank's measured times on one clock for `ddplab replay` (key\n"
+          "w) and `ddplab report --clock wall`. The output line says by how much.\n"
+          "\n"
           "options:\n"
-          "  -h, --help    print this help\n"
+          "      --no-align  keep each input's wall times as its process recorded them\n"
+          "  -h, --help      print this help\n"
           "\n"
           "example:\n"
           "  torchrun --nproc-per-node 4 ... ddplab run --backend cuda --rendezvous env \\\n"
@@ -197,19 +279,49 @@ void merge_traces_help(FILE *out) {
     cli_print_exit_codes(out);
 }
 
+// "wall clocks: ..." after a merge: the shift, or why there was none.
+void merge_traces_say_alignment(FILE *out, const MergeTracesResult *res) {
+    if (res->aligned)
+        fprintf(out, "wall clocks: aligned on the end of collective #%llu (inputs shifted by up "
+                "to %.3f ms)\n", (unsigned long long)res->align_seq, res->align_max_s * 1e3);
+    else if (res->align_note[0])
+        fprintf(out, "wall clocks: left as each process recorded them: %s\n", res->align_note);
+}
+
+// OUT IN... (argv[0] is the command's name, the options taken out).
+static int merge_traces_cmd(const char *prog, int argc, char **argv, int align);
+
 int merge_traces_main(int argc, char **argv) {
     const char *prog = "ddplab merge-traces";
+    int align = 1, nargs = 1;
+    char **args = calloc((size_t)argc + 1, sizeof *args);
+    if (args == NULL)
+        return CLI_EXIT_INTERNAL;
+    args[0] = argv[0];
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             merge_traces_help(stdout);
+            free(args);
             return CLI_EXIT_OK;
         }
+        if (strcmp(argv[i], "--no-align") == 0) {
+            align = 0;
+            continue;
+        }
         if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "%s: '%s' is not an option; allowed: OUT IN... (see %s --help)\n",
-                    prog, argv[i], prog);
+            fprintf(stderr, "%s: '%s' is not an option; allowed: [--no-align] OUT IN... (see %s "
+                    "--help)\n", prog, argv[i], prog);
+            free(args);
             return CLI_EXIT_USAGE;
         }
+        args[nargs++] = argv[i];
     }
+    int rc = merge_traces_cmd(prog, nargs, args, align);
+    free(args);
+    return rc;
+}
+
+static int merge_traces_cmd(const char *prog, int argc, char **argv, int align) {
     if (argc < 3) {
         fprintf(stderr, "%s: %s; allowed: OUT IN... (see %s --help)\n", prog,
                 argc < 2 ? "no output and no input" : "no input trace", prog);
@@ -222,8 +334,8 @@ int merge_traces_main(int argc, char **argv) {
     }
     char err[1024] = "";
     MergeTracesResult res;
-    SimStatus st = merge_traces_files(argv[1], (const char *const *)argv + 2, argc - 2, &res,
-                                      err, sizeof err);
+    SimStatus st = merge_traces_files_ex(argv[1], (const char *const *)argv + 2, argc - 2, align,
+                                         &res, err, sizeof err);
     if (st != SIM_OK) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return res.write_failed || st == SIM_ENOMEM ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
@@ -233,6 +345,7 @@ int merge_traces_main(int argc, char **argv) {
     if (res.dropped)
         printf("; %zu more were dropped by the runs", res.dropped);
     printf(")\n");
+    merge_traces_say_alignment(stdout, &res);
     if (res.missing)
         fprintf(stderr, "%s: note: %d rank%s (%s%s) had no events in the inputs\n", prog,
                 res.missing, res.missing == 1 ? "" : "s", res.missing_list,

@@ -9,7 +9,8 @@
 #include "plot.h" // defines: viz_png_available
 
 void report_help(FILE *out) {
-    fputs("usage: ddplab report TRACE [--json] [--steps] [--png FILE.png]\n"
+    fputs("usage: ddplab report TRACE [--clock sim|wall|both] [--json] [--steps]\n"
+          "                     [--png FILE.png]\n"
           "\n"
           "A per-rank summary of a recorded run, like a profiler's: where each\n"
           "rank's step time went (compute, data wait, exposed communication,\n"
@@ -32,7 +33,19 @@ void report_help(FILE *out) {
           "step time on every rank; the report checks it. Bytes and memory are\n"
           "over the whole trace, set-up included.\n"
           "\n"
+          "The clock. Every event carries two times: the simulated one (the cost\n"
+          "model's, on the run's --profile hardware) and the measured one (the\n"
+          "host's clock around each op on the cpu backend; on the cuda backend\n"
+          "the GPU's own, from CUDA events around each op's kernels and each NCCL\n"
+          "call). --clock picks which the figures are counted on; \"both\" adds a\n"
+          "table that sets them side by side, so you see whether the overlap the\n"
+          "model predicts happened on the hardware.\n"
+          "\n"
           "options:\n"
+          "      --clock CLOCK   sim: the simulated times; wall: the measured\n"
+          "                      times; both: the simulated report, then per rank\n"
+          "                      step time, compute, communication and overlap on\n"
+          "                      both clocks [sim]\n"
           "      --json          print the summary as one JSON document instead\n"
           "                      of the tables [off]\n"
           "      --steps         every step of every rank: its time and its four\n"
@@ -46,6 +59,7 @@ void report_help(FILE *out) {
           "  ddplab run --strategy ddp -n 4 --data blobs --steps 5 --trace t.ddptrace\n"
           "  ddplab report t.ddptrace\n"
           "  ddplab report t.ddptrace --json --png time.png\n"
+          "  ddplab report t.ddptrace --clock both\n"
           "\n"
           "exit codes:\n",
           out);
@@ -67,6 +81,20 @@ int report_opts_parse(int argc, char **argv, ReportOptions *o) {
             o->steps = 1;
             continue;
         }
+        if (strcmp(a, "--clock") == 0 || strncmp(a, "--clock=", 8) == 0) {
+            const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
+            static const char *const names[] = {"sim", "wall", "both"};
+            o->clock = -1;
+            for (int k = 0; k < 3 && v != NULL; k++)
+                if (strcmp(v, names[k]) == 0)
+                    o->clock = k;
+            if (o->clock < 0) {
+                fprintf(stderr, "%s: --clock: '%s' is not a clock (allowed: sim, wall, "
+                        "both)\n", prog, v ? v : "");
+                return CLI_EXIT_USAGE;
+            }
+            continue;
+        }
         if (strcmp(a, "--png") == 0 || strncmp(a, "--png=", 6) == 0) {
             const char *v = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
             if (v == NULL || v[0] == '\0') {
@@ -77,8 +105,8 @@ int report_opts_parse(int argc, char **argv, ReportOptions *o) {
             continue;
         }
         if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "%s: unknown option '%s' (allowed: --json, --steps, --png FILE, "
-                    "--help)\n",
+            fprintf(stderr, "%s: unknown option '%s' (allowed: --clock CLOCK, --json, --steps, "
+                    "--png FILE, --help)\n",
                     prog, a);
             return CLI_EXIT_USAGE;
         }
@@ -142,8 +170,18 @@ int report_main(int argc, char **argv) {
         viz_trace_free(&t);
         return st == SIM_ENOMEM ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
     }
-    SimTraceReport r;
-    st = sim_trace_report(t.ev, t.n, t.nranks, &r, err, sizeof err);
+    SimTraceReport r, m;
+    memset(&m, 0, sizeof m);
+    st = sim_trace_report_on(t.ev, t.n, t.nranks,
+                             o.clock == REPORT_CLOCK_WALL ? SIM_REPORT_CLOCK_WALL
+                                                          : SIM_REPORT_CLOCK_SIM,
+                             &r, err, sizeof err);
+    if (st == SIM_OK && o.clock == REPORT_CLOCK_BOTH) {
+        st = sim_trace_report_on(t.ev, t.n, t.nranks, SIM_REPORT_CLOCK_WALL, &m, err,
+                                 sizeof err);
+        if (st != SIM_OK)
+            sim_trace_report_free(&r);
+    }
     if (st != SIM_OK) {
         if (st == SIM_ENOMEM)
             fprintf(stderr, "%s: out of memory summarising %s\n", prog, o.path);
@@ -152,6 +190,7 @@ int report_main(int argc, char **argv) {
         viz_trace_free(&t);
         return st == SIM_ENOMEM ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
     }
+    const SimTraceReport *measured = o.clock == REPORT_CLOCK_BOTH ? &m : NULL;
     int rc = CLI_EXIT_OK;
     if (o.png != NULL) {
         st = report_png(o.png, &t, &r, err, sizeof err);
@@ -162,15 +201,18 @@ int report_main(int argc, char **argv) {
     }
     if (rc == CLI_EXIT_OK) {
         if (o.json)
-            report_print_json(stdout, &t, &r);
+            report_print_json(stdout, &t, &r, measured);
         else {
             report_print_text(stdout, &t, &r);
             report_print_steps(stdout, &r, o.steps);
+            if (measured != NULL)
+                report_print_clocks(stdout, &r, measured);
         }
         if (o.png != NULL && !o.json)
             printf("chart: %s\n", o.png);
     }
     sim_trace_report_free(&r);
+    sim_trace_report_free(&m);
     viz_trace_free(&t);
     return rc;
 }

@@ -15,7 +15,14 @@ typedef struct {
     const char *png;  // --png FILE, or NULL
     int json;         // --json: JSON on stdout instead of the tables
     int steps;        // --steps: every step of every rank, not only the spread
+    int clock;        // --clock: REPORT_CLOCK_*
 } ReportOptions;
+
+enum {
+    REPORT_CLOCK_SIM = 0, // the simulated times (default)
+    REPORT_CLOCK_WALL,    // the measured times
+    REPORT_CLOCK_BOTH,    // the simulated report, then both side by side
+};
 
 // `ddplab report ...`: argv[0] is "report". Returns an exit code.
 int report_main(int argc, char **argv);
@@ -36,7 +43,12 @@ void report_print_text(FILE *out, const VizTrace *t, const SimTraceReport *r);
 // The spread of each rank's step times (fastest, median, slowest step), and
 // with all set every step's parts (report_steps.c).
 void report_print_steps(FILE *out, const SimTraceReport *r, int all);
-void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r);
+// measured: the same trace on the measured clock (--clock both), or NULL.
+void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r,
+                       const SimTraceReport *measured);
+// --clock both: per rank, the simulated and measured step time, compute,
+// communication and overlap side by side (report_clocks.c).
+void report_print_clocks(FILE *out, const SimTraceReport *sim, const SimTraceReport *wall);
 // A stacked horizontal bar per rank: compute, exposed comm, data wait,
 // idle (report_png.c). SIM_ENOTSUP without libpng, SIM_EIO, SIM_ENOMEM.
 SimStatus report_png(const char *path, const VizTrace *t, const SimTraceReport *r, char *err,

@@ -4,8 +4,9 @@
 // kind, ts / dur in microseconds, the kind's fields in "args"); counters
 // ("C") and metadata ("M") are skipped. Replay keeps refusing this format:
 // it does not hold every field a view needs, but it holds all the report
-// uses. A trace written with the wall clock carries the simulated times in
-// args.sim_start_us / sim_dur_us, which are used instead.
+// uses. Both clocks come back: ts/dur are the clock the trace was written
+// with, and args.sim_start_us / sim_dur_us (or wall_start_us / wall_dur_us)
+// the other.
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdint.h>
@@ -109,11 +110,20 @@ static int to_event(const cJSON *e, size_t idx, SimEvent *ev, char *err, size_t 
                  "or dur missing or out of range)", idx);
         return -1;
     }
+    // ts/dur are one clock and args hold the other (sim/trace_export.c).
+    double wts = ts, wdur = dur;
     if (args != NULL && cJSON_GetObjectItemCaseSensitive(args, "sim_start_us") != NULL) {
         ts = num_of(args, "sim_start_us", ts);
         dur = num_of(args, "sim_dur_us", dur);
         if (!(ts >= 0) || !(dur >= 0)) {
             snprintf(err, errlen, "event %zu: bad sim_start_us or sim_dur_us", idx);
+            return -1;
+        }
+    } else if (args != NULL && cJSON_GetObjectItemCaseSensitive(args, "wall_start_us") != NULL) {
+        wts = num_of(args, "wall_start_us", ts);
+        wdur = num_of(args, "wall_dur_us", dur);
+        if (!(wts >= 0) || !(wdur >= 0)) {
+            snprintf(err, errlen, "event %zu: bad wall_start_us or wall_dur_us", idx);
             return -1;
         }
     }
@@ -122,8 +132,8 @@ static int to_event(const cJSON *e, size_t idx, SimEvent *ev, char *err, size_t 
     ev->stream = (int16_t)tid;
     ev->sim_start = ts * 1e-6;
     ev->sim_end = (ts + dur) * 1e-6;
-    ev->wall_start = ev->sim_start;
-    ev->wall_end = ev->sim_end;
+    ev->wall_start = wts * 1e-6;
+    ev->wall_end = (wts + wdur) * 1e-6;
     ev->name = str_of(e, "name");
     if (args == NULL)
         return 0;

@@ -11,7 +11,11 @@
 //                  "peak_by_category": {"param": B, ...}}, ...],
 //    "check": {"adds_up": true, "max_error_s": E},
 //    "collectives": {"all_reduce": {"calls", "bytes", "sent_bytes"}, ...},
-//    "slowest": {"rank", "why", "value", "others_mean_s", "text"} or null}
+//    "slowest": {"rank", "why", "value", "others_mean_s", "text"} or null,
+//    "clock": "sim" or "wall" (the clock of every time above)}
+// With --clock both, each per_rank entry also has "measured": {"total_s",
+// "mean_step_s", the four parts, "comm_busy_s", "overlap_s",
+// "overlap_pct"} on the measured clock.
 #include <math.h>
 #include <string.h>
 
@@ -34,13 +38,11 @@ static void parts(SimJsonOut *o, double compute, double data_wait, double expose
     num(o, "idle_s", idle);
 }
 
-static void rank_json(SimJsonOut *o, int i, const SimReportRank *k) {
-    sim_json_raw(o, i ? ",\n    {" : "\n    {");
-    sim_json_key(o, "rank", 1);
-    sim_json_i64(o, i);
-    sim_json_key(o, "steps", 0);
-    sim_json_i64(o, k->steps);
-    num(o, "total_s", k->span);
+// A rank's times: its total, mean step, four parts and communication
+// (first: the object's first key).
+static void rank_times(SimJsonOut *o, const SimReportRank *k, int first) {
+    sim_json_key(o, "total_s", first);
+    sim_json_num(o, k->span);
     sim_json_key(o, "mean_step_s", 0);
     if (k->steps > 0)
         sim_json_num(o, k->span / k->steps);
@@ -54,6 +56,21 @@ static void rank_json(SimJsonOut *o, int i, const SimReportRank *k) {
         sim_json_num(o, 100 * k->overlap / k->comm);
     else
         sim_json_raw(o, "null");
+}
+
+static void rank_json(SimJsonOut *o, int i, const SimReportRank *k, const SimReportRank *wall) {
+    sim_json_raw(o, i ? ",\n    {" : "\n    {");
+    sim_json_key(o, "rank", 1);
+    sim_json_i64(o, i);
+    sim_json_key(o, "steps", 0);
+    sim_json_i64(o, k->steps);
+    rank_times(o, k, 0);
+    if (wall != NULL) {
+        sim_json_key(o, "measured", 0);
+        sim_json_raw(o, "{");
+        rank_times(o, wall, 1);
+        sim_json_raw(o, "}");
+    }
     num(o, "ps_wait_s", k->ps_wait);
     num(o, "sum_error_s", k->sum_error);
     sim_json_key(o, "step_times", 0); // each step's own parts
@@ -86,7 +103,8 @@ static void rank_json(SimJsonOut *o, int i, const SimReportRank *k) {
     sim_json_raw(o, "}}");
 }
 
-void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r) {
+void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r,
+                       const SimTraceReport *measured) {
     SimJsonOut o;
     sim_json_begin(&o, out);
     sim_json_raw(&o, "{");
@@ -102,7 +120,7 @@ void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r) {
     sim_json_raw(&o, "[");
     int ok = 1;
     for (int i = 0; i < r->nranks; i++) {
-        rank_json(&o, i, &r->rank[i]);
+        rank_json(&o, i, &r->rank[i], measured ? &measured->rank[i] : NULL);
         if (fabs(r->rank[i].sum_error) > 1e-9 * (r->rank[i].span > 0 ? r->rank[i].span : 1))
             ok = 0;
     }
@@ -146,6 +164,9 @@ void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r) {
         sim_json_str(&o, why);
         sim_json_raw(&o, "}");
     }
+    sim_json_raw(&o, ",\n");
+    sim_json_key(&o, "clock", 1);
+    sim_json_str(&o, sim_report_clock_key(r->clock));
     sim_json_raw(&o, "}\n");
     sim_json_flush(&o);
 }

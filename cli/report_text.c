@@ -174,6 +174,11 @@ void report_print_text(FILE *out, const VizTrace *t, const SimTraceReport *r) {
     fprintf(out, "trace:    %s\n", t->source);
     if (t->info.title[0])
         fprintf(out, "run:      %s\n", t->info.title);
+    fprintf(out, "clock:    %s\n",
+            r->clock == SIM_REPORT_CLOCK_WALL
+                ? "measured (the wall times: the host's around each op on the cpu backend, "
+                  "the GPU's CUDA events on the cuda backend)"
+                : "simulated (the cost model's times on the run's hardware profile)");
     fprintf(out, "ranks:    %d, %d step%s (a step: from one \"iteration\" begin marker to "
                  "the next)\n",
             r->nranks, r->steps, r->steps == 1 ? "" : "s");

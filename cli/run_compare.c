@@ -102,14 +102,15 @@ RunParse run_compare_check(RunOptions *o) {
         return RUN_PARSE_OK;
     }
     const char *ok[] = {"single", "ddp", "dp"};
-    int known = 0;
+    int known = run_fsdp_is_strategy(o->strategy);
     for (size_t i = 0; i < 3; i++)
         known |= strcmp(o->strategy, ok[i]) == 0;
     if (!known)
         return run_opt_fail("strategy", o->strategy,
-                        "cannot be compared stage by stage (its gradients live in shards; "
-                        "compare two checkpoints with 'ddplab compare A.st B.st')",
-                        "single, ddp, dp");
+                        "cannot be compared stage by stage (it has no synchronised gradients "
+                        "to read at one point of a step; compare two checkpoints with "
+                        "'ddplab compare A.st B.st')",
+                        "single, ddp, dp, fsdp, zero1, zero2, zero3");
     return check_compare_alone(o, flag, val);
 }
 
@@ -223,6 +224,19 @@ static int run_side(const char *side, CmpArgs *c, RunOptions *o, RunCompareSide 
     return rc;
 }
 
+// Sharded sides compare element by element only when each rank holds the
+// same elements on both; 0 when they do.
+static int same_layout(const RunCompareSide *a, const RunCompareSide *b) {
+    for (int r = 0; a->layout && b->layout && r < a->nranks; r++)
+        if (a->layout[r] != b->layout[r]) {
+            run_error("the two sides shard the parameters differently (rank %d holds other "
+                      "elements: another wrap policy or sharding strategy?): compare the "
+                      "checkpoints of full state dicts with 'ddplab compare A.st B.st'", r);
+            return 1;
+        }
+    return 0;
+}
+
 static int compare_sides(CmpArgs *ca, CmpArgs *cb, const RunOptions *o) {
     RunOptions oa, ob;
     if (!parse_side(ca, "A", &oa) || !parse_side(cb, "B", &ob))
@@ -232,10 +246,18 @@ static int compare_sides(CmpArgs *ca, CmpArgs *cb, const RunOptions *o) {
                   "(and the same data on each rank)", oa.nranks, ob.nranks);
         return CLI_EXIT_USAGE;
     }
+    if ((run_fsdp_is_strategy(oa.strategy) || run_fsdp_is_strategy(ob.strategy)) &&
+        strcmp(oa.strategy, ob.strategy) != 0) {
+        run_error("the two sides run --strategy %s and %s: sharded runs compare shard by "
+                  "shard, so both sides need the same strategy", oa.strategy, ob.strategy);
+        return CLI_EXIT_USAGE;
+    }
     RunCompareSide a, b;
     int rc = run_side("A", ca, &oa, &a);
     if (rc == CLI_EXIT_OK) {
         rc = run_side("B", cb, &ob, &b);
+        if (rc == CLI_EXIT_OK && same_layout(&a, &b) != 0)
+            rc = CLI_EXIT_USAGE;
         if (rc == CLI_EXIT_OK) {
             uint64_t worst = run_compare_report(&a, &b, (const char *const *)cb->argv + ca->argc,
                                                 cb->argc - ca->argc);

@@ -8,6 +8,9 @@
 //   stage 1 LOCAL    each parameter's local gradient (before any collective)
 //   stage 2 SYNCED   the gradients after the strategy's sync
 //   stage 3 UPDATED  the parameters after the optimizer step
+// (FSDP and the ZeRO stages: stages 0, 2 and 3 are each rank's shards, put
+// at their places in the full layout with zeros elsewhere; stage 1 is the
+// unsharded local gradient, as for DDP.)
 // as one 64-bit hash per (step, stage, rank, parameter), the values
 // themselves for step 1, and the final parameters. Comparing the hashes
 // finds where bits first differ; the stage says what made the difference
@@ -40,6 +43,9 @@ typedef struct RunCompareSide {
     float *step1;             // [STAGES][nranks][total]: INIT, and step 1's stages
     float *last;              // [nranks][total]: the latest parameters (UPDATED)
     float *local;             // [nranks][total]: this step's local gradients so far
+    uint64_t *layout;         // [nranks] hash of the rank's shard placement (FSDP and
+                              // ZeRO: the parameters and synchronised gradients are
+                              // read from the shards, zero outside); 0: not sharded
     char error[256];          // why recording failed ("" if it did not)
 } RunCompareSide;
 

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops.h" // defines: sim_tensor_download
+#include "fsdp.h" // defines: sim_fsdp_shards
+#include "ops.h"  // defines: sim_tensor_download
 #include "run_compare.h"
 
 // FNV-1a over the bytes of n floats: equal hashes for equal bits (a
@@ -59,8 +60,9 @@ static int setup(RunCompareSide *s, const SimTrainer *t) {
     s->step1 = calloc(RUN_CMP_STAGES * rows, sizeof *s->step1);
     s->last = calloc(rows, sizeof *s->last);
     s->local = calloc(rows, sizeof *s->local);
+    s->layout = calloc((size_t)s->nranks, sizeof *s->layout);
     if (!s->names || !s->offset || !s->numel || !s->steps_done || !s->hash || !s->step1 ||
-        !s->last || !s->local)
+        !s->last || !s->local || !s->layout)
         return 0;
     for (int i = 0; i < s->nparams; i++) {
         snprintf(s->names[i], sizeof s->names[i], "%s", m->params[i].name);
@@ -98,6 +100,50 @@ static SimStatus download(SimRank *r, const SimTensor *flat, int64_t off, int64_
     return sim_tensor_download(r, &v, dst);
 }
 
+// FSDP and the ZeRO stages hold the parameters and the synchronised
+// gradients in shards: each rank's shard of a flat fp32 tensor (master or
+// grad, sim/fsdp.h) placed at its elements of the full layout, zero
+// elsewhere (on both sides alike, so only the shards can differ).
+static SimStatus download_shards(SimRank *r, const RunCompareSide *s, const SimTrainer *t,
+                                 const SimFsdpShards *sh, const SimTensor *flat, float *dst) {
+    memset(dst, 0, (size_t)s->total * sizeof *dst);
+    for (int i = 0; i < s->nparams; i++) {
+        const SimParamInfo *sl = &sh->slice[i];
+        if (sl->numel > 0)
+            SIM_CHECK(download(r, flat, (int64_t)sl->offset, (int64_t)sl->numel,
+                               dst + t->model->params[i].offset + sh->src[i]));
+    }
+    return SIM_OK;
+}
+
+// The rank's parameters (grads: 0) or synchronised gradients (grads: 1) in
+// the full layout, from the model's buffers or, sharded, from the shards.
+static SimStatus read_state(SimRank *r, const RunCompareSide *s, const SimTrainer *t, int grads,
+                            float *dst) {
+    SimFsdpShards sh;
+    if (sim_fsdp_shards(t, &sh) == SIM_OK)
+        return download_shards(r, s, t, &sh, grads ? sh.grad : sh.master, dst);
+    return download(r, grads ? &t->model->grad : &t->model->param, 0, s->total, dst);
+}
+
+// FNV-1a over each parameter's shard placement (0 when not sharded): two
+// sides compare only when every rank holds the same elements on both.
+static uint64_t layout_of(const SimTrainer *t) {
+    SimFsdpShards sh;
+    if (sim_fsdp_shards(t, &sh) != SIM_OK)
+        return 0;
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < t->model->nparams; i++) {
+        const uint64_t v[3] = {sh.src[i], sh.slice[i].offset, sh.slice[i].numel};
+        for (int k = 0; k < 3; k++)
+            for (int b = 0; b < 64; b += 8) {
+                h ^= (v[k] >> b) & 0xff;
+                h *= 1099511628211ULL;
+            }
+    }
+    return h;
+}
+
 // Hashes every parameter's slice of a rank's row at (step, stage).
 static void hash_row(RunCompareSide *s, int64_t step, int stage, int rank, const float *x) {
     if (step > s->steps_cap)
@@ -125,7 +171,8 @@ static SimStatus record(void *arg, const SimTrainer *t, SimTrainStage stage, int
     float *local = row(s->local, s, rk), *last = row(s->last, s, rk);
     switch (stage) {
     case SIM_STAGE_INIT:
-        SIM_CHECK(download(r, &m->param, 0, s->total, last));
+        s->layout[rk] = layout_of(t);
+        SIM_CHECK(read_state(r, s, t, 0, last));
         hash_row(s, 0, 0, rk, last);
         keep_step1(s, 0, 0, rk, last);
         return SIM_OK;
@@ -140,12 +187,12 @@ static SimStatus record(void *arg, const SimTrainer *t, SimTrainStage stage, int
         memset(local, 0, (size_t)s->total * sizeof *local); // the next step's zero_grad
         float *synced = row(s->step1 + 2 * (size_t)s->nranks * (size_t)s->total, s, rk);
         float *dst = step <= 1 ? synced : last; // last is rewritten at UPDATED
-        SIM_CHECK(download(r, &m->grad, 0, s->total, dst));
+        SIM_CHECK(read_state(r, s, t, 1, dst));
         hash_row(s, step, 2, rk, dst);
         return SIM_OK;
     }
     case SIM_STAGE_UPDATED:
-        SIM_CHECK(download(r, &m->param, 0, s->total, last));
+        SIM_CHECK(read_state(r, s, t, 0, last));
         hash_row(s, step, 3, rk, last);
         keep_step1(s, step, 3, rk, last);
         s->steps_done[rk] = step;
@@ -170,6 +217,7 @@ void run_compare_side_free(RunCompareSide *s) {
     free(s->step1);
     free(s->last);
     free(s->local);
+    free(s->layout);
     pthread_mutex_destroy(&s->lock);
     memset(s, 0, sizeof *s);
 }

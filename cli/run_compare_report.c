@@ -262,7 +262,7 @@ static uint64_t print_tensors(const RunCompareSide *a, const RunCompareSide *b,
     printf("  %-24s %10s %18s %8s %11s  %-35s %s\n", "tensor", "elements", "differing",
            "max ULP", "max |a-b|", "first differs", "cause");
     CmpCause causes[CMP_MAX_CAUSES];
-    int ncauses = 0, ndiff = 0;
+    int ncauses = 0, ndiff = 0, healed = 0; // differ at the end; differed, then agreed
     uint64_t worst = 0;
     for (int p = 0; p < a->nparams; p++) {
         SimUlpStats acc = {0};
@@ -288,8 +288,9 @@ static uint64_t print_tensors(const RunCompareSide *a, const RunCompareSide *b,
             snprintf(key, sizeof key, "[%d]", cause_index(causes, &ncauses, text) + 1);
             snprintf(where, sizeof where, "step %" PRId64 ", %s", at.step,
                      stage_name[at.stage]);
-            ndiff++;
         }
+        ndiff += acc.ndiff > 0;
+        healed += acc.ndiff == 0 && at.step >= 0;
         printf("  %-24s %10" PRId64 " %18s %8" PRIu64 " %11.3g  %-35s %s\n", a->names[p],
                a->numel[p], cnt, acc.max_ulp, acc.max_abs, where, key);
     }
@@ -297,6 +298,8 @@ static uint64_t print_tensors(const RunCompareSide *a, const RunCompareSide *b,
         printf("  [%d] %s\n", i + 1, causes[i].text);
     printf("summary: %d of %d tensors differ after %" PRId64 " steps on %d ranks", ndiff,
            a->nparams, steps, a->nranks);
+    if (healed)
+        printf(" (%d more differed on the way, and their final bits agree)", healed);
     if (ndiff)
         printf("; the largest difference is %" PRIu64 " ULP%s", worst, worst == 1 ? "" : "s");
     printf("\n");

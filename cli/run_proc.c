@@ -117,8 +117,8 @@ static int merge_here(const RunOptions *o) {
     } else {
         MergeTracesResult res;
         char err[1200];
-        if (merge_traces_files(o->trace, (const char *const *)in, R, &res, err, sizeof err) !=
-            SIM_OK) {
+        if (merge_traces_files_ex(o->trace, (const char *const *)in, R, 1, &res, err,
+                                  sizeof err) != SIM_OK) {
             run_error("--trace: cannot merge the ranks' files: %s", err);
             rc = CLI_EXIT_INTERNAL;
         } else {
@@ -128,6 +128,7 @@ static int merge_here(const RunOptions *o) {
             printf("trace: %s (%zu events of %d ranks, merged from their files; %s)\n", o->trace,
                    res.events, R, bin ? "for ddplab replay" : jsonl ? "JSON lines"
                                                                : "open it in https://ui.perfetto.dev");
+            merge_traces_say_alignment(stdout, &res);
         }
     }
     for (int r = 0; in && r < R; r++)

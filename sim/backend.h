@@ -131,6 +131,14 @@ typedef struct SimBackendOps {
     // Optional. The device that holds `rank` and the memory in use on it, as
     // the driver reports it (cuda: cudaMemGetInfo, total - free), in bytes.
     SimStatus (*mem_info)(void *ctx, int rank, int *device, uint64_t *used, uint64_t *total);
+    // Optional, both or neither: device timing of math ops. op_begin is
+    // called on the rank's thread once an op's arguments are checked and
+    // before its kernels are enqueued (cuda: a timing event on the compute
+    // stream). After the op returned SIM_OK, op_times gives when its kernels
+    // began and ended on the device, on the sim_wall_now() clock, and returns
+    // 1; 0 when it has no such times (the trace then keeps the host's).
+    void (*op_begin)(void *ctx, int rank);
+    int (*op_times)(void *ctx, int rank, double *wall_start, double *wall_end);
 } SimBackendOps;
 
 // Called by a backend after it finished step `step` of call->sched on this

@@ -530,6 +530,17 @@ const SimFsdpPlan *sim_fsdp_plan_of(const SimTrainer *t) {
     return s ? &s->plan : NULL;
 }
 
+SimStatus sim_fsdp_shards(const SimTrainer *t, SimFsdpShards *out) {
+    FsdpState *s = state_of(t);
+    if (s == NULL || s->shard_params == NULL)
+        return SIM_EINVAL;
+    out->master = &s->master;
+    out->grad = &s->grad_shard;
+    out->slice = s->shard_params;
+    out->src = s->shard_src;
+    return SIM_OK;
+}
+
 const SimStrategyOps sim_fsdp_strategy = {
     .name = "fsdp",
     .backing_model = 1,

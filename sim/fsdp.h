@@ -173,6 +173,22 @@ SimStatus sim_fsdp_summon_end(SimRank *r, SimTrainer *t);
 // The plan this rank runs (NULL if t does not run fsdp).
 const SimFsdpPlan *sim_fsdp_plan_of(const SimTrainer *t);
 
+// This rank's shards, for a reader outside the strategy (the exactness
+// report, cli/run_compare_capture.c): parameter i's elements
+// [src[i], src[i] + slice[i].numel) within the parameter (flattened
+// row-major) sit at slice[i].offset in master and in grad. A parameter with
+// no elements on this rank has slice[i].numel = 0.
+typedef struct {
+    const SimTensor *master;   // [shard_total] fp32: the parameter shards
+    const SimTensor *grad;     // [shard_total] fp32: their gradients (the mean
+                               // over the world after a synchronising backward)
+    const SimParamInfo *slice; // [nparams]
+    const size_t *src;         // [nparams]
+} SimFsdpShards;
+
+// SIM_EINVAL when t is not an fsdp (or ZeRO) run.
+SimStatus sim_fsdp_shards(const SimTrainer *t, SimFsdpShards *out);
+
 // The strategy; cfg->strategy_cfg points to a SimFsdpOptions.
 extern const SimStrategyOps sim_fsdp_strategy;
 

@@ -212,6 +212,7 @@ SimStatus sim_ops_begin(SimOpsCall *c, SimRank *r, const char *op, const char *e
     c->op = op;
     c->event = event;
     c->phantom = 0;
+    c->timed = 0;
     c->wall0 = sim_wall_now();
     int outs = 0, phantom_outs = 0;
     const char *real_out = NULL, *phantom_out = NULL;
@@ -246,6 +247,14 @@ SimStatus sim_ops_begin(SimOpsCall *c, SimRank *r, const char *op, const char *e
     return SIM_OK;
 }
 
+void sim_ops_timing_begin(SimOpsCall *c) {
+    const SimWorld *w = world_of(c->r);
+    if (c->timed || w->ops->op_begin == NULL || w->ops->op_times == NULL)
+        return;
+    w->ops->op_begin(w->ctx, c->r->rank);
+    c->timed = 1;
+}
+
 const SimMathOps *sim_ops_math(const SimOpsCall *c) {
     return world_of(c->r)->ops->math;
 }
@@ -265,7 +274,12 @@ SimStatus sim_ops_end(const SimOpsCall *c, SimStatus st, double flops, double by
     if (st != SIM_OK)
         return sim_ops_fail(c, st, "the %s backend's kernel failed: %s", w->ops->name,
                             sim_strerror(st));
-    double wall1 = sim_wall_now();
+    // The op's measured time: the host's around the kernel call, or the
+    // device's own when the backend timed the kernels (cuda: CUDA events).
+    double wall0 = c->wall0, wall1 = sim_wall_now(), d0, d1;
+    if (c->timed && w->ops->op_times && w->ops->op_times(w->ctx, r->rank, &d0, &d1) &&
+        d1 >= d0)
+        wall0 = d0, wall1 = d1;
     double t0 = r->clock[SIM_STREAM_COMPUTE];
     // --fault slow-rank: this rank's ops take longer
     double t1 = t0 + sim_comm_fault_compute(r, sim_cost_compute(&w->cost, flops, bytes, lowp));
@@ -275,7 +289,7 @@ SimStatus sim_ops_end(const SimOpsCall *c, SimStatus st, double flops, double by
         memset(&ev, 0, sizeof ev);
         ev.sim_start = t0;
         ev.sim_end = t1;
-        ev.wall_start = c->wall0 - w->wall_epoch;
+        ev.wall_start = wall0 - w->wall_epoch;
         ev.wall_end = wall1 - w->wall_epoch;
         ev.bytes = bytes > 0 ? (uint64_t)bytes : 0;
         ev.count = flops > 0 ? (uint64_t)flops : 0; // compute events: FLOPs
@@ -300,12 +314,8 @@ SimStatus sim_ops_end(const SimOpsCall *c, SimStatus st, double flops, double by
 
 SimStatus sim_op_cost(SimRank *r, const char *event, double flops, double bytes, int lowp,
                       SimDtype dtype, const SimTensor *const *t, int nt) {
-    SimOpsCall c;
-    c.r = r;
-    c.op = "cost";
-    c.event = event ? event : "cost";
-    c.phantom = 1;
-    c.wall0 = sim_wall_now();
+    SimOpsCall c = {.r = r, .op = "cost", .event = event ? event : "cost", .phantom = 1,
+                    .wall0 = sim_wall_now()};
     for (int i = 0; i < nt; i++)
         if (t && t[i] && t[i]->data != NULL)
             return sim_ops_fail(&c, SIM_ENOTSUP, "%s has storage; %s is accounted in phantom "

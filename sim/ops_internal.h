@@ -31,6 +31,7 @@ typedef struct {
     const char *event;     // static trace name: "linear_fwd"
     int phantom;           // 1: outputs have no storage, skip the math
     double wall0;          // sim_wall_now() when the op began
+    int timed;             // 1: the backend's op_begin ran (device timing)
 } SimOpsCall;
 
 // Writes "<op>: <message>" into r->error and returns st.
@@ -47,15 +48,20 @@ void *sim_ops_ctx(const SimOpsCall *c);
 // SIM_ENOTSUP with "<op>: not supported by backend <name>".
 SimStatus sim_ops_notsup(const SimOpsCall *c);
 
+// Device timing: before an op's first kernel call, the backend's op_begin
+// (sim/backend.h), when it has one; sim_ops_end then asks for the times.
+void sim_ops_timing_begin(SimOpsCall *c);
+
 // Runs the backend kernel `slot` with (ctx, rank, ...) into st, unless the
 // call is phantom; returns SIM_ENOTSUP from the wrapper if the backend lacks
-// the kernel.
+// the kernel. The first run of an op starts its device timing.
 #define SIM_OPS_RUN(c, st, slot, ...)                                            \
     do {                                                                       \
         const SimMathOps *sim_ops_m_ = sim_ops_math(c);                        \
         if (!(c)->phantom) {                                                   \
             if (sim_ops_m_ == NULL || sim_ops_m_->slot == NULL)                \
                 return sim_ops_notsup(c);                                      \
+            sim_ops_timing_begin(c);                                           \
             (st) = sim_ops_m_->slot(sim_ops_ctx(c), (c)->r->rank, __VA_ARGS__); \
         }                                                                      \
     } while (0)

@@ -49,6 +49,15 @@ static int event_set(const SimEvent *e) {
     return SET_C;
 }
 
+// An event's start and end on the report's clock.
+static double t_start(const SimEvent *e, SimReportClock c) {
+    return c == SIM_REPORT_CLOCK_WALL ? e->wall_start : e->sim_start;
+}
+
+static double t_end(const SimEvent *e, SimReportClock c) {
+    return c == SIM_REPORT_CLOCK_WALL ? e->wall_end : e->sim_end;
+}
+
 // Counts len seconds covered by cnt into the rank's totals and its step's.
 static void count(SimReportRank *r, SimReportStep *st, const int cnt[SET_COUNT], double len) {
     double *part;
@@ -191,8 +200,14 @@ void sim_trace_report_free(SimTraceReport *r) {
 
 SimStatus sim_trace_report(const SimEvent *ev, size_t n, int nranks, SimTraceReport *out,
                            char *err, size_t errlen) {
+    return sim_trace_report_on(ev, n, nranks, SIM_REPORT_CLOCK_SIM, out, err, errlen);
+}
+
+SimStatus sim_trace_report_on(const SimEvent *ev, size_t n, int nranks, SimReportClock clock,
+                              SimTraceReport *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     out->slowest = -1;
+    out->clock = clock;
     if (err && errlen)
         err[0] = '\0';
     int maxrank = -1;
@@ -249,14 +264,15 @@ SimStatus sim_trace_report(const SimEvent *ev, size_t n, int nranks, SimTraceRep
         double first_begin = INFINITY, first = INFINITY, last = -INFINITY;
         for (size_t j = off[r]; j < off[r + 1]; j++) {
             const SimEvent *e = &ev[idx[j]];
+            double t0 = t_start(e, clock), t1 = t_end(e, clock);
             if (is_begin(e)) {
                 k->steps++;
-                if (e->sim_start < first_begin)
-                    first_begin = e->sim_start;
+                if (t0 < first_begin)
+                    first_begin = t0;
             }
-            if (e->sim_start < first)
-                first = e->sim_start;
-            double end = e->sim_end > e->sim_start ? e->sim_end : e->sim_start;
+            if (t0 < first)
+                first = t0;
+            double end = t1 > t0 ? t1 : t0;
             if (end > last)
                 last = end;
         }
@@ -299,15 +315,16 @@ SimStatus sim_trace_report(const SimEvent *ev, size_t n, int nranks, SimTraceRep
             } else if (e->kind == SIM_EV_XFER && e->coll >= 0 && e->coll < SIM_COLL_COUNT) {
                 out->coll[e->coll].sent_bytes += e->bytes;
             }
-            if (is_begin(e) && e->sim_start >= k->start && e->sim_start <= k->end) {
-                pts[np++] = (Point){e->sim_start, SET_B, 0};
+            double t0 = t_start(e, clock), t1 = t_end(e, clock);
+            if (is_begin(e) && t0 >= k->start && t0 <= k->end) {
+                pts[np++] = (Point){t0, SET_B, 0};
                 continue;
             }
             int set = event_set(e);
             if (set < 0)
                 continue;
-            double a = e->sim_start > k->start ? e->sim_start : k->start;
-            double b = e->sim_end < k->end ? e->sim_end : k->end;
+            double a = t0 > k->start ? t0 : k->start;
+            double b = t1 < k->end ? t1 : k->end;
             if (!(b > a))
                 continue;
             pts[np++] = (Point){a, (int8_t)set, 1};
@@ -333,6 +350,10 @@ SimStatus sim_trace_report(const SimEvent *ev, size_t n, int nranks, SimTraceRep
     out->rank = rk;
     find_slowest(out);
     return SIM_OK;
+}
+
+const char *sim_report_clock_key(SimReportClock c) {
+    return c == SIM_REPORT_CLOCK_WALL ? "wall" : "sim";
 }
 
 const char *sim_report_why_key(SimReportWhy w) {

@@ -28,6 +28,13 @@
 // so compute + data_wait + exposed + idle = span for every rank, to
 // rounding; SimReportRank.sum_error holds the difference.
 //
+// The clock: the simulated times (sim_start/sim_end, the cost model's) or
+// the measured ones (wall_start/wall_end: the host's clock around each op
+// on the cpu backend; on the cuda backend the GPU's own, from CUDA events,
+// for math ops and NCCL calls). The same sweep runs on either, so the
+// measured overlap of communication with compute is counted as the
+// simulated one is.
+//
 // Bytes and memory are over the whole trace (set-up included): per
 // collective kind the SIM_EV_COLL events of every rank (calls, buffer
 // bytes) and the SIM_EV_XFER bytes that travelled; per rank the device
@@ -84,7 +91,13 @@ typedef enum {
     SIM_REPORT_WHY_IDLE,       // idle is its largest share
 } SimReportWhy;
 
+typedef enum {
+    SIM_REPORT_CLOCK_SIM = 0, // the simulated times
+    SIM_REPORT_CLOCK_WALL,    // the measured times
+} SimReportClock;
+
 typedef struct {
+    SimReportClock clock;    // the times every figure below is in
     int nranks;
     SimReportRank *rank;     // [nranks], heap
     int steps;               // the most steps on any rank
@@ -107,6 +120,11 @@ typedef struct {
 // event's rank is out of range; SIM_ENOMEM. On failure *out holds nothing.
 SimStatus sim_trace_report(const SimEvent *ev, size_t n, int nranks, SimTraceReport *out,
                            char *err, size_t errlen);
+// The same on the chosen clock (sim_trace_report is SIM_REPORT_CLOCK_SIM).
+SimStatus sim_trace_report_on(const SimEvent *ev, size_t n, int nranks, SimReportClock clock,
+                              SimTraceReport *out, char *err, size_t errlen);
+// "sim", "wall".
+const char *sim_report_clock_key(SimReportClock c);
 void sim_trace_report_free(SimTraceReport *r);
 
 // One line on why the slowest rank is slowest, e.g. "rank 2: compute 3.0x

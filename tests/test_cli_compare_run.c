@@ -14,6 +14,10 @@
 //                exits 1 with a message
 //   optimizer    --lr changed by 1e-7: identical gradients, step 1's
 //                parameters after the step, the optimizer's settings named
+//   fsdp         FSDP and ZeRO-1 read from the shards: cpu,cpu identical;
+//                --algo ring differs first at step 1's synchronised
+//                gradients, the ULPs equal the full state dicts'; another
+//                strategy or unit plan on side B is refused
 //   bad inputs   malformed values, a comparison with the options it cannot
 //                take, a side B that is not a valid run, another world size:
 //                one line "ddplab run: ..." and exit 2; cpu,cuda without a
@@ -116,10 +120,13 @@ static const char *const model6[] = {"run", "--strategy", "ddp", "-n", "4", "--a
                                      "--model", "mlp:16,256,256,256,256,256,256,4", "--data",
                                      "blobs:features=16", "--steps", "3", NULL};
 
-static int check_against_checkpoints(const char *out) {
-    const char *extra[] = {"--bucket-cap-mb", "0.25", NULL};
-    CHECK_EQ_INT(save_side(model6 + 1, NULL, tcli_path(dir, "a.st")), 0);
-    CHECK_EQ_INT(save_side(model6 + 1, extra, tcli_path(dir, "b.st")), 0);
+// Every tensor's max ULP in the report `out` of BASE against BASE EXTRA
+// equals the distance between checkpoints of the two runs (`tensors` of
+// them), which this test computes itself.
+static int check_against_checkpoints(const char *out, const char *const *base,
+                                     const char *const *extra, int tensors) {
+    CHECK_EQ_INT(save_side(base, NULL, tcli_path(dir, "a.st")), 0);
+    CHECK_EQ_INT(save_side(base, extra, tcli_path(dir, "b.st")), 0);
     SimStFile fa, fb;
     char err[256];
     CHECK(sim_stfile_load(&fa, tcli_path(dir, "a.st"), err, sizeof err) == SIM_OK);
@@ -143,7 +150,7 @@ static int check_against_checkpoints(const char *out) {
     sim_stfile_free(&fa);
     sim_stfile_free(&fb);
     CHECK(!bad);
-    CHECK_EQ_INT(checked, 14);
+    CHECK_EQ_INT(checked, tensors);
     return 0;
 }
 
@@ -171,9 +178,59 @@ static int test_buckets(void) {
     char where[128];
     CHECK(row_of(r.out, "2.weight", &u, where, sizeof where));
     CHECK_STR_CONTAINS(where, "step 2, synchronised gradients");
-    int rc = check_against_checkpoints(r.out);
+    const char *extra[] = {"--bucket-cap-mb", "0.25", NULL};
+    int rc = check_against_checkpoints(r.out, model6 + 1, extra, 14);
     tcli_result_free(&r);
     return rc;
+}
+
+// FSDP and the ZeRO stages: the parameters and synchronised gradients are
+// read from each rank's shards. cpu,cpu is bit-identical (full_shard and
+// ZeRO-1's replicated parameters); the ring's reduce-scatter against the
+// direct one differs first at step 1's synchronised gradients, with
+// identical local gradients, and the final ULPs equal the full state dicts'
+// (gathered from the shards by --save); a side B with another strategy or
+// another unit plan is refused.
+static const char *const fsdp4[] = {"run", "--strategy", "fsdp", "-n", "4", "--data", "blobs",
+                                    "--steps", "3", NULL};
+
+static int test_fsdp(void) {
+    static const char *const same[][2] = {{"fsdp", "full_shard"}, {"zero1", "zero1"}};
+    TcliResult r;
+    for (size_t i = 0; i < 2; i++) {
+        TCLI_RUN(r, exe, TIMEOUT_S, "run", "--strategy", same[i][0], "-n", "4", "--data",
+                 "blobs", "--steps", "3", "--compare-backends", "cpu,cpu", "--compare-max-ulp",
+                 "0");
+        if (r.rc != 0)
+            tcli_show(same[i][1], &r);
+        CHECK_EQ_INT(r.rc, 0);
+        CHECK_STR_CONTAINS(r.out, "bit-identical: every tensor at every stage of all 3 steps");
+        tcli_result_free(&r);
+    }
+    TCLI_RUN(r, exe, TIMEOUT_S, "run", "--strategy", "fsdp", "-n", "4", "--data", "blobs",
+             "--steps", "3", "--compare-with", "--algo ring");
+    if (r.rc != 0)
+        tcli_show("fsdp ring", &r);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "local gradients                    0            0/");
+    CHECK_STR_CONTAINS(r.out, "first difference: step 1, synchronised gradients: the "
+                              "collective, on identical local gradients: reduction order: "
+                              "another algorithm (--algo ring)");
+    const char *extra[] = {"--algo", "ring", NULL};
+    int rc = check_against_checkpoints(r.out, fsdp4 + 1, extra, 6);
+    tcli_result_free(&r);
+    CHECK_EQ_INT(rc, 0);
+    TCLI_RUN(r, exe, TIMEOUT_S, "run", "--strategy", "fsdp", "-n", "4", "--data", "blobs",
+             "--steps", "2", "--compare-with", "--fsdp-wrap none");
+    CHECK_EQ_INT(r.rc, 2);
+    CHECK_STR_CONTAINS(r.err, "the two sides shard the parameters differently");
+    tcli_result_free(&r);
+    TCLI_RUN(r, exe, TIMEOUT_S, "run", "--strategy", "fsdp", "-n", "4", "--data", "blobs",
+             "--steps", "2", "--compare-with", "--strategy zero2");
+    CHECK_EQ_INT(r.rc, 2);
+    CHECK_STR_CONTAINS(r.err, "both sides need the same strategy");
+    tcli_result_free(&r);
+    return 0;
 }
 
 static int test_algorithm(void) {
@@ -235,7 +292,7 @@ static int test_bad_inputs(void) {
     BAD("needs a comparison", "--compare-max-ulp", "3");
     BAD("is not a collective algorithm", "--algo", "butterfly");
     BAD("fsdp and the ZeRO stages need", "--strategy", "fsdp", "-n", "2", "--algo", "tree");
-    BAD("cannot be compared stage by stage", "--strategy", "fsdp", "-n", "2",
+    BAD("cannot be compared stage by stage", "--strategy", "layer-owner", "-n", "2",
         "--compare-backends", "cpu,cpu");
     BAD("the two runs would write the same file", "--trace", "t.ddptrace",
         "--compare-backends", "cpu,cpu");
@@ -272,6 +329,7 @@ int main(int argc, char **argv) {
     RUN(test_buckets);
     RUN(test_algorithm);
     RUN(test_optimizer);
+    RUN(test_fsdp);
     RUN(test_bad_inputs);
     tfile_rmtree(dir);
     if (failures == 0)

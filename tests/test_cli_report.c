@@ -285,7 +285,90 @@ static int test_bad_inputs(void) {
     CHECK_EQ_INT(r.rc, 0);
     CHECK_STR_CONTAINS(r.out, "--json");
     CHECK_STR_CONTAINS(r.out, "--png FILE.png");
+    CHECK_STR_CONTAINS(r.out, "--clock CLOCK");
     CHECK_STR_CONTAINS(r.out, "exit codes");
+    tcli_result_free(&r);
+    return 0;
+}
+
+// `ddplab report PATH --json --clock CLOCK`, parsed; NULL on failure.
+static cJSON *report_json_clock(const char *path, const char *clock) {
+    TcliResult r;
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", path, "--json", "--clock", clock);
+    cJSON *doc = r.rc == 0 ? cJSON_Parse(r.out) : NULL;
+    if (doc == NULL)
+        tcli_show("ddplab report --json --clock", &r);
+    tcli_result_free(&r);
+    return doc;
+}
+
+static const char *str(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+// The measured clock: --clock wall counts the wall times as the default
+// counts the simulated ones (each rank's parts add up to its total), and
+// --clock both gives the simulated figures with the measured ones beside
+// them, equal to --clock wall's. The Chrome trace keeps both clocks.
+static int test_clocks(void) {
+    static const char *keys[] = {"total_s", "compute_s", "exposed_comm_s", "overlap_s",
+                                 "idle_s", "comm_busy_s"};
+    const char *bin = in_dir("ddp.ddptrace"), *js = in_dir("ddp.json");
+    cJSON *sim = report_json(bin), *wall = report_json_clock(bin, "wall"),
+          *both = report_json_clock(bin, "both"), *chrome = report_json_clock(js, "both");
+    CHECK(sim && wall && both && chrome);
+    CHECK(strcmp(str(sim, "clock"), "sim") == 0);
+    CHECK(strcmp(str(wall, "clock"), "wall") == 0);
+    CHECK(strcmp(str(both, "clock"), "sim") == 0);
+    CHECK(check_adds_up(wall, 4) == 0);
+    int differ = 0;
+    for (int i = 0; i < 4; i++) {
+        const cJSON *s = rank_of(sim, i), *w = rank_of(wall, i), *b = rank_of(both, i);
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(b, "measured");
+        const cJSON *cm = cJSON_GetObjectItemCaseSensitive(rank_of(chrome, i), "measured");
+        CHECK(m != NULL && cm != NULL);
+        CHECK(cJSON_GetObjectItemCaseSensitive(s, "measured") == NULL);
+        for (int j = 0; j < 6; j++) {
+            CHECK_NEAR(num(b, keys[j]), num(s, keys[j]), 0);
+            CHECK_NEAR(num(m, keys[j]), num(w, keys[j]), 0);
+        }
+        CHECK(check_steps(w) == 0);
+        double t = num(m, "total_s");
+        CHECK(t > 0);
+        CHECK_NEAR(num(m, "compute_s") + num(m, "data_wait_s") + num(m, "exposed_comm_s") +
+                       num(m, "idle_s"), t, 1e-9 * t);
+        CHECK_NEAR(num(cm, "compute_s") + num(cm, "data_wait_s") + num(cm, "exposed_comm_s") +
+                       num(cm, "idle_s"), num(cm, "total_s"), 1e-6 * num(cm, "total_s"));
+        // host-clock times are not the model's
+        differ += num(m, "total_s") != num(s, "total_s");
+        differ += fabs(num(cm, "total_s") - num(rank_of(chrome, i), "total_s")) >
+                  1e-6 * num(cm, "total_s");
+    }
+    CHECK_EQ_INT(differ, 8);
+    cJSON_Delete(sim);
+    cJSON_Delete(wall);
+    cJSON_Delete(both);
+    cJSON_Delete(chrome);
+    TcliResult r;
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin, "--clock", "both");
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "clock:    simulated");
+    CHECK_STR_CONTAINS(r.out, "simulated vs measured, per rank");
+    CHECK_STR_CONTAINS(r.out, "on the measured clock");
+    tcli_result_free(&r);
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin, "--clock=wall");
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "clock:    measured");
+    CHECK(strstr(r.out, "simulated vs measured") == NULL);
+    tcli_result_free(&r);
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin, "--clock", "gpu");
+    CHECK_EQ_INT(r.rc, 2);
+    CHECK_STR_CONTAINS(r.err, "--clock: 'gpu' is not a clock (allowed: sim, wall, both)");
+    tcli_result_free(&r);
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin, "--clock");
+    CHECK_EQ_INT(r.rc, 2);
+    CHECK_STR_CONTAINS(r.err, "--clock");
     tcli_result_free(&r);
     return 0;
 }
@@ -302,6 +385,7 @@ int main(int argc, char **argv) {
     }
     int fails = 0;
     fails += test_ddp();
+    fails += test_clocks();
     fails += test_slow_rank();
     fails += test_data_wait();
     fails += test_bad_inputs();

@@ -8,9 +8,14 @@
 #      a few ulps per step, grown over the steps);
 #   2. every collective, algorithm and dtype through `ddplab bench`, with
 #      each element checked (#wrong = 0), and the DDP run with NCCL forced, where the GPUs allow it;
-#   3. --compare-backends cpu,cuda finds where the backends' bits first
-#      differ and names the kernels (and TF32 with --tf32) as the cause;
-#   4. every lesson plays with --backend cuda --non-interactive.
+#   3. --compare-backends cpu,cuda (DDP, and FSDP read from its shards) finds
+#      where the backends' bits first differ and names the kernels (and TF32
+#      with --tf32) as the cause;
+#   4. every lesson plays with --backend cuda --non-interactive;
+#   5. DDP on 4 ranks (sharing the GPUs when there are fewer) with small
+#      buckets: on the measured clock (CUDA events around each op's kernels
+#      and each collective) `ddplab report --clock both` finds bucket
+#      all-reduces running under the backward pass (the table goes to the log).
 set -u
 ddplab=$1
 lessons=$2
@@ -70,10 +75,27 @@ compare() { # name, what the report must say when it finds a difference, run opt
 compare ddp 'the kernels' --strategy ddp -n 4 --steps 5 --data blobs --compare-backends cpu,cuda
 compare ddp-tf32 'TF32' --strategy ddp -n 4 --steps 5 --data blobs \
   --compare-backends cpu,cuda --compare-with --tf32
+compare fsdp 'the kernels' --strategy fsdp -n 4 --steps 5 --data blobs --compare-backends cpu,cuda
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if [ "${ngpu:-0}" -ge 4 ]; then
   parity ddp-nccl --strategy ddp -n 4 --steps 20 --data blobs --coll-impl nccl
 fi
+tmpd=$(mktemp -d)
+if "$ddplab" run --backend cuda --strategy ddp -n 4 --steps 6 \
+     --model mlp:64,2048,2048,2048,2048,2048,2048,4 --data blobs:features=64 \
+     --bucket-cap-mb 4 --trace "$tmpd/overlap.ddptrace" >"$tmpd/run.log" 2>&1 &&
+   out=$("$ddplab" report "$tmpd/overlap.ddptrace" --clock both 2>&1); then
+  pct=$(sed -n 's/^overlap: *\([0-9.]*\)% of the communication ran under compute on the measured clock.*/\1/p' <<<"$out")
+  sed -n '/^run:/p; /^simulated vs measured/,$p' <<<"$out"
+  if awk -v p="${pct:-0}" 'BEGIN { exit !(p > 0) }'; then
+    echo "ok     measured overlap: ${pct}% of the bucket all-reduces ran under compute"
+  else
+    echo "FAILED measured overlap: '${pct}'"; fail=1
+  fi
+else
+  echo "FAILED measured overlap: the run or the report failed:"; tail -5 "$tmpd/run.log"; fail=1
+fi
+rm -rf "$tmpd"
 for f in "$lessons"/*.md; do
   head -c 4 "$f" | grep -q '^---' || continue
   if XDG_STATE_HOME=$(mktemp -d) "$ddplab" lesson "$f" --backend cuda --non-interactive \

@@ -515,11 +515,94 @@ static int test_notsup(void) {
     return failures;
 }
 
+// ----------------------------------------------------------------------------
+// device timing (SimBackendOps.op_begin / op_times): a backend that times its
+// kernels itself gives the trace its times instead of the host's. The fake
+// below stands in for the CUDA backend's events: op k "ran" from 1000 + k to
+// 1000 + k + 0.25 s on the sim_wall_now() clock, and op 2 has no times.
+
+typedef struct {
+    int begins, times; // calls of each hook
+} FakeTiming;
+
+static FakeTiming fake_timing; // this test's only world runs one rank
+
+static void fake_op_begin(void *ctx, int rank) {
+    (void)ctx, (void)rank;
+    fake_timing.begins++;
+}
+
+static int fake_op_times(void *ctx, int rank, double *s, double *e) {
+    (void)ctx, (void)rank;
+    int k = fake_timing.times++;
+    if (k == 2)
+        return 0;
+    *s = 1000.0 + k;
+    *e = 1000.0 + k + 0.25;
+    return 1;
+}
+
+static SimStatus timing_main(SimRank *r, void *arg) {
+    int *failures = arg;
+    TkList l = {0};
+    SimTensor x, ph;
+    if (tk_make(r, &l, &x, SIM_FP32, 1, (int64_t[]){64}))
+        return SIM_ENOMEM;
+    SimTrace *tr = r->world->trace;
+    double epoch = r->world->wall_epoch;
+    int bad = 0;
+    for (int k = 0; k < 4; k++) {
+        double host0 = sim_wall_now() - epoch;
+        bad |= sim_op_fill(r, &x, 0, 0, (float)k) != SIM_OK;
+        double host1 = sim_wall_now() - epoch;
+        const SimEvent *ev = &sim_trace_rank_events(tr, r->rank)[sim_trace_rank_count(tr, 0) - 1];
+        if (k == 2) // no device times: the host's, around the call
+            bad |= !(ev->wall_start >= host0 && ev->wall_end <= host1 &&
+                     ev->wall_end >= ev->wall_start);
+        else
+            bad |= fabs(ev->wall_start - (1000.0 + k - epoch)) > 1e-9 ||
+                   fabs(ev->wall_end - (1000.0 + k + 0.25 - epoch)) > 1e-9;
+        bad |= x.data == NULL || ((float *)x.data)[63] != (float)k; // the math still ran
+    }
+    // neither a phantom op nor a refused one starts device timing
+    ph = x;
+    ph.data = NULL;
+    bad |= sim_op_fill(r, &ph, 0, 0, 1.0f) != SIM_OK;
+    bad |= sim_op_fill(r, &x, 0, 65, 1.0f) == SIM_OK;
+    bad |= fake_timing.begins != 4 || fake_timing.times != 4;
+    if (bad)
+        fprintf(stderr, "device timing: begins %d, times %d\n", fake_timing.begins,
+                fake_timing.times);
+    *failures += bad;
+    tk_free(r, &l);
+    return SIM_OK;
+}
+
+static int test_device_timing(void) {
+    int failures = 0;
+    SimBackendOps timed = cpu_backend_ops;
+    timed.name = "cpu-timed";
+    timed.op_begin = fake_op_begin;
+    timed.op_times = fake_op_times;
+    SimWorldConfig cfg;
+    sim_world_config_default(&cfg);
+    cfg.nranks = 1;
+    cfg.trace = 1;
+    SimWorld w;
+    SimStatus st = sim_world_init(&w, &cfg, &timed);
+    if (st == SIM_OK)
+        st = sim_world_run(&w, timing_main, &failures);
+    sim_world_free(&w);
+    CHECK_EQ_INT(st, SIM_OK);
+    return failures;
+}
+
 int main(void) {
     int failures = 0;
     RUN(test_tensor);
     RUN(test_cost_compute);
     RUN(test_notsup);
+    RUN(test_device_timing);
     if (tworld_run_cpu(1, 1, rank_main, &failures) != SIM_OK)
         return 1;
     return failures != 0;

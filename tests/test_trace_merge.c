@@ -11,12 +11,14 @@
 // that is not a trace, the output among the inputs, traces of two runs),
 // what is only noted (ranks without a file), and that the dropped counts of
 // the inputs add up in the merged file's header.
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "coll.h"         // defines: SIM_COLL_*
 #include "merge_traces.h" // defines: merge_traces_files
 #include "test_cli_run.h" // defines: TCLI_RUN, tcli_path
 #include "test_files.h"   // defines: tfile_mkdtemp, tfile_rmtree
@@ -249,6 +251,86 @@ static int test_dropped(void) {
     return 0;
 }
 
+static int symmetric_coll(const SimEvent *e) {
+    return e->kind == SIM_EV_COLL &&
+           (e->coll == SIM_COLL_ALL_REDUCE || e->coll == SIM_COLL_ALL_GATHER ||
+            e->coll == SIM_COLL_REDUCE_SCATTER || e->coll == SIM_COLL_BARRIER);
+}
+
+// rank's symmetric collective number seq in t (any: the lowest number), or NULL.
+static const SimEvent *coll_of(const VizTrace *t, int rank, int any, uint64_t seq) {
+    const SimEvent *best = NULL;
+    for (size_t i = 0; i < t->n; i++) {
+        const SimEvent *e = &t->ev[i];
+        if (e->rank == rank && symmetric_coll(e) &&
+            (any ? best == NULL || e->seq < best->seq : e->seq == seq))
+            best = e;
+    }
+    return best;
+}
+
+// Each process's wall clock starts when the process does. The ranks' files
+// with rank r's wall times moved by 10 r + 3 seconds (processes started 10 s
+// apart), merged with alignment: the end of the first all-reduce falls at one
+// instant on every rank, each rank's shift is one constant that undoes the
+// 10 s steps (to within how far apart the ranks really left that
+// all-reduce), no wall time is negative, and the simulated times are
+// untouched.
+static int test_align(void) {
+    VizTrace full, w0, m;
+    CHECK(load(whole, &full) == 0 && load(whole, &w0) == 0);
+    const char *sh[NR];
+    for (size_t i = 0; i < full.n; i++) {
+        full.ev[i].wall_start += 10.0 * full.ev[i].rank + 3;
+        full.ev[i].wall_end += 10.0 * full.ev[i].rank + 3;
+    }
+    static char names[NR][600];
+    for (int r = 0; r < NR; r++) {
+        snprintf(names[r], sizeof names[r], "%s/shifted.rank%d", dir, r);
+        sh[r] = names[r];
+        CHECK(write_rank(&full, r, sh[r]) == 0);
+    }
+    viz_trace_free(&full);
+    const char *out = tcli_path(dir, "aligned.ddptrace");
+    MergeTracesResult res;
+    char err[512] = "";
+    CHECK_EQ_INT(merge_traces_files_ex(out, sh, NR, 1, &res, err, sizeof err), SIM_OK);
+    const SimEvent *a0 = coll_of(&w0, 0, 1, 0);
+    CHECK(a0 != NULL);
+    CHECK_EQ_INT(res.aligned, 1);
+    CHECK_EQ_INT(res.align_seq, a0->seq);
+    CHECK(res.align_max_s > 29 && res.align_max_s < 31); // rank 0 moved by ~30 s
+    CHECK(load(out, &m) == 0);
+    CHECK_EQ_INT(m.n, w0.n);
+    double shift[NR], end0 = coll_of(&m, 0, 0, a0->seq)->wall_end;
+    int have[NR] = {0}, bad = 0;
+    for (size_t i = 0; i < m.n; i++) {
+        const SimEvent *x = &m.ev[i], *y = &w0.ev[i];
+        bad |= x->rank != y->rank || x->sim_start != y->sim_start || x->sim_end != y->sim_end;
+        bad |= x->wall_start < 0;
+        double d = x->wall_start - y->wall_start;
+        if (!have[x->rank])
+            shift[x->rank] = d, have[x->rank] = 1;
+        bad |= fabs(d - shift[x->rank]) > 1e-6 ||
+               fabs((x->wall_end - y->wall_end) - shift[x->rank]) > 1e-6;
+    }
+    CHECK(!bad);
+    for (int r = 0; r < NR; r++) {
+        CHECK(have[r]);
+        CHECK_NEAR(coll_of(&m, r, 0, a0->seq)->wall_end, end0, 1e-6);
+        CHECK(fabs(shift[r] - shift[0]) < 0.1); // the 10 s steps undone
+    }
+    viz_trace_free(&m);
+    viz_trace_free(&w0);
+    // inputs with no collective to align on: left alone, and said why
+    const char *marks[2] = {tcli_path(dir, "drop.rank0"), tcli_path(dir, "drop.rank1")};
+    CHECK_EQ_INT(merge_traces_files_ex(tcli_path(dir, "marks.ddptrace"), marks, 2, 1, &res, err,
+                                       sizeof err), SIM_OK);
+    CHECK_EQ_INT(res.aligned, 0);
+    CHECK_STR_CONTAINS(res.align_note, "has no all_reduce, all_gather, reduce_scatter or barrier");
+    return 0;
+}
+
 // `ddplab merge-traces` as a user runs it.
 static int test_command(void) {
     const char *out = tcli_path(dir, "cli.ddptrace");
@@ -257,6 +339,13 @@ static int test_command(void) {
              rank_file[3]);
     CHECK_EQ_INT(r.rc, 0);
     CHECK_STR_CONTAINS(r.out, "events of 4 ranks from 4 files");
+    CHECK_STR_CONTAINS(r.out, "wall clocks: aligned on the end of collective #");
+    tcli_result_free(&r);
+    // --no-align: each file's wall times as recorded, so the whole trace again
+    TCLI_RUN(r, exe, 60, "merge-traces", "--no-align", out, rank_file[0], rank_file[1],
+             rank_file[2], rank_file[3]);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK(strstr(r.out, "wall clocks") == NULL);
     tcli_result_free(&r);
     VizTrace a, b;
     CHECK(load(whole, &a) == 0 && load(out, &b) == 0);
@@ -330,6 +419,7 @@ int main(int argc, char **argv) {
         RUN(test_refused);
         RUN(test_dropped);
         RUN(test_command);
+        RUN(test_align);
     }
     tfile_rmtree(dir);
     return failures ? 1 : 0;

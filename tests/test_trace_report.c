@@ -15,6 +15,8 @@
 //   memory      each category's own peak and the total's peak
 //   bytes       calls, buffer bytes and sent bytes per collective kind
 //   errors      no iteration markers; a rank out of range
+//   clocks      the same events on the measured clock (wall times that
+//               differ from the simulated ones): each clock's own figures
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,8 +325,60 @@ static int test_errors(void) {
     return 0;
 }
 
+// Sets an event's measured times.
+static SimEvent walled(SimEvent e, double a, double b) {
+    e.wall_start = a;
+    e.wall_end = b;
+    return e;
+}
+
+// One rank, two steps. Simulated: compute [0,10], the all-reduce [5,12]
+// (5 under compute, 2 exposed), step 2 from 12: compute [12,14]. Measured:
+// compute [0,4], the all-reduce [4,6] (none under compute), step 2 from 7:
+// compute [7,8], idle [6,7].
+static int test_clocks(void) {
+    SimEvent ev[] = {walled(begin(0, 0, 0), 0, 0), walled(compute(0, 0, 10), 0, 4),
+                     walled(coll(0, SIM_COLL_ALL_REDUCE, 5, 12, 64), 4, 6),
+                     walled(begin(0, 12, 1), 7, 7), walled(compute(0, 12, 14), 7, 8)};
+    size_t n = sizeof ev / sizeof ev[0];
+    SimTraceReport s, w, d;
+    char err[256];
+    CHECK(sim_trace_report_on(ev, n, 0, SIM_REPORT_CLOCK_SIM, &s, err, sizeof err) == SIM_OK);
+    CHECK(sim_trace_report_on(ev, n, 0, SIM_REPORT_CLOCK_WALL, &w, err, sizeof err) == SIM_OK);
+    CHECK(sim_trace_report(ev, n, 0, &d, err, sizeof err) == SIM_OK);
+    CHECK(s.clock == SIM_REPORT_CLOCK_SIM && d.clock == SIM_REPORT_CLOCK_SIM);
+    CHECK(w.clock == SIM_REPORT_CLOCK_WALL);
+    const SimReportRank *a = &s.rank[0], *b = &w.rank[0], *c = &d.rank[0];
+    CHECK_NEAR(a->span, 14, TOL);
+    CHECK_NEAR(a->compute, 12, TOL);
+    CHECK_NEAR(a->comm, 7, TOL);
+    CHECK_NEAR(a->overlap, 5, TOL);
+    CHECK_NEAR(a->exposed, 2, TOL);
+    CHECK_NEAR(a->idle, 0, TOL);
+    CHECK_NEAR(a->step[1].start, 12, TOL);
+    CHECK_NEAR(b->span, 8, TOL);
+    CHECK_NEAR(b->compute, 5, TOL);
+    CHECK_NEAR(b->comm, 2, TOL);
+    CHECK_NEAR(b->overlap, 0, TOL);
+    CHECK_NEAR(b->exposed, 2, TOL);
+    CHECK_NEAR(b->idle, 1, TOL);
+    CHECK_EQ_INT(b->steps, 2);
+    CHECK_NEAR(b->step[0].span, 7, TOL);
+    CHECK_NEAR(b->step[1].start, 7, TOL);
+    CHECK_NEAR(b->step[1].compute, 1, TOL);
+    CHECK_NEAR(c->span, a->span, 0);
+    CHECK_NEAR(c->overlap, a->overlap, 0);
+    CHECK(strcmp(sim_report_clock_key(SIM_REPORT_CLOCK_SIM), "sim") == 0);
+    CHECK(strcmp(sim_report_clock_key(SIM_REPORT_CLOCK_WALL), "wall") == 0);
+    sim_trace_report_free(&s);
+    sim_trace_report_free(&w);
+    sim_trace_report_free(&d);
+    return 0;
+}
+
 int main(void) {
     int fails = 0;
+    fails += test_clocks();
     fails += test_overlap();
     fails += test_per_step();
     fails += test_data_wait();
