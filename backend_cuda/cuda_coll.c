@@ -221,7 +221,8 @@ static SimStatus add_timers(CudaCtx *ctx, int rank, CudaPending *p, int n) {
 }
 
 // Reports each step of a finished device collective with its GPU times, or
-// an NCCL call's GPU start and end.
+// an NCCL call's GPU start and end; either way the call's GPU span, which
+// the trace keeps as the collective's wall times.
 static SimStatus report_steps(CudaCtx *ctx, int rank, SimCollCall *call, const CudaPending *p) {
     double w0 = 0.0, w1 = 0.0;
     if (p->ntev > 0)
@@ -231,6 +232,11 @@ static SimStatus report_steps(CudaCtx *ctx, int rank, SimCollCall *call, const C
         call->gpu_wall_start = w0;
         call->gpu_wall_end = w1;
         return SIM_OK;
+    }
+    // the collective's own GPU span: its first step's start to its last one's end
+    if (p->ntev > 1) {
+        call->gpu_wall_start = w0;
+        SIM_CHECK(cuda_event_wall(ctx, rank, p->tev[p->ntev - 1], &call->gpu_wall_end));
     }
     for (int t = 0; t + 1 < p->ntev; t++) {
         SIM_CHECK(cuda_event_wall(ctx, rank, p->tev[t + 1], &w1));

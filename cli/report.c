@@ -39,7 +39,8 @@ void report_help(FILE *out) {
           "the GPU's own, from CUDA events around each op's kernels and each NCCL\n"
           "call). --clock picks which the figures are counted on; \"both\" adds a\n"
           "table that sets them side by side, so you see whether the overlap the\n"
-          "model predicts happened on the hardware.\n"
+          "model predicts happened on the hardware, and one of each kind of op's\n"
+          "time on both clocks (where the two part, the hardware profile is off).\n"
           "\n"
           "options:\n"
           "      --clock CLOCK   sim: the simulated times; wall: the measured\n"
@@ -191,8 +192,14 @@ int report_main(int argc, char **argv) {
         return st == SIM_ENOMEM ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
     }
     const SimTraceReport *measured = o.clock == REPORT_CLOCK_BOTH ? &m : NULL;
+    SimReportOps ops;
+    memset(&ops, 0, sizeof ops);
     int rc = CLI_EXIT_OK;
-    if (o.png != NULL) {
+    if (measured != NULL && sim_trace_report_ops(t.ev, t.n, &ops) != SIM_OK) {
+        fprintf(stderr, "%s: out of memory summarising %s\n", prog, o.path);
+        rc = CLI_EXIT_INTERNAL;
+    }
+    if (rc == CLI_EXIT_OK && o.png != NULL) {
         st = report_png(o.png, &t, &r, err, sizeof err);
         if (st != SIM_OK) {
             fprintf(stderr, "%s: %s\n", prog, err);
@@ -201,18 +208,21 @@ int report_main(int argc, char **argv) {
     }
     if (rc == CLI_EXIT_OK) {
         if (o.json)
-            report_print_json(stdout, &t, &r, measured);
+            report_print_json(stdout, &t, &r, measured, measured ? &ops : NULL);
         else {
             report_print_text(stdout, &t, &r);
             report_print_steps(stdout, &r, o.steps);
-            if (measured != NULL)
+            if (measured != NULL) {
                 report_print_clocks(stdout, &r, measured);
+                report_print_ops(stdout, &ops, 12);
+            }
         }
         if (o.png != NULL && !o.json)
             printf("chart: %s\n", o.png);
     }
     sim_trace_report_free(&r);
     sim_trace_report_free(&m);
+    sim_trace_report_ops_free(&ops);
     viz_trace_free(&t);
     return rc;
 }

@@ -43,12 +43,16 @@ void report_print_text(FILE *out, const VizTrace *t, const SimTraceReport *r);
 // The spread of each rank's step times (fastest, median, slowest step), and
 // with all set every step's parts (report_steps.c).
 void report_print_steps(FILE *out, const SimTraceReport *r, int all);
-// measured: the same trace on the measured clock (--clock both), or NULL.
+// measured: the same trace on the measured clock, ops: each kind of op's
+// times (--clock both), or NULL.
 void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r,
-                       const SimTraceReport *measured);
+                       const SimTraceReport *measured, const SimReportOps *ops);
 // --clock both: per rank, the simulated and measured step time, compute,
 // communication and overlap side by side (report_clocks.c).
 void report_print_clocks(FILE *out, const SimTraceReport *sim, const SimTraceReport *wall);
+// --clock both: each kind of op's time on both clocks, the `top` with the
+// most measured time (0: all).
+void report_print_ops(FILE *out, const SimReportOps *ops, int top);
 // A stacked horizontal bar per rank: compute, exposed comm, data wait,
 // idle (report_png.c). SIM_ENOTSUP without libpng, SIM_EIO, SIM_ENOMEM.
 SimStatus report_png(const char *path, const VizTrace *t, const SimTraceReport *r, char *err,

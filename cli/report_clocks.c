@@ -36,6 +36,57 @@ static void rule(FILE *out) {
           out);
 }
 
+// The time unit of a table whose largest figure is most (seconds).
+static const char *unit_for(double most, double *scale) {
+    *scale = most >= 1 ? 1 : most >= 1e-3 ? 1e3 : 1e6;
+    return most >= 1 ? "s" : most >= 1e-3 ? "ms" : "us";
+}
+
+// "12.3 / 0.45" GB/s: a collective's buffer bytes over its time on each
+// clock (nccl-tests' algbw, averaged over calls and ranks); "" for compute.
+static const char *algbw(const SimReportOp *k, char *buf, size_t len) {
+    buf[0] = '\0';
+    if (k->coll >= 0 && k->sim_s > 0 && k->wall_s > 0)
+        snprintf(buf, len, "%.3g / %.3g", (double)k->bytes / k->sim_s / 1e9,
+                 (double)k->bytes / k->wall_s / 1e9);
+    return buf;
+}
+
+static void ops_rule(FILE *out) {
+    fputs("+----------------------+---------+------------+------------+----------+"
+          "---------------------+\n", out);
+}
+
+// "12.3 ms": a duration in the unit that suits it.
+static const char *fmt_time(double s, char *buf, size_t len) {
+    double sc;
+    const char *u = unit_for(s, &sc);
+    snprintf(buf, len, "%.3f %s", s * sc, u);
+    return buf;
+}
+
+void report_print_ops(FILE *out, const SimReportOps *ops, int top) {
+    if (ops->n == 0)
+        return;
+    int shown = top > 0 && top < ops->n ? top : ops->n;
+    fprintf(out, "\nops, simulated vs measured (all ranks, the whole run; the %d of %d with the "
+            "most measured time;\nx = measured / simulated: far from 1, the hardware profile "
+            "is off for that op)\n", shown, ops->n);
+    ops_rule(out);
+    fprintf(out, "| %-20s | %7s | %10s | %10s | %8s | %-19s |\n", "op", "calls", "sim", "meas",
+            "x", "algbw GB/s sim/meas");
+    ops_rule(out);
+    for (int i = 0; i < shown; i++) {
+        const SimReportOp *k = &ops->op[i];
+        char x[16], bw[48], ts[24], tw[24];
+        fprintf(out, "| %-20.20s | %7llu | %10s | %10s | %8s | %-19s |\n", k->name,
+                (unsigned long long)k->calls, fmt_time(k->sim_s, ts, sizeof ts),
+                fmt_time(k->wall_s, tw, sizeof tw), ratio(k->wall_s, k->sim_s, x, sizeof x),
+                algbw(k, bw, sizeof bw));
+    }
+    ops_rule(out);
+}
+
 void report_print_clocks(FILE *out, const SimTraceReport *sim, const SimTraceReport *wall) {
     double most = 0;
     for (int i = 0; i < sim->nranks; i++) {
@@ -44,8 +95,8 @@ void report_print_clocks(FILE *out, const SimTraceReport *sim, const SimTraceRep
         most = a > most ? a : most;
         most = b > most ? b : most;
     }
-    const char *unit = most >= 1 ? "s" : most >= 1e-3 ? "ms" : "us";
-    double sc = most >= 1 ? 1 : most >= 1e-3 ? 1e3 : 1e6;
+    double sc;
+    const char *unit = unit_for(most, &sc);
     fprintf(out, "\nsimulated vs measured, per rank (%s per step; x = measured / simulated; "
             "overlap = the share of\ncommunication that ran under compute)\n", unit);
     rule(out);

@@ -15,7 +15,9 @@
 //    "clock": "sim" or "wall" (the clock of every time above)}
 // With --clock both, each per_rank entry also has "measured": {"total_s",
 // "mean_step_s", the four parts, "comm_busy_s", "overlap_s",
-// "overlap_pct"} on the measured clock.
+// "overlap_pct"} on the measured clock, and the document has "ops": [{"name",
+// "collective", "calls", "sim_s", "wall_s", "bytes"}, ...] (every kind of op,
+// the most measured time first).
 #include <math.h>
 #include <string.h>
 
@@ -103,8 +105,31 @@ static void rank_json(SimJsonOut *o, int i, const SimReportRank *k, const SimRep
     sim_json_raw(o, "}}");
 }
 
+// "ops": each kind of op's time on both clocks (--clock both).
+static void ops_json(SimJsonOut *o, const SimReportOps *ops) {
+    sim_json_raw(o, ",\n");
+    sim_json_key(o, "ops", 1);
+    sim_json_raw(o, "[");
+    for (int i = 0; i < ops->n; i++) {
+        const SimReportOp *k = &ops->op[i];
+        sim_json_raw(o, i ? ",\n    {" : "\n    {");
+        sim_json_key(o, "name", 1);
+        sim_json_str(o, k->name);
+        sim_json_key(o, "collective", 0);
+        sim_json_raw(o, k->coll >= 0 ? "true" : "false");
+        sim_json_key(o, "calls", 0);
+        sim_json_u64(o, k->calls);
+        num(o, "sim_s", k->sim_s);
+        num(o, "wall_s", k->wall_s);
+        sim_json_key(o, "bytes", 0);
+        sim_json_u64(o, k->bytes);
+        sim_json_raw(o, "}");
+    }
+    sim_json_raw(o, "]");
+}
+
 void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r,
-                       const SimTraceReport *measured) {
+                       const SimTraceReport *measured, const SimReportOps *ops) {
     SimJsonOut o;
     sim_json_begin(&o, out);
     sim_json_raw(&o, "{");
@@ -164,6 +189,8 @@ void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r,
         sim_json_str(&o, why);
         sim_json_raw(&o, "}");
     }
+    if (ops != NULL)
+        ops_json(&o, ops);
     sim_json_raw(&o, ",\n");
     sim_json_key(&o, "clock", 1);
     sim_json_str(&o, sim_report_clock_key(r->clock));

@@ -134,4 +134,30 @@ void sim_trace_report_why(const SimTraceReport *r, char *buf, size_t len);
 // "none", "slow-compute", "data-wait", "exposed-comm", "compute-bound", "idle".
 const char *sim_report_why_key(SimReportWhy w);
 
+// Each kind of op's time on both clocks, over the whole trace and every
+// rank: the compute stream's ops by name (the waits "data.wait" and
+// "ps.wait" left out) and the collectives by kind (their buffer bytes too),
+// sorted by measured time, the most first. Where the measured time of a
+// kind is far from the simulated one, the hardware profile is off for it
+// (the cuda backend measures with CUDA events, so those are the GPU's own
+// kernel times).
+typedef struct {
+    const char *name;  // the op's event name ("linear_fwd") or the collective's
+                       // kind ("all_reduce"); points into the events or static
+    int coll;          // SimCollKind for a collective, -1 for a compute op
+    uint64_t calls;    // events, all ranks
+    double sim_s;      // summed simulated durations
+    double wall_s;     // summed measured durations
+    uint64_t bytes;    // collectives: summed buffer bytes; 0 for compute ops
+} SimReportOp;
+
+typedef struct {
+    SimReportOp *op; // [n], heap
+    int n;
+} SimReportOps;
+
+// SIM_ENOMEM (out then holds nothing). Free with sim_trace_report_ops_free.
+SimStatus sim_trace_report_ops(const SimEvent *ev, size_t n, SimReportOps *out);
+void sim_trace_report_ops_free(SimReportOps *o);
+
 #endif

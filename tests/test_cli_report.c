@@ -346,6 +346,24 @@ static int test_clocks(void) {
                   1e-6 * num(cm, "total_s");
     }
     CHECK_EQ_INT(differ, 8);
+    // every kind of op on both clocks, the most measured time first
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(both, "ops");
+    CHECK(cJSON_IsArray(ops) && cJSON_GetArraySize(ops) >= 4);
+    CHECK(cJSON_GetObjectItemCaseSensitive(sim, "ops") == NULL);
+    int allreduce = 0;
+    double prev = INFINITY;
+    for (int i = 0; i < cJSON_GetArraySize(ops); i++) {
+        const cJSON *k = cJSON_GetArrayItem(ops, i);
+        CHECK(num(k, "calls") > 0 && num(k, "sim_s") > 0 && num(k, "wall_s") >= 0);
+        CHECK(num(k, "wall_s") <= prev);
+        prev = num(k, "wall_s");
+        if (strcmp(str(k, "name"), "all_reduce") == 0) {
+            allreduce = 1;
+            CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(k, "collective")));
+            CHECK(num(k, "calls") >= 4 * atoi(steps_arg) && num(k, "bytes") > 0);
+        }
+    }
+    CHECK(allreduce);
     cJSON_Delete(sim);
     cJSON_Delete(wall);
     cJSON_Delete(both);
@@ -356,6 +374,8 @@ static int test_clocks(void) {
     CHECK_STR_CONTAINS(r.out, "clock:    simulated");
     CHECK_STR_CONTAINS(r.out, "simulated vs measured, per rank");
     CHECK_STR_CONTAINS(r.out, "on the measured clock");
+    CHECK_STR_CONTAINS(r.out, "ops, simulated vs measured");
+    CHECK_STR_CONTAINS(r.out, "| all_reduce ");
     tcli_result_free(&r);
     TCLI_RUN(r, exe, TIMEOUT_S, "report", bin, "--clock=wall");
     CHECK_EQ_INT(r.rc, 0);

@@ -4,12 +4,15 @@
 // with its FLOPs), a backend without kernels, the compute cost model, the
 // range ops, and mixed precision: a product of values that fp16 or bf16
 // cannot represent gives the rounded result, and an fp16 gradient of 1e-8
-// underflows to zero unless it is scaled.
+// underflows to zero unless it is scaled. And device timing: a backend's
+// own times for an op (op_begin/op_times) or a collective (gpu_wall_*)
+// replace the host's in the trace.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
+#include "comm.h" // defines: sim_all_reduce
 #include "cpu_backend.h"
 #include "test_kernels_util.h"
 #include "test_world.h"
@@ -597,8 +600,71 @@ static int test_device_timing(void) {
     return failures;
 }
 
+// A backend that times its collectives on the device (SimCollCall's
+// gpu_wall_start/end, set by the time it is waited for; the cpu backend
+// finishes a collective at launch): the collective's trace event keeps
+// those times; left at 0, the host's launch-to-wait. The fake says the
+// first all-reduce ran from 2000 to 2000.5 s and leaves the second alone.
+static int coll_waits;
+
+static SimStatus fake_coll_launch(void *ctx, int rank, SimCollHandle *h) {
+    SimStatus st = cpu_backend_ops.coll_launch(ctx, rank, h);
+    if (coll_waits++ == 0) {
+        h->call.gpu_wall_start = 2000.0;
+        h->call.gpu_wall_end = 2000.5;
+    }
+    return st;
+}
+
+static SimStatus coll_timing_main(SimRank *r, void *arg) {
+    int *failures = arg;
+    float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[8];
+    SimTrace *tr = r->world->trace;
+    double epoch = r->world->wall_epoch;
+    int bad = 0;
+    for (int k = 0; k < 2; k++) {
+        double host0 = sim_wall_now() - epoch;
+        bad |= sim_all_reduce(r, x, y, 8, SIM_FP32, SIM_SUM, SIM_ALGO_RING) != SIM_OK;
+        double host1 = sim_wall_now() - epoch;
+        const SimEvent *ev = NULL, *all = sim_trace_rank_events(tr, r->rank);
+        for (size_t i = 0; i < sim_trace_rank_count(tr, r->rank); i++)
+            ev = all[i].kind == SIM_EV_COLL ? &all[i] : ev; // the latest
+        bad |= ev == NULL;
+        if (ev && k == 0)
+            bad |= fabs(ev->wall_start - (2000.0 - epoch)) > 1e-9 ||
+                   fabs(ev->wall_end - (2000.5 - epoch)) > 1e-9;
+        else if (ev)
+            bad |= !(ev->wall_start >= host0 && ev->wall_end <= host1);
+        bad |= y[7] != 8.0f; // one rank: the sum is the input
+    }
+    if (bad)
+        fprintf(stderr, "collective timing: the trace did not keep the device's times\n");
+    *failures += bad;
+    return SIM_OK;
+}
+
+static int test_device_coll_timing(void) {
+    int failures = 0;
+    SimBackendOps timed = cpu_backend_ops;
+    timed.name = "cpu-coll-timed";
+    timed.coll_launch = fake_coll_launch;
+    SimWorldConfig cfg;
+    sim_world_config_default(&cfg);
+    cfg.nranks = 1;
+    cfg.trace = 1;
+    SimWorld w;
+    SimStatus st = sim_world_init(&w, &cfg, &timed);
+    if (st == SIM_OK)
+        st = sim_world_run(&w, coll_timing_main, &failures);
+    sim_world_free(&w);
+    CHECK_EQ_INT(st, SIM_OK);
+    CHECK_EQ_INT(coll_waits, 2);
+    return failures;
+}
+
 int main(void) {
     int failures = 0;
+    RUN(test_device_coll_timing);
     RUN(test_tensor);
     RUN(test_cost_compute);
     RUN(test_notsup);

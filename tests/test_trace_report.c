@@ -17,6 +17,8 @@
 //   errors      no iteration markers; a rank out of range
 //   clocks      the same events on the measured clock (wall times that
 //               differ from the simulated ones): each clock's own figures
+//   ops         each kind of op's time on both clocks, the waits, other
+//               streams and markers left out, the most measured first
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,8 +378,45 @@ static int test_clocks(void) {
     return 0;
 }
 
+// Each kind of op on both clocks: compute ops by name, collectives by
+// kind, the waits, other streams and markers left out, the most measured
+// time first.
+static int test_ops(void) {
+    SimEvent ev[] = {
+        walled(compute(0, 0, 1), 0, 3),       walled(compute(1, 0, 1), 0, 2),
+        walled(named(0, "data.wait", 1, 2), 3, 9),
+        walled(coll(0, SIM_COLL_ALL_REDUCE, 1, 1.5, 100), 3, 7),
+        walled(coll(1, SIM_COLL_ALL_REDUCE, 1, 1.5, 100), 2, 6),
+        walled(ev_base(0, SIM_EV_COMPUTE, SIM_STREAM_COMM, "copy", 0, 5), 0, 50),
+        walled(named(1, "adam_step", 2, 2.25), 6, 6.5), walled(begin(0, 0, 0), 0, 0),
+    };
+    SimReportOps o;
+    CHECK(sim_trace_report_ops(ev, sizeof ev / sizeof ev[0], &o) == SIM_OK);
+    CHECK_EQ_INT(o.n, 3);
+    CHECK(strcmp(o.op[0].name, "all_reduce") == 0);
+    CHECK_EQ_INT(o.op[0].coll, SIM_COLL_ALL_REDUCE);
+    CHECK_EQ_INT(o.op[0].calls, 2);
+    CHECK_NEAR(o.op[0].sim_s, 1, TOL);
+    CHECK_NEAR(o.op[0].wall_s, 8, TOL);
+    CHECK_EQ_INT(o.op[0].bytes, 200);
+    CHECK(strcmp(o.op[1].name, "linear_fwd") == 0);
+    CHECK_EQ_INT(o.op[1].coll, -1);
+    CHECK_EQ_INT(o.op[1].calls, 2);
+    CHECK_NEAR(o.op[1].sim_s, 2, TOL);
+    CHECK_NEAR(o.op[1].wall_s, 5, TOL);
+    CHECK_EQ_INT(o.op[1].bytes, 0);
+    CHECK(strcmp(o.op[2].name, "adam_step") == 0);
+    CHECK_NEAR(o.op[2].wall_s, 0.5, TOL);
+    sim_trace_report_ops_free(&o);
+    CHECK(o.op == NULL && o.n == 0);
+    CHECK(sim_trace_report_ops(NULL, 0, &o) == SIM_OK && o.n == 0);
+    sim_trace_report_ops_free(&o);
+    return 0;
+}
+
 int main(void) {
     int fails = 0;
+    fails += test_ops();
     fails += test_clocks();
     fails += test_overlap();
     fails += test_per_step();
