@@ -16,6 +16,7 @@ PACKAGES=(
   tmux                                # terminal UI tests
   clang libclang-rt-14-dev            # fuzzing: clang and libFuzzer's runtime (scripts/fuzz.sh)
   time                                # /usr/bin/time: the soak's peak memory (bench/soak.sh)
+  xz-utils                            # the GPU bundle's archive (scripts/gpu_bundle.sh)
   python3-torch python3-numpy         # PyTorch as the reference in conformance tests
 )
 missing=()

@@ -2,6 +2,8 @@
 # The whole test suite, from scratch: install what is needed, then
 #  1. a warnings-as-errors build (with the CUDA backend when the toolkit is
 #     present; GPU tests skip without a GPU) and every test;
+#     Then, with CUDA, the GPU bundle (scripts/gpu_bundle.sh) and a rehearsal
+#     of scripts/gpu_check.sh with it;
 #  2. an AddressSanitizer + UndefinedBehaviorSanitizer build and every test;
 #  3. a ThreadSanitizer build and the tests of the pthread backend (label cpu);
 #  4. the fuzz targets (clang, libFuzzer) over their seed corpora, 15 s each.
@@ -15,6 +17,14 @@ jobs=$(nproc)
 echo "== build (warnings are errors)"
 scripts/build.sh build
 ctest --test-dir build --output-on-failure -j"$jobs"
+
+# The bundle a GPU machine without ddplab's dependencies runs, and a
+# rehearsal of the script that runs it there (every part skips here).
+if grep -q "CUDA backend: toolkit" build.configure.log; then
+  echo "== GPU bundle (scripts/gpu_bundle.sh; scripts/gpu_check.sh rehearsed)"
+  scripts/gpu_bundle.sh
+  GPU_CHECK_DRY_RUN=1 scripts/gpu_check.sh gpu-bundle "$(mktemp -d)"
+fi
 
 echo "== ASan + UBSan"
 scripts/build.sh build-asan -DDDPLAB_SANITIZE=address -DDDPLAB_CUDA=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null

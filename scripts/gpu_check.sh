@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# scripts/gpu_check.sh [BUNDLE_DIR] [LOG_DIR]: every GPU check in one go, on a
+# GPU machine, from the archive scripts/gpu_bundle.sh made (BUNDLE_DIR,
+# default gpu-bundle). Run from the source tree (the lessons and the test
+# scripts are read from it):
+#   1. every test labelled cuda (each op against the cpu backend, the
+#      collectives in every world mode the machine has, process worlds and
+#      the trace merge, the NCCL peer);
+#   2. tests/test_cuda_cli.sh: strategy parity, every collective through
+#      `ddplab bench` with #wrong = 0, the cpu,cuda comparisons, the measured
+#      overlap and each op on both clocks, every lesson on cuda;
+#   3. bench/allreduce_vs_nccl.sh: ddplab's all_reduce against NCCL's own
+#      (2 or more GPUs; with one it says so).
+# Each part's whole output goes to LOG_DIR (default $OUT when set, else
+# gpu-check-logs): cuda-tests.log, cuda-cli.log, vs-nccl.log; a summary goes
+# to stdout. Exit 0 when every part passed (skips included), 1 otherwise,
+# 77 without a GPU (GPU_CHECK_DRY_RUN=1 goes on anyway, every part skipping:
+# a rehearsal of this script on a machine without one). GPU_CHECK_PARTS
+# picks parts: "tests cli nccl" (the default: all three).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bundle=${1:-gpu-bundle}
+logs=${2:-${OUT:-gpu-check-logs}}
+[ -f "$bundle/ddplab-gpu.tar.xz" ] ||
+    { echo "gpu_check: no $bundle/ddplab-gpu.tar.xz (make it with scripts/gpu_bundle.sh)" >&2; exit 2; }
+mkdir -p "$logs"
+B=$(mktemp -d /tmp/ddplab-gpu.XXXXXX)
+trap 'rm -rf "$B"' EXIT
+tar -C "$B" -xJf "$bundle/ddplab-gpu.tar.xz" || { echo "gpu_check: cannot unpack" >&2; exit 1; }
+
+# The bundle's libraries, then the machine's CUDA libraries wherever the
+# toolkit or a Python package put them (cuBLAS, NCCL), then the system's.
+cuda_dirs=
+for lib in libcublas.so.13 libnccl.so.2 libcudart.so.13; do
+    d=$(ldconfig -p 2>/dev/null | awk -v l="$lib" '$1 == l {print $NF; exit}')
+    [ -n "$d" ] && continue
+    f=$(find /usr/local /usr/lib /opt "$(python3 -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null || echo /nonexistent)" \
+            -name "$lib" -not -path '*/stubs/*' 2>/dev/null | head -1)
+    [ -n "$f" ] && cuda_dirs=$cuda_dirs:$(dirname "$f")
+done
+export LD_LIBRARY_PATH=$B/lib$cuda_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+missing=$(ldd "$B/ddplab" "$B"/tests/* "$B"/bench/* 2>&1 | grep "not found" | sort -u)
+if [ -n "$missing" ]; then
+    echo "gpu_check: libraries not found on this machine:"; echo "$missing"
+    exit 1
+fi
+nvidia-smi -L 2>/dev/null | sed 's/ (UUID.*//'
+"$B/ddplab" run --backend cuda --steps 1 >/dev/null 2>"$logs/probe.err"
+if [ $? -eq 4 ] && grep -q "no CUDA device" "$logs/probe.err" && [ -z "${GPU_CHECK_DRY_RUN:-}" ]; then
+    echo "gpu_check: no GPU here ($(head -1 "$logs/probe.err"))"
+    exit 77
+fi
+
+fail=0
+summary() { # name, exit code
+    case $2 in
+        0) echo "ok      $1" ;;
+        77) echo "skipped $1" ;;
+        *) echo "FAILED  $1 (exit $2)"; fail=1 ;;
+    esac
+}
+
+parts=${GPU_CHECK_PARTS:-"tests cli nccl"}
+want() { [[ " $parts " == *" $1 "* ]]; }
+
+want tests && echo "== 1. the tests labelled cuda" | tee "$logs/cuda-tests.log"
+want tests && while IFS=$'\t' read -r name exe args; do
+    exe=${exe//@B@/$B}
+    read -r -a argv <<<"${args//@B@/$B}"
+    start=$(date +%s)
+    echo "-- $name" >>"$logs/cuda-tests.log"
+    timeout 600 "$exe" "${argv[@]}" >>"$logs/cuda-tests.log" 2>&1
+    rc=$?
+    summary "$name ($(($(date +%s) - start)) s)" $rc
+done < <(sed "s|@S@|$PWD|g" "$B/cuda-tests.list")
+
+if want cli; then
+    echo "== 2. tests/test_cuda_cli.sh" | tee "$logs/cuda-cli.log"
+    start=$(date +%s)
+    timeout 900 tests/test_cuda_cli.sh "$B/ddplab" lessons >>"$logs/cuda-cli.log" 2>&1
+    rc=$?
+    summary "test_cuda_cli.sh ($(($(date +%s) - start)) s)" $rc
+    grep -E "^(ok|FAILED) " "$logs/cuda-cli.log" | grep -v "^ok     lesson" | head -40
+fi
+
+if want nccl; then
+    echo "== 3. bench/allreduce_vs_nccl.sh" | tee "$logs/vs-nccl.log"
+    mkdir -p "$B/build/bench"
+    ln -s "$B/ddplab" "$B/build/ddplab"
+    ln -s "$B/bench/nccl_allreduce" "$B/build/bench/nccl_allreduce"
+    timeout 600 bench/allreduce_vs_nccl.sh "$B/build" >>"$logs/vs-nccl.log" 2>&1
+    rc=$?
+    summary "allreduce_vs_nccl.sh" $rc
+    tail -n +2 "$logs/vs-nccl.log"
+fi
+exit $fail
