@@ -101,6 +101,13 @@ RunParse run_compare_check(RunOptions *o) {
                             "with --compare-backends A,B or --compare-with OPTIONS");
         return RUN_PARSE_OK;
     }
+    if ((o->tf32 || o->coll_impl) && o->compare_backends &&
+        strstr(o->compare_backends, "cuda") == NULL) {
+        run_error("%s: applies to the cuda side of --compare-backends, and neither side of "
+                  "'%s' is cuda; allowed: a pair with cuda (cpu,cuda), or leave it out",
+                  o->tf32 ? "--tf32" : "--coll-impl", o->compare_backends);
+        return RUN_PARSE_ERROR;
+    }
     const char *ok[] = {"single", "ddp", "dp"};
     int known = run_fsdp_is_strategy(o->strategy);
     for (size_t i = 0; i < 3; i++)
@@ -129,24 +136,54 @@ static int is_compare_opt(const char *a, int *takes_next) {
     return 0;
 }
 
+enum { CMP_MAX_DROPPED = 8 };
+
 typedef struct {
     char **argv;   // [argc + 1], the words of one side's command line
     int argc;
+    int extra_at;  // argv[extra_at ..] are the words of --compare-with
     char *words;   // --compare-with split (side B), owned
-    char label[160];
+    const char *dropped[CMP_MAX_DROPPED]; // cuda's own options left out of this
+    int ndropped;  // side (another backend), with their values
+    char label[200];
 } CmpArgs;
 
-// The command without its --compare-* options, then --backend NAME (NULL:
-// none) and the words of extra (NULL: none).
+// Options that only the cuda backend takes: with --compare-backends they go
+// to the cuda side(s) alone. *takes_next: the value is the next word.
+static int is_cuda_opt(const char *a, int *takes_next) {
+    const char *names[] = {"--tf32", "--coll-impl"};
+    const int valued[] = {0, 1};
+    for (size_t i = 0; i < 2; i++) {
+        size_t n = strlen(names[i]);
+        if (strncmp(a, names[i], n) == 0 && (a[n] == '\0' || (valued[i] && a[n] == '='))) {
+            *takes_next = valued[i] && a[n] == '\0';
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// The command without its --compare-* options (and, for a side on another
+// backend than cuda, without cuda's own options), then --backend NAME
+// (NULL: none) and the words of extra (NULL: none).
 static int build_args(CmpArgs *c, int argc, char **argv, const char *backend, size_t blen,
                       const char *extra) {
     memset(c, 0, sizeof *c);
     c->argv = calloc((size_t)argc + 3 + CMP_MAX_EXTRA + 1, sizeof *c->argv);
     if (c->argv == NULL)
         return 0;
+    int not_cuda = backend != NULL && !(blen == 4 && strncmp(backend, "cuda", 4) == 0);
+    const char *dropped = NULL;
     for (int i = 0; i < argc; i++) {
         int next = 0;
         if (i > 0 && is_compare_opt(argv[i], &next)) {
+            i += next;
+            continue;
+        }
+        if (i > 0 && not_cuda && is_cuda_opt(argv[i], &next)) {
+            dropped = argv[i];
+            for (int k = 0; k <= next && i + k < argc && c->ndropped < CMP_MAX_DROPPED; k++)
+                c->dropped[c->ndropped++] = argv[i + k];
             i += next;
             continue;
         }
@@ -164,8 +201,13 @@ static int build_args(CmpArgs *c, int argc, char **argv, const char *backend, si
         c->argv[c->argc++] = w;
         n += snprintf(c->label + n, sizeof c->label - (size_t)n, "--backend %.*s", (int)blen,
                       backend);
+        if (dropped)
+            n += snprintf(c->label + n, sizeof c->label - (size_t)n,
+                          " (without cuda's own options, such as %.*s)",
+                          (int)strcspn(dropped, "="), dropped);
         w += blen + 1;
     }
+    c->extra_at = c->argc;
     if (extra) {
         strcpy(w, extra);
         snprintf(c->label + n, sizeof c->label - (size_t)n, "%s%s", backend ? " " : " with ",
@@ -259,8 +301,17 @@ static int compare_sides(CmpArgs *ca, CmpArgs *cb, const RunOptions *o) {
         if (rc == CLI_EXIT_OK && same_layout(&a, &b) != 0)
             rc = CLI_EXIT_USAGE;
         if (rc == CLI_EXIT_OK) {
-            uint64_t worst = run_compare_report(&a, &b, (const char *const *)cb->argv + ca->argc,
-                                                cb->argc - ca->argc);
+            // what side B was told that side A was not: cuda's own options
+            // that only one side kept, then --compare-with's words
+            const char *diff[2 * CMP_MAX_DROPPED + CMP_MAX_EXTRA];
+            int nd = 0;
+            const CmpArgs *one = ca->ndropped && !cb->ndropped ? ca
+                                 : cb->ndropped && !ca->ndropped ? cb : NULL;
+            for (int i = 0; one && i < one->ndropped; i++)
+                diff[nd++] = one->dropped[i];
+            for (int i = cb->extra_at; i < cb->argc && nd < (int)(sizeof diff / sizeof *diff); i++)
+                diff[nd++] = cb->argv[i];
+            uint64_t worst = run_compare_report(&a, &b, diff, nd);
             if (o->compare_max_ulp >= 0 && worst > (uint64_t)o->compare_max_ulp) {
                 run_error("--compare-max-ulp %lld: a final parameter differs by %llu ULPs",
                           (long long)o->compare_max_ulp, (unsigned long long)worst);

@@ -29,7 +29,7 @@ enum { RUN_CMP_MAX_STEPS = 100000 }; // steps whose hashes are kept
 
 typedef struct RunCompareSide {
     const RunOptions *o;      // this side's options
-    char label[160];          // what this side is, for the report
+    char label[200];          // what this side is, for the report
     char describe[160];       // the backend's own description of the world ("" if none)
     pthread_mutex_t lock;     // guards the lazy set-up at INIT
     int ready;                // 1: the arrays below are allocated

@@ -568,7 +568,10 @@ static RunParse check_together(RunOptions *o) {
                   ops ? "it has no math kernels yet" : cli_backend_missing_hint(o->backend));
         return RUN_PARSE_ERROR;
     }
-    if ((o->tf32 || o->coll_impl) && strcmp(ops->name, "cuda") != 0) {
+    // with --compare-backends each side is checked with its own backend, and
+    // cuda's own options go to the cuda side alone (run_compare.c)
+    if ((o->tf32 || o->coll_impl) && strcmp(ops->name, "cuda") != 0 &&
+        o->compare_backends == NULL) {
         run_error("%s: applies to --backend cuda only (the %s backend computes in full fp32 "
                   "and runs its own collectives); allowed: --backend cuda, or leave it out",
                   o->tf32 ? "--tf32" : "--coll-impl", ops->name);

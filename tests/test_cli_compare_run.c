@@ -21,7 +21,9 @@
 //   bad inputs   malformed values, a comparison with the options it cannot
 //                take, a side B that is not a valid run, another world size:
 //                one line "ddplab run: ..." and exit 2; cpu,cuda without a
-//                CUDA build (exit 2) or without a GPU (exit 4)
+//                CUDA build (exit 2) or without a GPU (exit 4); --tf32 with
+//                cpu,cuda goes to the cuda side alone, with cpu,cpu it is
+//                refused
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,6 +304,7 @@ static int test_bad_inputs(void) {
     BAD("side B of the comparison", "--compare-with", "--no-such-option");
     BAD("a comparison needs the same world", "--strategy", "ddp", "-n", "2",
         "--compare-with", "-n 3");
+    BAD("neither side of 'cpu,cpu' is cuda", "--compare-backends", "cpu,cpu", "--tf32");
 #undef BAD
     // cpu,cuda: refused by a build without CUDA, or by a machine without a GPU
     TcliResult r;
@@ -315,6 +318,20 @@ static int test_bad_inputs(void) {
     } else {
         CHECK_EQ_INT(r.rc, 0); // a machine with a GPU
         CHECK_STR_CONTAINS(r.out, "side B: --backend cuda");
+    }
+    tcli_result_free(&r);
+    // cuda's own options go to the cuda side alone: the cpu side runs without
+    TCLI_RUN(r, exe, TIMEOUT_S, "run", "--strategy", "ddp", "-n", "2", "--data", "blobs",
+             "--steps", "2", "--compare-backends", "cpu,cuda", "--tf32");
+    if (r.err && strstr(r.err, "no CUDA backend")) {
+        CHECK_EQ_INT(r.rc, 2);
+    } else {
+        CHECK_STR_CONTAINS(r.out, "== side A: --backend cpu (without cuda's own options, such "
+                                  "as --tf32)");
+        if (r.rc == 0) // a machine with a GPU: TF32 named among the causes
+            CHECK_STR_CONTAINS(r.out, "TF32");
+        else
+            CHECK_EQ_INT(r.rc, 4);
     }
     tcli_result_free(&r);
     return 0;
