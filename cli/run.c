@@ -294,6 +294,8 @@ int run_train(RunOptions *o, SimTrainConfig *c) {
         run_error("--metrics: cannot write '%s' (disk full?)", o->metrics);
         rc = CLI_EXIT_INTERNAL;
     }
+    if (rc == CLI_EXIT_OK) // the summary's last line, now that no rank appends events
+        run_report_overlap(&w, o->trace);
     if (rc == CLI_EXIT_OK) // each rank's wait for data (--sample-cost), the ranks done
         run_loader_report(o, trainers, &w);
     if (rc == CLI_EXIT_OK && o->rendezvous == NULL) // a process knows its own rank's only

@@ -203,6 +203,11 @@ void run_report_step(RunReport *rep, const SimStepStats *s);
 void run_report_eval(RunReport *rep, const SimEvalStats *s);
 // The final summary, on stdout.
 void run_report_summary(RunReport *rep, const SimTrainer *t);
+// After the world's ranks have all returned (it reads every rank's trace
+// buffer): how much of the run's communication ran under compute, on both
+// clocks (sim/trace_report.h), as one line of the summary; nothing without
+// a trace or without communication in the steps.
+void run_report_overlap(const SimWorld *w, const char *trace_path);
 
 // A failed run's diagnosis (run_diag.c): when st is a failure the backend
 // diagnosed (run_diag_is_diagnosed: SIM_ETIMEDOUT, SIM_EPROTO,

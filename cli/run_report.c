@@ -10,6 +10,7 @@
 #include "layer_owner.h" // defines: sim_layer_owner_strategy
 #include "outfile.h" // defines: SimJsonOut
 #include "run.h"
+#include "trace_report.h" // defines: sim_trace_report_of
 
 void run_report_init(RunReport *rep, const RunOptions *o, const SimDataset *ds,
                      const SimTrainConfig *cfg, FILE *metrics) {
@@ -500,6 +501,30 @@ static void report_device_memory(const SimWorld *w) {
            "which ddplab's tensors %.1f MiB (the ranks' peaks add up to %.1f MiB); the rest "
            "is the CUDA context, cuBLAS, NCCL and scratch\n", used / 1048576.0,
            total / 1048576.0, own / 1048576.0, own_peak / 1048576.0);
+}
+
+void run_report_overlap(const SimWorld *w, const char *trace_path) {
+    if (w == NULL || w->trace == NULL)
+        return;
+    SimTraceReport r[2];
+    if (sim_trace_report_of(w->trace, SIM_REPORT_CLOCK_SIM, &r[0], NULL, 0) != SIM_OK)
+        return;
+    if (sim_trace_report_of(w->trace, SIM_REPORT_CLOCK_WALL, &r[1], NULL, 0) != SIM_OK) {
+        sim_trace_report_free(&r[0]);
+        return;
+    }
+    double comm[2] = {0}, over[2] = {0};
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < r[c].nranks; i++) {
+            comm[c] += r[c].rank[i].comm;
+            over[c] += r[c].rank[i].overlap;
+        }
+    if (comm[0] > 0 && comm[1] > 0)
+        printf("  communication under compute: %.1f%% simulated, %.1f%% measured (all ranks' "
+               "steps; per rank: ddplab report %s --clock both)\n", 100 * over[0] / comm[0],
+               100 * over[1] / comm[1], trace_path ? trace_path : "TRACE");
+    sim_trace_report_free(&r[0]);
+    sim_trace_report_free(&r[1]);
 }
 
 void run_report_summary(RunReport *rep, const SimTrainer *t) {

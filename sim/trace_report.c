@@ -203,55 +203,13 @@ SimStatus sim_trace_report(const SimEvent *ev, size_t n, int nranks, SimTraceRep
     return sim_trace_report_on(ev, n, nranks, SIM_REPORT_CLOCK_SIM, out, err, errlen);
 }
 
-SimStatus sim_trace_report_on(const SimEvent *ev, size_t n, int nranks, SimReportClock clock,
-                              SimTraceReport *out, char *err, size_t errlen) {
-    memset(out, 0, sizeof *out);
-    out->slowest = -1;
-    out->clock = clock;
-    if (err && errlen)
-        err[0] = '\0';
-    int maxrank = -1;
-    for (size_t i = 0; i < n; i++) {
-        if (ev[i].rank < 0 || (nranks > 0 && ev[i].rank >= nranks) || ev[i].rank > 65535) {
-            if (err)
-                snprintf(err, errlen, "event %zu: rank %d outside 0 .. %d", i, (int)ev[i].rank,
-                         nranks > 0 ? nranks - 1 : 65535);
-            return SIM_EINVAL;
-        }
-        if (ev[i].rank > maxrank)
-            maxrank = ev[i].rank;
-    }
-    if (nranks <= 0)
-        nranks = maxrank + 1;
-    if (nranks <= 0) {
-        if (err)
-            snprintf(err, errlen, "the trace holds no events");
-        return SIM_EINVAL;
-    }
+// The summary of nranks ranks whose events are p[off[r] .. off[r + 1]).
+static SimStatus report_core(const SimEvent *const *p, const size_t *off, int nranks,
+                             SimReportClock clock, SimTraceReport *out, char *err,
+                             size_t errlen) {
     SimReportRank *rk = calloc((size_t)nranks, sizeof *rk);
-    // The events of each rank, by index: a counting sort on rank.
-    size_t *off = calloc((size_t)nranks + 1, sizeof *off);
-    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
-    if (rk == NULL || off == NULL || idx == NULL) {
-        free(rk), free(off), free(idx);
+    if (rk == NULL)
         return SIM_ENOMEM;
-    }
-    for (size_t i = 0; i < n; i++)
-        off[ev[i].rank + 1]++;
-    for (int r = 0; r < nranks; r++)
-        off[r + 1] += off[r];
-    {
-        size_t *fill = calloc((size_t)nranks, sizeof *fill);
-        if (fill == NULL) {
-            free(rk), free(off), free(idx);
-            return SIM_ENOMEM;
-        }
-        for (size_t i = 0; i < n; i++) {
-            int r = ev[i].rank;
-            idx[off[r] + fill[r]++] = i;
-        }
-        free(fill);
-    }
     // The windows: first begin (or first start) to the last end.
     int any_steps = 0;
     size_t most = 0;
@@ -263,7 +221,7 @@ SimStatus sim_trace_report_on(const SimEvent *ev, size_t n, int nranks, SimRepor
             most = cnt;
         double first_begin = INFINITY, first = INFINITY, last = -INFINITY;
         for (size_t j = off[r]; j < off[r + 1]; j++) {
-            const SimEvent *e = &ev[idx[j]];
+            const SimEvent *e = p[j];
             double t0 = t_start(e, clock), t1 = t_end(e, clock);
             if (is_begin(e)) {
                 k->steps++;
@@ -291,12 +249,12 @@ SimStatus sim_trace_report_on(const SimEvent *ev, size_t n, int nranks, SimRepor
                      "no optimizer steps: expected \"iteration\" markers with label "
                      "\"begin\" (the training loop's, in a trace of `ddplab run --trace "
                      "FILE`)");
-        free(rk), free(off), free(idx);
+        free(rk);
         return SIM_EINVAL;
     }
     Point *pts = malloc((most ? 2 * most : 1) * sizeof *pts);
     if (pts == NULL) {
-        free(rk), free(off), free(idx);
+        free(rk);
         return SIM_ENOMEM;
     }
     for (int r = 0; r < nranks; r++) {
@@ -304,7 +262,7 @@ SimStatus sim_trace_report_on(const SimEvent *ev, size_t n, int nranks, SimRepor
         int64_t cur[SIM_MEM_CAT_COUNT] = {0};
         size_t np = 0;
         for (size_t j = off[r]; j < off[r + 1]; j++) {
-            const SimEvent *e = &ev[idx[j]];
+            const SimEvent *e = p[j];
             if (e->kind == SIM_EV_MEMORY) {
                 memory_event(k, cur, e);
                 continue;
@@ -335,7 +293,7 @@ SimStatus sim_trace_report_on(const SimEvent *ev, size_t n, int nranks, SimRepor
             out->nranks = r; // the ranks whose rows exist, for the free
             out->rank = rk;
             sim_trace_report_free(out);
-            free(pts), free(off), free(idx);
+            free(pts);
             return SIM_ENOMEM;
         }
         if (k->events > 0)
@@ -344,12 +302,92 @@ SimStatus sim_trace_report_on(const SimEvent *ev, size_t n, int nranks, SimRepor
             out->max_sum_error = fabs(k->sum_error);
     }
     free(pts);
-    free(off);
-    free(idx);
     out->nranks = nranks;
     out->rank = rk;
     find_slowest(out);
     return SIM_OK;
+}
+
+static void report_begin(SimTraceReport *out, SimReportClock clock, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    out->slowest = -1;
+    out->clock = clock;
+    if (err && errlen)
+        err[0] = '\0';
+}
+
+SimStatus sim_trace_report_on(const SimEvent *ev, size_t n, int nranks, SimReportClock clock,
+                              SimTraceReport *out, char *err, size_t errlen) {
+    report_begin(out, clock, err, errlen);
+    int maxrank = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (ev[i].rank < 0 || (nranks > 0 && ev[i].rank >= nranks) || ev[i].rank > 65535) {
+            if (err)
+                snprintf(err, errlen, "event %zu: rank %d outside 0 .. %d", i, (int)ev[i].rank,
+                         nranks > 0 ? nranks - 1 : 65535);
+            return SIM_EINVAL;
+        }
+        if (ev[i].rank > maxrank)
+            maxrank = ev[i].rank;
+    }
+    if (nranks <= 0)
+        nranks = maxrank + 1;
+    if (nranks <= 0) {
+        if (err)
+            snprintf(err, errlen, "the trace holds no events");
+        return SIM_EINVAL;
+    }
+    // The events of each rank: a counting sort on rank.
+    size_t *off = calloc((size_t)nranks + 1, sizeof *off);
+    size_t *fill = calloc((size_t)nranks, sizeof *fill);
+    const SimEvent **p = malloc((n ? n : 1) * sizeof *p);
+    if (off == NULL || fill == NULL || p == NULL) {
+        free(off), free(fill), free(p);
+        return SIM_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        off[ev[i].rank + 1]++;
+    for (int r = 0; r < nranks; r++)
+        off[r + 1] += off[r];
+    for (size_t i = 0; i < n; i++) {
+        int r = ev[i].rank;
+        p[off[r] + fill[r]++] = &ev[i];
+    }
+    free(fill);
+    SimStatus st = report_core(p, off, nranks, clock, out, err, errlen);
+    free(off);
+    free(p);
+    return st;
+}
+
+SimStatus sim_trace_report_of(const SimTrace *t, SimReportClock clock, SimTraceReport *out,
+                              char *err, size_t errlen) {
+    report_begin(out, clock, err, errlen);
+    int nranks = sim_trace_nranks(t);
+    if (nranks <= 0) {
+        if (err)
+            snprintf(err, errlen, "the trace holds no ranks");
+        return SIM_EINVAL;
+    }
+    size_t *off = calloc((size_t)nranks + 1, sizeof *off);
+    if (off == NULL)
+        return SIM_ENOMEM;
+    for (int r = 0; r < nranks; r++)
+        off[r + 1] = off[r] + sim_trace_rank_count(t, r);
+    const SimEvent **p = malloc((off[nranks] ? off[nranks] : 1) * sizeof *p);
+    if (p == NULL) {
+        free(off);
+        return SIM_ENOMEM;
+    }
+    for (int r = 0; r < nranks; r++) {
+        const SimEvent *ev = sim_trace_rank_events(t, r);
+        for (size_t j = off[r]; j < off[r + 1]; j++)
+            p[j] = &ev[j - off[r]];
+    }
+    SimStatus st = report_core(p, off, nranks, clock, out, err, errlen);
+    free(off);
+    free(p);
+    return st;
 }
 
 const char *sim_report_clock_key(SimReportClock c) {

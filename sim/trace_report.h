@@ -123,6 +123,10 @@ SimStatus sim_trace_report(const SimEvent *ev, size_t n, int nranks, SimTraceRep
 // The same on the chosen clock (sim_trace_report is SIM_REPORT_CLOCK_SIM).
 SimStatus sim_trace_report_on(const SimEvent *ev, size_t n, int nranks, SimReportClock clock,
                               SimTraceReport *out, char *err, size_t errlen);
+// The same over an engine trace as it stands (each rank's buffer, no
+// merge), e.g. at the end of a run; its ranks are the trace's.
+SimStatus sim_trace_report_of(const SimTrace *t, SimReportClock clock, SimTraceReport *out,
+                              char *err, size_t errlen);
 // "sim", "wall".
 const char *sim_report_clock_key(SimReportClock c);
 void sim_trace_report_free(SimTraceReport *r);

@@ -393,6 +393,44 @@ static int test_clocks(void) {
     return 0;
 }
 
+// The run's summary line gives the share of communication under compute
+// on both clocks, over all ranks: the report's figures, summed.
+static int test_run_summary(void) {
+    const char *path = in_dir("summary.ddptrace");
+    TcliResult r;
+    TCLI_RUN(r, exe, TIMEOUT_S, "run", "--strategy", "ddp", "-n", "4", "--data", "blobs",
+             "--model", "mlp:16,512,512,512,4", "--steps", "3", "--bucket-cap-mb", "0.5",
+             "--trace", path);
+    CHECK_EQ_INT(r.rc, 0);
+    const char *line = strstr(r.out, "communication under compute: ");
+    CHECK(line != NULL);
+    double sim_pct = -1, wall_pct = -1;
+    CHECK(sscanf(line, "communication under compute: %lf%% simulated, %lf%% measured", &sim_pct,
+                 &wall_pct) == 2);
+    CHECK_STR_CONTAINS(line, "per rank: ddplab report ");
+    tcli_result_free(&r);
+    cJSON *doc = report_json_clock(path, "both");
+    CHECK(doc != NULL);
+    double comm[2] = {0}, over[2] = {0};
+    for (int i = 0; i < 4; i++) {
+        const cJSON *k = rank_of(doc, i), *m = cJSON_GetObjectItemCaseSensitive(k, "measured");
+        comm[0] += num(k, "comm_busy_s"), over[0] += num(k, "overlap_s");
+        comm[1] += num(m, "comm_busy_s"), over[1] += num(m, "overlap_s");
+    }
+    cJSON_Delete(doc);
+    CHECK(comm[0] > 0 && comm[1] > 0);
+    CHECK_NEAR(sim_pct, 100 * over[0] / comm[0], 0.051);
+    CHECK_NEAR(wall_pct, 100 * over[1] / comm[1], 0.051);
+    CHECK(sim_pct > 0);
+    // without a trace, no line (nothing was recorded to count from)
+    TCLI_RUN(r, exe, TIMEOUT_S, "run", "--strategy", "ddp", "-n", "2", "--data", "blobs",
+             "--steps", "2");
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK(strstr(r.out, "communication under compute") == NULL);
+    tcli_result_free(&r);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     exe = tcli_exe_arg(argc, argv);
     if (exe == NULL)
@@ -406,6 +444,7 @@ int main(int argc, char **argv) {
     int fails = 0;
     fails += test_ddp();
     fails += test_clocks();
+    fails += test_run_summary();
     fails += test_slow_rank();
     fails += test_data_wait();
     fails += test_bad_inputs();
