@@ -233,7 +233,7 @@ static SimStatus parse_link(const Loader *ld, const cJSON *root, const char *key
 static SimStatus get_scaled(const Loader *ld, const cJSON *obj, const char *where,
                             const char *key, double lo, int strict, double hi, double unit,
                             double *v) {
-    double x;
+    double x = 0.0;
     SIM_CHECK(get_number(ld, obj, where, key, lo, strict, &x));
     *v = x * unit;
     if (x > hi || !isfinite(*v) || (strict && !(*v > 0.0)))

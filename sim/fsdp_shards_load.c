@@ -236,7 +236,7 @@ static SimStatus read_shard_file(FsdpState *s, SimTrainer *t, Loaded *L, const i
                      "model expects [%s]", c.path, p->name, got ? got : "?", shape);
             break;
         }
-        const void *data;
+        const void *data = NULL;
         size_t off = s->shard_params[i].offset;
         st = expect_vec(t, &c, p->name, SIM_FP32, hi - lo, &data);
         if (st == SIM_OK)
@@ -331,7 +331,7 @@ static SimStatus read_local(FsdpState *s, SimRank *r, SimTrainer *t, Loaded *L) 
                          rank != r->rank || world != s->nranks))
         st = bad(t, SIM_EFORMAT, "%s: not rank %d of %d's file as its index %s says", c.path,
                  r->rank, s->nranks, L->index.path);
-    const void *data;
+    const void *data = NULL;
     for (int u = 0; st == SIM_OK && u < s->plan.nunits; u++) {
         size_t n = s->plan.units[u].shard, off = s->u[u].master_off;
         if (n == 0)

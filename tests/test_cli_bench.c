@@ -58,13 +58,13 @@ static int parse_row(const char *line, CsvRow *row) {
         f[n++] = tok;
     if (n != 15)
         return -1;
-    snprintf(row->coll, sizeof row->coll, "%s", f[0]);
-    snprintf(row->algo, sizeof row->algo, "%s", f[1]);
+    snprintf(row->coll, sizeof row->coll, "%.*s", (int)sizeof row->coll - 1, f[0]);
+    snprintf(row->algo, sizeof row->algo, "%.*s", (int)sizeof row->algo - 1, f[1]);
     row->ranks = atoi(f[2]);
     row->bytes = atoll(f[3]);
     row->count = atoll(f[4]);
-    snprintf(row->dtype, sizeof row->dtype, "%s", f[5]);
-    snprintf(row->redop, sizeof row->redop, "%s", f[6]);
+    snprintf(row->dtype, sizeof row->dtype, "%.*s", (int)sizeof row->dtype - 1, f[5]);
+    snprintf(row->redop, sizeof row->redop, "%.*s", (int)sizeof row->redop - 1, f[6]);
     row->root = atoi(f[7]);
     row->inplace = atoi(f[8]);
     row->time_us = atof(f[9]);

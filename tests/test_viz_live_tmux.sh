@@ -32,8 +32,10 @@ wait_for() { # text, seconds
 }
 key() { tmux -S "$sock" send-keys -t "$session" "$@"; sleep 0.3; }
 
-wait_for "rank 0" 20 || fail "the view did not come up"
-grep -q "rank 3" "$dir/pane.txt" || fail "rank 3's box is missing"
+# the status bar says "rank 0" from the first frame, before any event has
+# arrived ("waiting for the run's first events"): wait for the boxes
+wait_for "rank 3" 20 || fail "the view did not come up with rank 3's box"
+grep -q "waiting for the run's first events" "$dir/pane.txt" && fail "the view never left its waiting screen"
 key space          # pause
 capture; cp "$dir/pane.txt" "$dir/paused.txt"
 key n; key n; key p
