@@ -3,14 +3,15 @@
 #include "report.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"  // defines: CLI_EXIT_*
 #include "plot.h" // defines: viz_png_available
 
 void report_help(FILE *out) {
-    fputs("usage: ddplab report TRACE [--clock sim|wall|both] [--json] [--steps]\n"
-          "                     [--png FILE.png]\n"
+    fputs("usage: ddplab report TRACE [--clock sim|wall|both] [--from-step K] [--json]\n"
+          "                     [--steps] [--png FILE.png]\n"
           "\n"
           "A per-rank summary of a recorded run, like a profiler's: where each\n"
           "rank's step time went (compute, data wait, exposed communication,\n"
@@ -47,6 +48,10 @@ void report_help(FILE *out) {
           "                      times; both: the simulated report, then per rank\n"
           "                      step time, compute, communication and overlap on\n"
           "                      both clocks [sim]\n"
+          "      --from-step K   count each rank's steps from its K-th on: the steps\n"
+          "                      before are left out as the set-up is (warm-up\n"
+          "                      steps, whose measured times hold one-time costs\n"
+          "                      such as cuBLAS and NCCL set-up) [1]\n"
           "      --json          print the summary as one JSON document instead\n"
           "                      of the tables [off]\n"
           "      --steps         every step of every rank: its time and its four\n"
@@ -60,7 +65,7 @@ void report_help(FILE *out) {
           "  ddplab run --strategy ddp -n 4 --data blobs --steps 5 --trace t.ddptrace\n"
           "  ddplab report t.ddptrace\n"
           "  ddplab report t.ddptrace --json --png time.png\n"
-          "  ddplab report t.ddptrace --clock both\n"
+          "  ddplab report t.ddptrace --clock both --from-step 3\n"
           "\n"
           "exit codes:\n",
           out);
@@ -70,6 +75,7 @@ void report_help(FILE *out) {
 int report_opts_parse(int argc, char **argv, ReportOptions *o) {
     const char *prog = "ddplab report";
     memset(o, 0, sizeof *o);
+    o->from_step = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
@@ -96,6 +102,18 @@ int report_opts_parse(int argc, char **argv, ReportOptions *o) {
             }
             continue;
         }
+        if (strcmp(a, "--from-step") == 0 || strncmp(a, "--from-step=", 12) == 0) {
+            const char *v = a[11] == '=' ? a + 12 : (i + 1 < argc ? argv[++i] : NULL);
+            char *end = NULL;
+            long k = v ? strtol(v, &end, 10) : 0;
+            if (v == NULL || end == v || *end != '\0' || k < 1 || k > 1000000000) {
+                fprintf(stderr, "%s: --from-step: '%s' is not a step number (allowed: 1, 2, "
+                        "...)\n", prog, v ? v : "");
+                return CLI_EXIT_USAGE;
+            }
+            o->from_step = (int)k;
+            continue;
+        }
         if (strcmp(a, "--png") == 0 || strncmp(a, "--png=", 6) == 0) {
             const char *v = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
             if (v == NULL || v[0] == '\0') {
@@ -106,8 +124,8 @@ int report_opts_parse(int argc, char **argv, ReportOptions *o) {
             continue;
         }
         if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "%s: unknown option '%s' (allowed: --clock CLOCK, --json, --steps, "
-                    "--png FILE, --help)\n",
+            fprintf(stderr, "%s: unknown option '%s' (allowed: --clock CLOCK, --from-step K, "
+                    "--json, --steps, --png FILE, --help)\n",
                     prog, a);
             return CLI_EXIT_USAGE;
         }
@@ -173,13 +191,13 @@ int report_main(int argc, char **argv) {
     }
     SimTraceReport r, m;
     memset(&m, 0, sizeof m);
-    st = sim_trace_report_on(t.ev, t.n, t.nranks,
-                             o.clock == REPORT_CLOCK_WALL ? SIM_REPORT_CLOCK_WALL
-                                                          : SIM_REPORT_CLOCK_SIM,
-                             &r, err, sizeof err);
+    st = sim_trace_report_from(t.ev, t.n, t.nranks,
+                               o.clock == REPORT_CLOCK_WALL ? SIM_REPORT_CLOCK_WALL
+                                                            : SIM_REPORT_CLOCK_SIM,
+                               o.from_step, &r, err, sizeof err);
     if (st == SIM_OK && o.clock == REPORT_CLOCK_BOTH) {
-        st = sim_trace_report_on(t.ev, t.n, t.nranks, SIM_REPORT_CLOCK_WALL, &m, err,
-                                 sizeof err);
+        st = sim_trace_report_from(t.ev, t.n, t.nranks, SIM_REPORT_CLOCK_WALL, o.from_step, &m,
+                                   err, sizeof err);
         if (st != SIM_OK)
             sim_trace_report_free(&r);
     }

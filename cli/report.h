@@ -16,6 +16,7 @@ typedef struct {
     int json;         // --json: JSON on stdout instead of the tables
     int steps;        // --steps: every step of every rank, not only the spread
     int clock;        // --clock: REPORT_CLOCK_*
+    int from_step;    // --from-step K: each rank's steps from K on (1: all)
 } ReportOptions;
 
 enum {

@@ -1,6 +1,6 @@
 // cli/report_json.c: `ddplab report --json`: one JSON document on stdout,
 // times in seconds, bytes as integers:
-//   {"trace": "...", "title": "...", "ranks": R, "steps": S,
+//   {"trace": "...", "title": "...", "ranks": R, "steps": S, "first_step": K,
 //    "per_rank": [{"rank", "steps", "total_s", "mean_step_s" (null without
 //                  steps), "compute_s", "data_wait_s",
 //                  "exposed_comm_s", "idle_s", "comm_busy_s", "overlap_s",
@@ -60,7 +60,8 @@ static void rank_times(SimJsonOut *o, const SimReportRank *k, int first) {
         sim_json_raw(o, "null");
 }
 
-static void rank_json(SimJsonOut *o, int i, const SimReportRank *k, const SimReportRank *wall) {
+static void rank_json(SimJsonOut *o, int i, const SimReportRank *k, int first_step,
+                      const SimReportRank *wall) {
     sim_json_raw(o, i ? ",\n    {" : "\n    {");
     sim_json_key(o, "rank", 1);
     sim_json_i64(o, i);
@@ -81,7 +82,7 @@ static void rank_json(SimJsonOut *o, int i, const SimReportRank *k, const SimRep
         const SimReportStep *st = &k->step[j];
         sim_json_raw(o, j ? ", {" : "{");
         sim_json_key(o, "step", 1);
-        sim_json_i64(o, j + 1);
+        sim_json_i64(o, j + first_step);
         num(o, "start_s", st->start);
         num(o, "total_s", st->span);
         parts(o, st->compute, st->data_wait, st->exposed, st->idle);
@@ -141,11 +142,13 @@ void report_print_json(FILE *out, const VizTrace *t, const SimTraceReport *r,
     sim_json_i64(&o, r->nranks);
     sim_json_key(&o, "steps", 0);
     sim_json_i64(&o, r->steps);
+    sim_json_key(&o, "first_step", 0);
+    sim_json_i64(&o, r->first_step);
     sim_json_key(&o, "per_rank", 0);
     sim_json_raw(&o, "[");
     int ok = 1;
     for (int i = 0; i < r->nranks; i++) {
-        rank_json(&o, i, &r->rank[i], measured ? &measured->rank[i] : NULL);
+        rank_json(&o, i, &r->rank[i], r->first_step, measured ? &measured->rank[i] : NULL);
         if (fabs(r->rank[i].sum_error) > 1e-9 * (r->rank[i].span > 0 ? r->rank[i].span : 1))
             ok = 0;
     }

@@ -182,6 +182,9 @@ void report_print_text(FILE *out, const VizTrace *t, const SimTraceReport *r) {
     fprintf(out, "ranks:    %d, %d step%s (a step: from one \"iteration\" begin marker to "
                  "the next)\n",
             r->nranks, r->steps, r->steps == 1 ? "" : "s");
+    if (r->first_step > 1)
+        fprintf(out, "          from each rank's step %d on (--from-step): the %d before it "
+                "left out, as the set-up is\n", r->first_step, r->first_step - 1);
     for (int i = 0; i < r->nranks; i++)
         if (r->rank[i].steps == 0 && r->rank[i].events > 0) {
             fprintf(out, "          ranks with 0 steps (a parameter server): measured from "
@@ -218,8 +221,10 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-// One rank's fastest, median and slowest step (1-based step numbers).
-static void step_spread(FILE *out, int rank, const SimReportRank *k, Unit u, double *sorted) {
+// One rank's fastest, median and slowest step (the rank's own step numbers:
+// its step[0] is step `first`).
+static void step_spread(FILE *out, int rank, const SimReportRank *k, int first, Unit u,
+                        double *sorted) {
     int fast = 0, slow = 0;
     for (int j = 0; j < k->steps; j++) {
         sorted[j] = k->step[j].span;
@@ -239,18 +244,18 @@ static void step_spread(FILE *out, int rank, const SimReportRank *k, Unit u, dou
     if (s->span > 0)
         snprintf(why, sizeof why, "%s %.0f%%", names[big], 100 * parts[big] / s->span);
     fprintf(out, "| %4d | %5d | %9.3f (%4d) | %10.3f | %9.3f (%4d) | %6.2fx | %-18s |\n", rank,
-            k->steps, k->step[fast].span * u.scale, fast + 1, median * u.scale,
-            s->span * u.scale, slow + 1, k->step[fast].span > 0 ? s->span / k->step[fast].span
+            k->steps, k->step[fast].span * u.scale, fast + first, median * u.scale,
+            s->span * u.scale, slow + first, k->step[fast].span > 0 ? s->span / k->step[fast].span
                                                                 : 0.0, why);
 }
 
 // Every step of one rank, with its parts and their shares.
-static void step_rows(FILE *out, int rank, const SimReportRank *k, Unit u) {
+static void step_rows(FILE *out, int rank, const SimReportRank *k, int first, Unit u) {
     char c[40], d[40], e[40], i[40];
     for (int j = 0; j < k->steps; j++) {
         const SimReportStep *s = &k->step[j];
         fprintf(out, "| %4d | %5d | %10.3f | %10.3f | %15s | %15s | %15s | %15s |\n", rank,
-                j + 1, s->start * u.scale, s->span * u.scale,
+                j + first, s->start * u.scale, s->span * u.scale,
                 fmt_part(s->compute, s->span, u, c, sizeof c),
                 fmt_part(s->data_wait, s->span, u, d, sizeof d),
                 fmt_part(s->exposed, s->span, u, e, sizeof e),
@@ -275,7 +280,7 @@ void report_print_steps(FILE *out, const SimTraceReport *r, int all) {
     rule(out, w, 7);
     for (int i = 0; i < r->nranks; i++)
         if (r->rank[i].steps > 0)
-            step_spread(out, i, &r->rank[i], u, sorted);
+            step_spread(out, i, &r->rank[i], r->first_step, u, sorted);
     rule(out, w, 7);
     free(sorted);
     if (!all)
@@ -287,6 +292,6 @@ void report_print_steps(FILE *out, const SimTraceReport *r, int all) {
             "start", "time", "compute", "data wait", "exposed comm", "idle");
     rule(out, ws, 8);
     for (int i = 0; i < r->nranks; i++)
-        step_rows(out, i, &r->rank[i], u);
+        step_rows(out, i, &r->rank[i], r->first_step, u);
     rule(out, ws, 8);
 }

@@ -203,13 +203,46 @@ SimStatus sim_trace_report(const SimEvent *ev, size_t n, int nranks, SimTraceRep
     return sim_trace_report_on(ev, n, nranks, SIM_REPORT_CLOCK_SIM, out, err, errlen);
 }
 
-// The summary of nranks ranks whose events are p[off[r] .. off[r + 1]).
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// The time of the rank's first_step-th begin marker (1-based), counting
+// them in time order; *begins: how many it has. NAN when it has fewer, or
+// when memory runs out (*begins = -1).
+static double nth_begin(const SimEvent *const *p, size_t lo, size_t hi, SimReportClock clock,
+                        int first_step, int *begins) {
+    size_t n = 0;
+    for (size_t j = lo; j < hi; j++)
+        n += is_begin(p[j]);
+    *begins = (int)n;
+    if (n < (size_t)first_step)
+        return NAN;
+    double *t = malloc(n * sizeof *t);
+    if (t == NULL) {
+        *begins = -1;
+        return NAN;
+    }
+    size_t k = 0;
+    for (size_t j = lo; j < hi; j++)
+        if (is_begin(p[j]))
+            t[k++] = t_start(p[j], clock);
+    qsort(t, n, sizeof *t, cmp_double);
+    double at = t[first_step - 1];
+    free(t);
+    return at;
+}
+
+// The summary of nranks ranks whose events are p[off[r] .. off[r + 1]),
+// from each rank's first_step-th step on.
 static SimStatus report_core(const SimEvent *const *p, const size_t *off, int nranks,
-                             SimReportClock clock, SimTraceReport *out, char *err,
-                             size_t errlen) {
+                             SimReportClock clock, int first_step, SimTraceReport *out,
+                             char *err, size_t errlen) {
     SimReportRank *rk = calloc((size_t)nranks, sizeof *rk);
     if (rk == NULL)
         return SIM_ENOMEM;
+    out->first_step = first_step;
     // The windows: first begin (or first start) to the last end.
     int any_steps = 0;
     size_t most = 0;
@@ -236,6 +269,22 @@ static SimStatus report_core(const SimEvent *const *p, const size_t *off, int nr
         }
         if (cnt == 0)
             continue;
+        if (k->steps > 0 && first_step > 1) { // the steps before first_step: like set-up
+            int begins;
+            first_begin = nth_begin(p, off[r], off[r + 1], clock, first_step, &begins);
+            if (begins < 0) {
+                free(rk);
+                return SIM_ENOMEM;
+            }
+            if (begins < first_step) {
+                if (err)
+                    snprintf(err, errlen, "rank %d has %d step%s: none from step %d on", r,
+                             begins, begins == 1 ? "" : "s", first_step);
+                free(rk);
+                return SIM_EINVAL;
+            }
+            k->steps = begins - (first_step - 1);
+        }
         any_steps |= k->steps > 0;
         k->start = k->steps > 0 ? first_begin : first;
         k->end = last;
@@ -318,7 +367,18 @@ static void report_begin(SimTraceReport *out, SimReportClock clock, char *err, s
 
 SimStatus sim_trace_report_on(const SimEvent *ev, size_t n, int nranks, SimReportClock clock,
                               SimTraceReport *out, char *err, size_t errlen) {
+    return sim_trace_report_from(ev, n, nranks, clock, 1, out, err, errlen);
+}
+
+SimStatus sim_trace_report_from(const SimEvent *ev, size_t n, int nranks, SimReportClock clock,
+                                int first_step, SimTraceReport *out, char *err,
+                                size_t errlen) {
     report_begin(out, clock, err, errlen);
+    if (first_step < 1) {
+        if (err)
+            snprintf(err, errlen, "first step %d: steps count from 1", first_step);
+        return SIM_EINVAL;
+    }
     int maxrank = -1;
     for (size_t i = 0; i < n; i++) {
         if (ev[i].rank < 0 || (nranks > 0 && ev[i].rank >= nranks) || ev[i].rank > 65535) {
@@ -354,7 +414,7 @@ SimStatus sim_trace_report_on(const SimEvent *ev, size_t n, int nranks, SimRepor
         p[off[r] + fill[r]++] = &ev[i];
     }
     free(fill);
-    SimStatus st = report_core(p, off, nranks, clock, out, err, errlen);
+    SimStatus st = report_core(p, off, nranks, clock, first_step, out, err, errlen);
     free(off);
     free(p);
     return st;
@@ -384,7 +444,7 @@ SimStatus sim_trace_report_of(const SimTrace *t, SimReportClock clock, SimTraceR
         for (size_t j = off[r]; j < off[r + 1]; j++)
             p[j] = &ev[j - off[r]];
     }
-    SimStatus st = report_core(p, off, nranks, clock, out, err, errlen);
+    SimStatus st = report_core(p, off, nranks, clock, 1, out, err, errlen);
     free(off);
     free(p);
     return st;

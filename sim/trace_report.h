@@ -98,6 +98,8 @@ typedef enum {
 
 typedef struct {
     SimReportClock clock;    // the times every figure below is in
+    int first_step;          // steps counted from this one (1-based); step[j] is
+                             // step first_step + j of its rank
     int nranks;
     SimReportRank *rank;     // [nranks], heap
     int steps;               // the most steps on any rank
@@ -123,6 +125,13 @@ SimStatus sim_trace_report(const SimEvent *ev, size_t n, int nranks, SimTraceRep
 // The same on the chosen clock (sim_trace_report is SIM_REPORT_CLOCK_SIM).
 SimStatus sim_trace_report_on(const SimEvent *ev, size_t n, int nranks, SimReportClock clock,
                               SimTraceReport *out, char *err, size_t errlen);
+// The same from each rank's first_step-th step on (1-based; 1: every step):
+// the steps before it are left out as the set-up is (warm-up steps whose
+// measured times include one-time costs). SIM_EINVAL, err naming the rank,
+// when a rank with steps has fewer than first_step.
+SimStatus sim_trace_report_from(const SimEvent *ev, size_t n, int nranks, SimReportClock clock,
+                                int first_step, SimTraceReport *out, char *err,
+                                size_t errlen);
 // The same over an engine trace as it stands (each rank's buffer, no
 // merge), e.g. at the end of a run; its ranks are the trace's.
 SimStatus sim_trace_report_of(const SimTrace *t, SimReportClock clock, SimTraceReport *out,

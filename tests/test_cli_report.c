@@ -286,6 +286,7 @@ static int test_bad_inputs(void) {
     CHECK_STR_CONTAINS(r.out, "--json");
     CHECK_STR_CONTAINS(r.out, "--png FILE.png");
     CHECK_STR_CONTAINS(r.out, "--clock CLOCK");
+    CHECK_STR_CONTAINS(r.out, "--from-step K");
     CHECK_STR_CONTAINS(r.out, "exit codes");
     tcli_result_free(&r);
     return 0;
@@ -393,6 +394,52 @@ static int test_clocks(void) {
     return 0;
 }
 
+// --from-step K: each rank's steps from K on, numbered as in the run, each
+// rank's total the sum of those steps' times in the full report.
+static int test_from_step(void) {
+    const char *bin = in_dir("ddp.ddptrace");
+    int steps = atoi(steps_arg);
+    cJSON *all = report_json(bin);
+    TcliResult r;
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin, "--json", "--from-step", "2");
+    CHECK_EQ_INT(r.rc, 0);
+    cJSON *late = cJSON_Parse(r.out);
+    tcli_result_free(&r);
+    CHECK(all && late);
+    CHECK_EQ_INT(num(late, "first_step"), 2);
+    CHECK_EQ_INT(num(all, "first_step"), 1);
+    CHECK_EQ_INT(num(late, "steps"), steps - 1);
+    for (int i = 0; i < 4; i++) {
+        const cJSON *a = rank_of(all, i), *b = rank_of(late, i);
+        const cJSON *sa = cJSON_GetObjectItemCaseSensitive(a, "step_times");
+        const cJSON *sb = cJSON_GetObjectItemCaseSensitive(b, "step_times");
+        CHECK_EQ_INT(cJSON_GetArraySize(sb), steps - 1);
+        CHECK_EQ_INT(num(cJSON_GetArrayItem(sb, 0), "step"), 2);
+        double rest = 0;
+        for (int j = 1; j < steps; j++)
+            rest += num(cJSON_GetArrayItem(sa, j), "total_s");
+        CHECK_NEAR(num(b, "total_s"), rest, 1e-9 * (1 + rest));
+        CHECK_NEAR(num(cJSON_GetArrayItem(sb, 0), "total_s"),
+                   num(cJSON_GetArrayItem(sa, 1), "total_s"), 1e-12);
+    }
+    CHECK(check_adds_up(late, 4) == 0);
+    cJSON_Delete(all);
+    cJSON_Delete(late);
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin, "--from-step", "2");
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "from each rank's step 2 on (--from-step)");
+    tcli_result_free(&r);
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin, "--from-step", "0");
+    CHECK_EQ_INT(r.rc, 2);
+    CHECK_STR_CONTAINS(r.err, "--from-step: '0' is not a step number");
+    tcli_result_free(&r);
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin, "--from-step", "99");
+    CHECK_EQ_INT(r.rc, 2);
+    CHECK_STR_CONTAINS(r.err, "none from step 99 on");
+    tcli_result_free(&r);
+    return 0;
+}
+
 // The run's summary line gives the share of communication under compute
 // on both clocks, over all ranks: the report's figures, summed.
 static int test_run_summary(void) {
@@ -445,6 +492,7 @@ int main(int argc, char **argv) {
     fails += test_ddp();
     fails += test_clocks();
     fails += test_run_summary();
+    fails += test_from_step();
     fails += test_slow_rank();
     fails += test_data_wait();
     fails += test_bad_inputs();

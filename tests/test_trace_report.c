@@ -19,6 +19,7 @@
 //               differ from the simulated ones): each clock's own figures
 //   ops         each kind of op's time on both clocks, the waits, other
 //               streams and markers left out, the most measured first
+//   from step   the steps before a given one left out as the set-up is
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -414,8 +415,47 @@ static int test_ops(void) {
     return 0;
 }
 
+// From a later step on: one rank, steps at 0, 10 and 20; compute [0,10],
+// [10,12], [20,25]. From step 2 the window is [10,25]: two steps, compute
+// 7, idle 8 ([12,20]); the first step is left out as the set-up is. From
+// step 4 there is none.
+static int test_from_step(void) {
+    SimEvent ev[] = {begin(0, 20, 2), compute(0, 20, 25), begin(0, 0, 0), compute(0, 0, 10),
+                     begin(0, 10, 1), compute(0, 10, 12)};
+    SimTraceReport r;
+    char err[256];
+    CHECK(sim_trace_report_from(ev, 6, 0, SIM_REPORT_CLOCK_SIM, 2, &r, err, sizeof err) ==
+          SIM_OK);
+    CHECK_EQ_INT(r.first_step, 2);
+    CHECK_EQ_INT(r.steps, 2);
+    const SimReportRank *k = &r.rank[0];
+    CHECK_EQ_INT(k->steps, 2);
+    CHECK_NEAR(k->start, 10, TOL);
+    CHECK_NEAR(k->span, 15, TOL);
+    CHECK_NEAR(k->compute, 7, TOL);
+    CHECK_NEAR(k->idle, 8, TOL);
+    CHECK_NEAR(k->step[0].start, 10, TOL);
+    CHECK_NEAR(k->step[0].span, 10, TOL);
+    CHECK_NEAR(k->step[0].idle, 8, TOL);
+    CHECK_NEAR(k->step[1].span, 5, TOL);
+    sim_trace_report_free(&r);
+    CHECK(sim_trace_report_from(ev, 6, 0, SIM_REPORT_CLOCK_SIM, 1, &r, err, sizeof err) ==
+          SIM_OK);
+    CHECK_EQ_INT(r.first_step, 1);
+    CHECK_EQ_INT(r.rank[0].steps, 3);
+    CHECK_NEAR(r.rank[0].span, 25, TOL);
+    sim_trace_report_free(&r);
+    CHECK(sim_trace_report_from(ev, 6, 0, SIM_REPORT_CLOCK_SIM, 4, &r, err, sizeof err) ==
+          SIM_EINVAL);
+    CHECK_STR_CONTAINS(err, "rank 0 has 3 steps: none from step 4 on");
+    CHECK(sim_trace_report_from(ev, 6, 0, SIM_REPORT_CLOCK_SIM, 0, &r, err, sizeof err) ==
+          SIM_EINVAL);
+    return 0;
+}
+
 int main(void) {
     int fails = 0;
+    fails += test_from_step();
     fails += test_ops();
     fails += test_clocks();
     fails += test_overlap();
