@@ -566,14 +566,25 @@ SimStatus fsdp_save_shards(FsdpState *s, SimRank *r, SimTrainer *t, const char *
     SimStatus st = SIM_OK;
     if (writes && file_name(file, sizeof file, path, local, t->step, k, nfiles) != 0)
         st = sim_train_fail(t, 1, SIM_EINVAL, "--save: %.200s: the path is too long", path);
+    int wrote = 0;
     if (writes && st == SIM_OK) {
         HostShards h = {0};
         st = host_fetch(s, r, t, &h);
         if (st == SIM_OK)
             st = local ? write_local(s, r, t, &h, file, path) : write_shard(s, t, &h, file, path);
         host_free(&h);
+        wrote = st == SIM_OK;
     }
-    SIM_CHECK(fsdp_agree(s, r, t, st)); // every file is in place before the index
+    // every file is in place before the index; when one is not (a rank
+    // failed, or the run was stopped: Ctrl-C, SIGTERM), no index is written
+    // and this save's own files go, so that no file of a checkpoint that
+    // never was stays beside the last one (its files are named for its step)
+    SimStatus agreed = fsdp_agree(s, r, t, st);
+    if (agreed != SIM_OK) {
+        if (wrote)
+            (void)remove(file);
+        return agreed;
+    }
     st = r->rank == 0 ? write_index(s, r, t, path, local, nfiles) : SIM_OK;
     return fsdp_agree(s, r, t, st);
 }
