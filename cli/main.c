@@ -43,8 +43,8 @@ static const CliCommand commands[] = {
     {"merge-traces", "merge the per-process traces of a run (--rendezvous) into one",
      "ddplab merge-traces run.ddptrace run.ddptrace.rank*", merge_traces_main,
      merge_traces_help},
-    {"report", "a per-rank summary of a trace: compute, exposed comm, data wait, idle",
-     "ddplab report run.ddptrace --png time.png", report_main, report_help},
+    {"report", "where each rank's time went in a trace, simulated or measured",
+     "ddplab report run.ddptrace --clock both", report_main, report_help},
     {"compare", "two checkpoints tensor by tensor: differing elements, max ULP, where",
      "ddplab compare a.st b.st --top 5", compare_main, compare_help},
 };
