@@ -124,17 +124,31 @@ RunParse run_compare_check(RunOptions *o) {
 // ----------------------------------------------------------------------------
 // the two command lines
 
-static int is_compare_opt(const char *a, int *takes_next) {
-    const char *names[] = {"--compare-backends", "--compare-with", "--compare-max-ulp"};
-    for (size_t i = 0; i < 3; i++) {
-        size_t n = strlen(names[i]);
-        if (strncmp(a, names[i], n) == 0 && (a[n] == '\0' || a[n] == '=')) {
-            *takes_next = a[n] == '\0';
+// An option of a command line, and whether a value may follow it.
+typedef struct {
+    const char *name;
+    int valued;
+} CmpOpt;
+
+// 1 when word a is one of opts[0 .. n) (a valued one also as --name=value);
+// *takes_next: its value is the next word.
+static int is_opt(const char *a, const CmpOpt *opts, size_t n, int *takes_next) {
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(opts[i].name);
+        if (strncmp(a, opts[i].name, len) == 0 &&
+            (a[len] == '\0' || (opts[i].valued && a[len] == '='))) {
+            *takes_next = opts[i].valued && a[len] == '\0';
             return 1;
         }
     }
     return 0;
 }
+
+static const CmpOpt compare_opts[] = {
+    {"--compare-backends", 1}, {"--compare-with", 1}, {"--compare-max-ulp", 1}};
+// Options that only the cuda backend takes: with --compare-backends they go
+// to the cuda side(s) alone.
+static const CmpOpt cuda_opts[] = {{"--tf32", 0}, {"--coll-impl", 1}};
 
 enum { CMP_MAX_DROPPED = 8 };
 
@@ -148,21 +162,6 @@ typedef struct {
     char label[200];
 } CmpArgs;
 
-// Options that only the cuda backend takes: with --compare-backends they go
-// to the cuda side(s) alone. *takes_next: the value is the next word.
-static int is_cuda_opt(const char *a, int *takes_next) {
-    const char *names[] = {"--tf32", "--coll-impl"};
-    const int valued[] = {0, 1};
-    for (size_t i = 0; i < 2; i++) {
-        size_t n = strlen(names[i]);
-        if (strncmp(a, names[i], n) == 0 && (a[n] == '\0' || (valued[i] && a[n] == '='))) {
-            *takes_next = valued[i] && a[n] == '\0';
-            return 1;
-        }
-    }
-    return 0;
-}
-
 // The command without its --compare-* options (and, for a side on another
 // backend than cuda, without cuda's own options), then --backend NAME
 // (NULL: none) and the words of extra (NULL: none).
@@ -173,15 +172,13 @@ static int build_args(CmpArgs *c, int argc, char **argv, const char *backend, si
     if (c->argv == NULL)
         return 0;
     int not_cuda = backend != NULL && !(blen == 4 && strncmp(backend, "cuda", 4) == 0);
-    const char *dropped = NULL;
     for (int i = 0; i < argc; i++) {
         int next = 0;
-        if (i > 0 && is_compare_opt(argv[i], &next)) {
+        if (i > 0 && is_opt(argv[i], compare_opts, 3, &next)) {
             i += next;
             continue;
         }
-        if (i > 0 && not_cuda && is_cuda_opt(argv[i], &next)) {
-            dropped = argv[i];
+        if (i > 0 && not_cuda && is_opt(argv[i], cuda_opts, 2, &next)) {
             for (int k = 0; k <= next && i + k < argc && c->ndropped < CMP_MAX_DROPPED; k++)
                 c->dropped[c->ndropped++] = argv[i + k];
             i += next;
@@ -201,10 +198,10 @@ static int build_args(CmpArgs *c, int argc, char **argv, const char *backend, si
         c->argv[c->argc++] = w;
         n += snprintf(c->label + n, sizeof c->label - (size_t)n, "--backend %.*s", (int)blen,
                       backend);
-        if (dropped)
+        if (c->ndropped) // dropped[0] is an option's name (its value follows)
             n += snprintf(c->label + n, sizeof c->label - (size_t)n,
                           " (without cuda's own options, such as %.*s)",
-                          (int)strcspn(dropped, "="), dropped);
+                          (int)strcspn(c->dropped[0], "="), c->dropped[0]);
         w += blen + 1;
     }
     c->extra_at = c->argc;

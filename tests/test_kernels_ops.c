@@ -493,6 +493,21 @@ static SimStatus notsup_main(SimRank *r, void *arg) {
     return SIM_OK;
 }
 
+// Runs fn on one rank of a world on the backend variant ops (with a trace);
+// the run's status.
+static SimStatus run_variant(const SimBackendOps *ops, SimRankMain fn, int *failures) {
+    SimWorldConfig cfg;
+    sim_world_config_default(&cfg);
+    cfg.nranks = 1;
+    cfg.trace = 1;
+    SimWorld w;
+    SimStatus st = sim_world_init(&w, &cfg, ops);
+    if (st == SIM_OK)
+        st = sim_world_run(&w, fn, failures);
+    sim_world_free(&w);
+    return st;
+}
+
 static int test_notsup(void) {
     int failures = 0;
     SimBackendOps no_math = cpu_backend_ops;
@@ -504,17 +519,8 @@ static int test_notsup(void) {
     no_fill.name = "cpu-no-fill";
     no_fill.math = &math;
     const SimBackendOps *variants[2] = {&no_math, &no_fill};
-    for (int i = 0; i < 2; i++) {
-        SimWorldConfig cfg;
-        sim_world_config_default(&cfg);
-        cfg.nranks = 1;
-        SimWorld w;
-        SimStatus st = sim_world_init(&w, &cfg, variants[i]);
-        if (st == SIM_OK)
-            st = sim_world_run(&w, notsup_main, &failures);
-        sim_world_free(&w);
-        CHECK_EQ_INT(st, SIM_OK);
-    }
+    for (int i = 0; i < 2; i++)
+        CHECK_EQ_INT(run_variant(variants[i], notsup_main, &failures), SIM_OK);
     return failures;
 }
 
@@ -587,16 +593,7 @@ static int test_device_timing(void) {
     timed.name = "cpu-timed";
     timed.op_begin = fake_op_begin;
     timed.op_times = fake_op_times;
-    SimWorldConfig cfg;
-    sim_world_config_default(&cfg);
-    cfg.nranks = 1;
-    cfg.trace = 1;
-    SimWorld w;
-    SimStatus st = sim_world_init(&w, &cfg, &timed);
-    if (st == SIM_OK)
-        st = sim_world_run(&w, timing_main, &failures);
-    sim_world_free(&w);
-    CHECK_EQ_INT(st, SIM_OK);
+    CHECK_EQ_INT(run_variant(&timed, timing_main, &failures), SIM_OK);
     return failures;
 }
 
@@ -648,16 +645,7 @@ static int test_device_coll_timing(void) {
     SimBackendOps timed = cpu_backend_ops;
     timed.name = "cpu-coll-timed";
     timed.coll_launch = fake_coll_launch;
-    SimWorldConfig cfg;
-    sim_world_config_default(&cfg);
-    cfg.nranks = 1;
-    cfg.trace = 1;
-    SimWorld w;
-    SimStatus st = sim_world_init(&w, &cfg, &timed);
-    if (st == SIM_OK)
-        st = sim_world_run(&w, coll_timing_main, &failures);
-    sim_world_free(&w);
-    CHECK_EQ_INT(st, SIM_OK);
+    CHECK_EQ_INT(run_variant(&timed, coll_timing_main, &failures), SIM_OK);
     CHECK_EQ_INT(coll_waits, 2);
     return failures;
 }
