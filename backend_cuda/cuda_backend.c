@@ -467,6 +467,16 @@ static SimStatus cuda_mem_info(void *vctx, int rank, int *device, uint64_t *used
     return SIM_OK;
 }
 
+static SimStatus cuda_device_name(void *vctx, int rank, char *buf, size_t len) {
+    CudaCtx *ctx = vctx;
+    if (!rank_ok(ctx, rank) || len == 0)
+        return SIM_EINVAL;
+    struct cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, ctx->ranks[rank].device));
+    snprintf(buf, len, "%s", prop.name);
+    return SIM_OK;
+}
+
 static const char *cuda_describe(void *vctx) {
     CudaCtx *ctx = vctx;
     return ctx ? ctx->describe : "";
@@ -494,6 +504,7 @@ const SimBackendOps cuda_backend_ops = {
     .math = &cuda_math_ops,
     .describe = cuda_describe,
     .mem_info = cuda_mem_info,
+    .device_name = cuda_device_name,
     .op_begin = cuda_op_begin,
     .op_times = cuda_op_times,
 };

@@ -182,8 +182,28 @@ uint64_t bench_report_rows(FILE *out, const BenchRun *run);
 // (CLI_EXIT_OK, CLI_EXIT_CHECK when no fit is possible, CLI_EXIT_INTERNAL
 // when the file cannot be written or the device cannot be measured).
 int bench_calibrate(FILE *out, const BenchRun *run, SimWorld *w);
-// Measures this machine's compute on every rank of w (the cpu backend) as a
-// device profile (see bench_device.c). On failure writes why into err.
+// What bench_measure_device times on each rank (bench_device.c): forward and
+// backward of Linear layers [c[l] -> oc[l]] at a batch of `batch`, one
+// element-wise pass over stream_bytes, and one-element fills.
+#define BENCH_DEV_MAX_LAYERS 2
+typedef struct {
+    int device;    // 1: a device with memory of its own (the backend has
+                   // mem_info): named by the driver, collectives beside the
+                   // compute; 0: this machine's CPU
+    int batch, nlayers;
+    int c[BENCH_DEV_MAX_LAYERS], oc[BENCH_DEV_MAX_LAYERS];
+    size_t stream_bytes;
+} BenchDevicePlan;
+// The plan for a backend: the cpu's (the layers of ddplab's larger MLP at a
+// batch of 64, an 8 MiB pass) or a GPU's (one 4096x4096 layer at a batch of
+// 4096, a 256 MiB pass: sizes that fill the device, as datasheet rates do).
+const BenchDevicePlan *bench_device_plan(const SimBackendOps *ops);
+// Measures the device every rank of w computes on, all ranks at once, as a
+// device profile, with the backend's own kernels and memory. Fails with
+// SIM_ENOTSUP (err says why) on a backend without math kernels. On failure
+// writes why into err.
 SimStatus bench_measure_device(SimWorld *w, SimDeviceProfile *dev, char *err, size_t errlen);
+SimStatus bench_measure_device_with(SimWorld *w, const BenchDevicePlan *plan,
+                                    SimDeviceProfile *dev, char *err, size_t errlen);
 
 #endif

@@ -13,9 +13,10 @@
 // within and between nodes: everything ran on this one machine, so there is
 // only one kind of link to measure.
 //
-// Device. --gpu's device when given; else, on the cpu backend, this
-// machine's CPU as one rank sees it with R ranks computing at once
-// (bench_device.c); on other backends none (the profile then leaves the
+// Device. --gpu's device when given; else the device the ranks compute on,
+// as one rank sees it with R ranks computing at once (bench_device.c): this
+// machine's CPU on the cpu backend, the GPU on the cuda backend; on a
+// backend without math kernels (sym) none (the profile then leaves the
 // device to --gpu).
 #include "bench.h"
 
@@ -45,7 +46,7 @@ static void describe(SimSysProfile *p, const BenchOptions *o, const SimLinkProfi
     p->ranks_per_node = o->nranks / o->nodes;
 }
 
-// The profile's device: --gpu's, or this CPU measured on w's ranks, or none.
+// The profile's device: --gpu's, or the one measured on w's ranks, or none.
 // Returns an exit code.
 static int add_device(FILE *out, const BenchOptions *o, SimWorld *w, SimDeviceProfile *dev) {
     memset(dev, 0, sizeof *dev);
@@ -54,15 +55,14 @@ static int add_device(FILE *out, const BenchOptions *o, SimWorld *w, SimDevicePr
         fprintf(out, "# device: %s (--gpu), saved with the links\n", dev->name);
         return CLI_EXIT_OK;
     }
-    if (strcmp(w->ops->name, "cpu") != 0) {
-        fprintf(out, "# device: not measured on backend %s (only cpu is); add --gpu NAME to "
-                "save one\n", w->ops->name);
-        return CLI_EXIT_OK;
-    }
     char err[256];
     SimStatus st = bench_measure_device(w, dev, err, sizeof err);
+    if (st == SIM_ENOTSUP) {
+        fprintf(out, "# device: not measured (%s); add --gpu NAME to save one\n", err);
+        return CLI_EXIT_OK;
+    }
     if (st != SIM_OK) {
-        fprintf(stderr, "ddplab bench: --calibrate: cannot measure this machine's compute: %s\n",
+        fprintf(stderr, "ddplab bench: --calibrate: cannot measure the ranks' device: %s\n",
                 err);
         return CLI_EXIT_INTERNAL;
     }

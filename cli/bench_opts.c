@@ -59,15 +59,16 @@ static const OptSpec opt_specs[OPT_COUNT] = {
      "a100-80, l40s, rtx4090, or a --calibrate file;\n"
      "shown in the header (collectives do not use\n"
      "it); with --calibrate, saved as the profile's\n"
-     "device instead of this machine's measured CPU"},
+     "device instead of the measured one"},
     {OPT_CALIBRATE, 0, "calibrate", "FILE", NULL,
      "after the sweep, fit latency (alpha) and\n"
      "bandwidth to the ring all_reduce times (in-\n"
      "place ones when measured: no local copies)\n"
-     "and, on the cpu backend, measure one rank's\n"
-     "matmul FLOP/s, memory bandwidth and per-op\n"
-     "cost with -n ranks at once; save them as a\n"
-     "profile (links and device) in FILE for -p and\n"
+     "and measure one rank's device (this CPU, or\n"
+     "the GPU on -B cuda): matmul FLOP/s, memory\n"
+     "bandwidth and per-op cost with -n ranks at\n"
+     "once; save them as a profile (links and\n"
+     "device) in FILE for -p and\n"
      "'ddplab run -p'; needs -c all_reduce, -a ring\n"
      "or auto (ring is then used), 2+ ranks and\n"
      "2+ sizes"},

@@ -131,6 +131,11 @@ typedef struct SimBackendOps {
     // Optional. The device that holds `rank` and the memory in use on it, as
     // the driver reports it (cuda: cudaMemGetInfo, total - free), in bytes.
     SimStatus (*mem_info)(void *ctx, int rank, int *device, uint64_t *used, uint64_t *total);
+    // Optional. The model name of the device that holds `rank`, as its driver
+    // reports it (cuda: cudaDeviceProp.name, e.g. "NVIDIA H200"), into buf
+    // (len bytes, always terminated). `ddplab bench --calibrate` names the
+    // device it measured with it.
+    SimStatus (*device_name)(void *ctx, int rank, char *buf, size_t len);
     // Optional, both or neither: device timing of math ops. op_begin is
     // called on the rank's thread once an op's arguments are checked and
     // before its kernels are enqueued (cuda: a timing event on the compute

@@ -21,6 +21,12 @@ ddplab_add_test(test_cli_verify
   LIBS ddplab_cli
   LABELS cli
   TIMEOUT 120)
+# The device `bench --calibrate` measures, on a cpu backend dressed as a GPU.
+ddplab_add_test(test_bench_device
+  SOURCES test_bench_device.c
+  LIBS ddplab_cli
+  LABELS cli
+  TIMEOUT 120)
 # `ddplab plan`: the seeds' and the ZeRO paper's memory figures from both
 # accountings, verdicts and the nearest fit, --compare, --sweep, --plot,
 # --trace, bad input, and planning at 1024 and 16384 ranks.

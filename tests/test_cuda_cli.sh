@@ -16,7 +16,11 @@
 #      buckets: on the measured clock (CUDA events around each op's kernels
 #      and each collective) `ddplab report --clock both` measures how much of
 #      the bucket all-reduces ran under the backward pass, beside the
-#      simulated share, and each op's time on both clocks (to the log).
+#      simulated share, and each op's time on both clocks (to the log);
+#   6. `ddplab bench --calibrate` measures the GPU as the profile's device
+#      (named by the driver, collectives beside the compute), and a DDP run
+#      priced with that profile and with the built-in dgx-h100 one gives
+#      rank 0's measured / simulated step time for each (to the log).
 set -u
 ddplab=$1
 lessons=$2
@@ -97,6 +101,32 @@ if "$ddplab" run --backend cuda --strategy ddp -n 4 --steps 6 \
   fi
 else
   echo "FAILED measured overlap: the run or the report failed:"; tail -5 "$tmpd/run.log"; fail=1
+fi
+rm -rf "$tmpd"
+# the GPU as a device profile, and the simulation priced with it
+step_ratio() { # rank 0's measured / simulated step time in `report --clock both`
+  awk -F'|' '/^simulated vs measured/ { on = 1 } on && $2 ~ /^ *0 *$/ { n = split($3, a, " "); print a[n]; exit }'
+}
+tmpd=$(mktemp -d)
+if out=$("$ddplab" bench --backend cuda -n 2 -b 1M -e 256M -f 4 -w 2 -i 10 \
+         --calibrate "$tmpd/gpu.json" 2>&1) &&
+   grep -q '^# device measured-' <<<"$out" && grep -q '"coll_on_compute": 0' "$tmpd/gpu.json"; then
+  grep '^# calibrated\|^# device' <<<"$out"
+  ok=1
+  for p in dgx-h100 "$tmpd/gpu.json"; do
+    if "$ddplab" run --backend cuda --strategy ddp -n 2 --steps 8 --model mlp:1024,4096,4096,4096,16 \
+         --data blobs:features=1024 --batch 512 -p "$p" --trace "$tmpd/cal.ddptrace" \
+         >"$tmpd/run.log" 2>&1 &&
+       r=$("$ddplab" report "$tmpd/cal.ddptrace" --clock both --from-step 3 2>&1); then
+      echo "       profile $(basename "$p"): rank 0's step time measured / simulated $(step_ratio <<<"$r")"
+      grep 'simulated time' "$tmpd/run.log"
+    else
+      echo "FAILED calibrated run with -p $p:"; tail -5 "$tmpd/run.log"; ok=0; fail=1
+    fi
+  done
+  [ $ok -eq 1 ] && echo "ok     calibrate: the GPU measured as a device profile"
+else
+  echo "FAILED calibrate: no measured device:"; tail -5 <<<"$out"; fail=1
 fi
 rm -rf "$tmpd"
 for f in "$lessons"/*.md; do
