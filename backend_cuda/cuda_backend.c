@@ -467,6 +467,24 @@ static SimStatus cuda_mem_info(void *vctx, int rank, int *device, uint64_t *used
     return SIM_OK;
 }
 
+// Ctrl-C and the like (sim_world_cancel, from the run's signal watcher):
+// ranks waiting for each other at a meeting or in ddplab's device
+// collectives are woken, a collective already on the GPU is given up by its
+// wait (cuda_coll.c, which aborts the rank's NCCL communicator), and every
+// later collective is refused. Compute ops run on to the next collective,
+// as on the cpu backend. The world stays cancelled.
+static void cuda_cancel(void *vctx, const char *why) {
+    CudaCtx *ctx = vctx;
+    int none = 0;
+    if (ctx == NULL || !atomic_compare_exchange_strong(&ctx->cancelled, &none, 1))
+        return; // once: the first caller writes the reason
+    snprintf(ctx->cancel_why, sizeof ctx->cancel_why, "%s", why && why[0] ? why : "cancelled");
+    atomic_store(&ctx->cancelled, 2);
+    cuda_ctx_set_error(ctx, SIM_EABORTED, ctx->cancel_why);
+    cuda_meet_abort(&ctx->meet);
+    cuda_devcoll_abort(ctx);
+}
+
 static SimStatus cuda_device_name(void *vctx, int rank, char *buf, size_t len) {
     CudaCtx *ctx = vctx;
     if (!rank_ok(ctx, rank) || len == 0)
@@ -502,6 +520,7 @@ const SimBackendOps cuda_backend_ops = {
     .coll_wait = cuda_coll_wait,
     .synchronize = cuda_synchronize,
     .math = &cuda_math_ops,
+    .cancel = cuda_cancel,
     .describe = cuda_describe,
     .mem_info = cuda_mem_info,
     .device_name = cuda_device_name,

@@ -261,6 +261,10 @@ SimStatus cuda_coll_launch(void *vctx, int rank, SimCollHandle *h) {
     const SimCollArgs *a = &call->args;
     char why[512];
     h->impl = NULL;
+    if (atomic_load(&ctx->cancelled) == 2) {
+        cuda_ctx_set_error(ctx, SIM_EABORTED, ctx->cancel_why);
+        return SIM_EABORTED;
+    }
     if (atomic_load(&ctx->broken)) {
         cuda_ctx_set_error(ctx, SIM_EABORTED, "the cuda backend stopped after an aborted "
                            "collective; create a new world to run again");
@@ -378,6 +382,11 @@ static SimStatus wait_done(CudaCtx *ctx, int rank, const SimCollCall *call, cuda
         if (r->nccl && ncclCommGetAsyncError(r->nccl, &async) == ncclSuccess && async != ncclSuccess &&
             async != ncclInProgress)
             return give_up(ctx, rank, call, SIM_EBACKEND, ncclGetErrorString(async));
+        if (atomic_load(&ctx->cancelled) == 2) {
+            char what[160];
+            snprintf(what, sizeof what, "was given up: %s", ctx->cancel_why);
+            return give_up(ctx, rank, call, SIM_EABORTED, what);
+        }
         // Another rank gave up: whatever waited on its communicator will
         // not finish. A short grace lets unrelated work (p2p) complete.
         if (atomic_load(&ctx->broken) && waited > 0.1)

@@ -57,6 +57,9 @@ typedef struct {
     CudaRank *ranks;        // [nranks]
     CudaMeet meet;
     atomic_int broken;      // a communicator was aborted: no more collectives
+    atomic_int cancelled;   // cancel(): 1 while its reason is written, then 2
+                            // (collectives then fail with cancel_why)
+    char cancel_why[96];    // written once, before `cancelled` becomes 2
     pthread_mutex_t err_mu; // guards last_error
     char last_error[2048];  // first diagnosis of the current run, or ""
     int last_error_weak;    // 1 while last_error only says "aborted"

@@ -20,7 +20,10 @@
 #   6. `ddplab bench --calibrate` measures the GPU as the profile's device
 #      (named by the driver, collectives beside the compute), and a DDP run
 #      priced with that profile and with the built-in dgx-h100 one gives
-#      rank 0's measured / simulated step time for each (to the log).
+#      rank 0's measured / simulated step time for each (to the log);
+#   7. SIGTERM stops four ranks hung in an all_reduce (uneven inputs, the
+#      watchdog a minute away) within seconds, with exit 143 (the cancel
+#      Ctrl-C uses; a script's background job ignores SIGINT itself).
 set -u
 ddplab=$1
 lessons=$2
@@ -129,6 +132,25 @@ else
   echo "FAILED calibrate: no measured device:"; tail -5 <<<"$out"; fail=1
 fi
 rm -rf "$tmpd"
+# a signal on a hung run: the cancel, not the watchdog, stops it (SIGTERM: a
+# background job of a script ignores SIGINT)
+log=$(mktemp)
+"$ddplab" run --backend cuda --strategy ddp -n 4 --data blobs --uneven 2 --epochs 1 \
+  --watchdog 60 --diagnosis none --log-every 1 >"$log" 2>&1 &
+pid=$!
+for _ in $(seq 600); do grep -q 'step 14/' "$log" && break; sleep 0.1; done
+sleep 1 # step 14 of 16 is rank 3's last: the others now wait for it
+t0=$(date +%s%N)
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+if [ $rc -eq 143 ] && [ $ms -lt 10000 ] && grep -q "interrupted by SIGTERM" "$log"; then
+  echo "ok     SIGTERM on a hung run: exit 143 after ${ms} ms"
+else
+  echo "FAILED SIGTERM on a hung run: exit $rc after ${ms} ms:"; tail -5 "$log"; fail=1
+fi
+rm -f "$log"
 for f in "$lessons"/*.md; do
   head -c 4 "$f" | grep -q '^---' || continue
   if XDG_STATE_HOME=$(mktemp -d) "$ddplab" lesson "$f" --backend cuda --non-interactive \
