@@ -7,6 +7,13 @@ if(DDPLAB_HAVE_CUDA)
     LIBS ddplab_cuda
     LABELS cuda
     TIMEOUT 30)
+  # The backend's cancel on a hand-built host context: no GPU either.
+  ddplab_add_test(test_cuda_cancel
+    SOURCES test_cuda_cancel.c
+    LIBS ddplab_cuda
+    LABELS cuda
+    TIMEOUT 30)
+  target_include_directories(test_cuda_cancel PRIVATE ${PROJECT_SOURCE_DIR}/backend_cuda)
   ddplab_add_test(test_cuda_allreduce
     SOURCES test_cuda_allreduce.c test_env.c
     LIBS ddplab_cuda CUDA::cudart
