@@ -3,8 +3,10 @@
 //
 // The line names everything needed to find the failure without a debugger:
 //   CUDA error: out of memory (cudaErrorMemoryAllocation) on rank 2 (device 2)
-//     in cuda_alloc at backend_cuda/cuda_backend.c:140: cudaMalloc(&p, bytes)
-// (on one line). It goes to stderr at once, because a GPU failure can be
+//     in cuda_alloc at backend_cuda/cuda_backend.c:140: cudaMalloc(&p, bytes);
+//     hint: lower --batch, shard with --strategy fsdp, or put fewer ranks on
+//     each GPU
+// (on one line; the hint, from cuda_hints.c, where the code has one). It goes to stderr at once, because a GPU failure can be
 // followed by a hang or an abort, and it is kept as the backend's last error
 // so that the program can repeat it when the run stops.
 #include <stdarg.h>
@@ -47,16 +49,17 @@ static const char *short_path(const char *file) {
 }
 
 static SimStatus report(CudaCtx *c, int rank, SimStatus st, const char *lib,
-                        const char *desc, const char *code, const char *func,
-                        const char *file, int line, const char *stmt) {
+                        const char *desc, const char *code, const char *hint,
+                        const char *func, const char *file, int line, const char *stmt) {
     char where[64];
     if (rank >= 0 && c != NULL && rank < c->nranks)
         snprintf(where, sizeof where, "rank %d (device %d)", rank, c->ranks[rank].device);
     else
         snprintf(where, sizeof where, "the host thread");
     char msg[1024];
-    snprintf(msg, sizeof msg, "%s error: %s (%s) on %s in %s at %s:%d: %s", lib, desc,
-             code, where, func, short_path(file), line, stmt);
+    snprintf(msg, sizeof msg, "%s error: %s (%s) on %s in %s at %s:%d: %s%s%s", lib, desc,
+             code, where, func, short_path(file), line, stmt, hint ? "; hint: " : "",
+             hint ? hint : "");
     fprintf(stderr, "ddplab cuda: %s\n", msg);
     cuda_ctx_set_error(c, st, msg);
     return st;
@@ -70,8 +73,8 @@ SimStatus cuda_fail_cuda(CudaCtx *c, int rank, cudaError_t e, const char *func,
     else if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
              e == cudaErrorInvalidDevice)
         st = SIM_ENODEV;
-    return report(c, rank, st, "CUDA", cudaGetErrorString(e), cudaGetErrorName(e), func,
-                  file, line, stmt);
+    return report(c, rank, st, "CUDA", cudaGetErrorString(e), cudaGetErrorName(e),
+                  cuda_hint_cuda(e), func, file, line, stmt);
 }
 
 SimStatus cuda_fail_nccl(CudaCtx *c, int rank, ncclResult_t e, const char *func,
@@ -87,14 +90,14 @@ SimStatus cuda_fail_nccl(CudaCtx *c, int rank, ncclResult_t e, const char *func,
     snprintf(code, sizeof code, "ncclResult %d", (int)e);
     SimStatus st = e == ncclInvalidArgument || e == ncclInvalidUsage ? SIM_EINVAL
                                                                       : SIM_EBACKEND;
-    return report(c, rank, st, "NCCL", desc, code, func, file, line, stmt);
+    return report(c, rank, st, "NCCL", desc, code, cuda_hint_nccl(e), func, file, line, stmt);
 }
 
 SimStatus cuda_fail_cublas(CudaCtx *c, int rank, cublasStatus_t e, const char *func,
                            const char *file, int line, const char *stmt) {
     SimStatus st = e == CUBLAS_STATUS_ALLOC_FAILED ? SIM_ENOMEM : SIM_EBACKEND;
     return report(c, rank, st, "cuBLAS", cublasGetStatusString(e), cublasGetStatusName(e),
-                  func, file, line, stmt);
+                  cuda_hint_cublas(e), func, file, line, stmt);
 }
 
 SimStatus cuda_ctx_fail_cuda(void *ctx, int rank, cudaError_t e, const char *func,

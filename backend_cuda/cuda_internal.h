@@ -131,6 +131,10 @@ SimStatus cuda_proc_barrier(CudaCtx *ctx, int rank);
 // as the last error (c may be NULL during init; rank -1 when no rank applies)
 // and returns the SimStatus the failure maps to.
 
+// What to try next for a failure code (cuda_hints.c), or NULL.
+const char *cuda_hint_cuda(cudaError_t e);
+const char *cuda_hint_nccl(ncclResult_t e);
+const char *cuda_hint_cublas(cublasStatus_t e);
 SimStatus cuda_fail_cuda(CudaCtx *c, int rank, cudaError_t e, const char *func,
                          const char *file, int line, const char *stmt);
 SimStatus cuda_fail_nccl(CudaCtx *c, int rank, ncclResult_t e, const char *func,

@@ -7,13 +7,14 @@ if(DDPLAB_HAVE_CUDA)
     LIBS ddplab_cuda
     LABELS cuda
     TIMEOUT 30)
-  # The backend's cancel on a hand-built host context: no GPU either.
-  ddplab_add_test(test_cuda_cancel
-    SOURCES test_cuda_cancel.c
+  # The backend's cancel and error lines on a hand-built host context: no
+  # GPU either.
+  ddplab_add_test(test_cuda_host
+    SOURCES test_cuda_host.c
     LIBS ddplab_cuda
     LABELS cuda
     TIMEOUT 30)
-  target_include_directories(test_cuda_cancel PRIVATE ${PROJECT_SOURCE_DIR}/backend_cuda)
+  target_include_directories(test_cuda_host PRIVATE ${PROJECT_SOURCE_DIR}/backend_cuda)
   ddplab_add_test(test_cuda_allreduce
     SOURCES test_cuda_allreduce.c test_env.c
     LIBS ddplab_cuda CUDA::cudart
