@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuda_backend.h"  // defines: cuda_backend_ops
 #include "cuda_internal.h" // defines: CudaCtx, CudaRank, CUDA_CHECK
@@ -240,6 +241,7 @@ static void *rank_thread(void *p) {
     SimStatus st = bind_device(t->ctx, t->rank);
     if (st == SIM_OK)
         st = t->entry(t->rank, t->arg);
+    atomic_store(&t->ctx->ranks[t->rank].exited, 1);
     if (st != SIM_OK)
         run_failed(t->ctx, t->result, st);
     return NULL;
@@ -257,6 +259,8 @@ static SimStatus cuda_run_ranks(void *vctx, SimRankEntry entry, void *arg) {
     cuda_ctx_clear_error(ctx);
     cuda_meet_reset(&ctx->meet);
     cuda_devcoll_reset(ctx);
+    for (int r = 0; r < ctx->nranks; r++)
+        atomic_store(&ctx->ranks[r].exited, 0);
     RankThread *t = calloc((size_t)ctx->nranks, sizeof *t);
     if (t == NULL)
         return SIM_ENOMEM;
@@ -467,6 +471,30 @@ static SimStatus cuda_mem_info(void *vctx, int rank, int *device, uint64_t *used
     return SIM_OK;
 }
 
+// An injected crash (`--fault crash:...`, sim/comm_fault.c) on the rank's
+// own thread: from here on the rank takes part in nothing, as a dead process
+// would, so its peers wait for it at their next meeting until the watchdog
+// names it (the world is then aborted), or finish without it. Its buffers
+// stay valid until then. In a world of processes the process simply goes
+// on to exit: the other processes' watchdogs see it gone.
+static SimStatus cuda_rank_crash(void *vctx, int rank) {
+    CudaCtx *ctx = vctx;
+    if (ctx == NULL || ctx->proc)
+        return SIM_OK;
+    struct timespec nap = {0, 1000000L}; // 1 ms: a crash is rare, the wait long
+    for (;;) {
+        if (cuda_meet_aborted(&ctx->meet) || atomic_load(&ctx->broken) ||
+            atomic_load(&ctx->cancelled) == 2)
+            return SIM_OK;
+        int others = 0;
+        for (int r = 0; r < ctx->nranks; r++)
+            others += r != rank && atomic_load(&ctx->ranks[r].exited);
+        if (others == ctx->nranks - 1)
+            return SIM_OK;
+        nanosleep(&nap, NULL);
+    }
+}
+
 // Ctrl-C and the like (sim_world_cancel, from the run's signal watcher):
 // ranks waiting for each other at a meeting or in ddplab's device
 // collectives are woken, a collective already on the GPU is given up by its
@@ -520,6 +548,7 @@ const SimBackendOps cuda_backend_ops = {
     .coll_wait = cuda_coll_wait,
     .synchronize = cuda_synchronize,
     .math = &cuda_math_ops,
+    .rank_crash = cuda_rank_crash,
     .cancel = cuda_cancel,
     .describe = cuda_describe,
     .mem_info = cuda_mem_info,

@@ -49,6 +49,7 @@ typedef struct {
     int op_started;         // op_ev[0] was recorded for the current op
     int op_timed;           // op_wall holds the current op's device times
     double op_wall[2];      // its kernels' start and end, on the sim_wall_now() clock
+    atomic_int exited;      // its thread's entry returned in the current run
 } CudaRank;
 
 typedef struct {

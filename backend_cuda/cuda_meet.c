@@ -86,6 +86,13 @@ void cuda_meet_abort(CudaMeet *m) {
     pthread_mutex_unlock(&m->mu);
 }
 
+int cuda_meet_aborted(CudaMeet *m) {
+    pthread_mutex_lock(&m->mu);
+    int aborted = m->aborted;
+    pthread_mutex_unlock(&m->mu);
+    return aborted;
+}
+
 // ----------------------------------------------------------------------------
 // Waiting with a watchdog
 

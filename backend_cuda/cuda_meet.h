@@ -54,6 +54,8 @@ void cuda_meet_destroy(CudaMeet *m);
 void cuda_meet_reset(CudaMeet *m);
 // Releases every waiting rank with SIM_EABORTED, now and until the next reset.
 void cuda_meet_abort(CudaMeet *m);
+// Whether cuda_meet_abort was called since the last reset.
+int cuda_meet_aborted(CudaMeet *m);
 // Every rank meets: *start_sim = latest arrival. SIM_EPROTO when the ranks did
 // not call the same collective, SIM_ETIMEDOUT when one never came; the reason
 // is written into why.

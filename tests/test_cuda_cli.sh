@@ -23,7 +23,9 @@
 #      rank 0's measured / simulated step time for each (to the log);
 #   7. SIGTERM stops four ranks hung in an all_reduce (uneven inputs, the
 #      watchdog a minute away) within seconds, with exit 143 (the cancel
-#      Ctrl-C uses; a script's background job ignores SIGINT itself).
+#      Ctrl-C uses; a script's background job ignores SIGINT itself);
+#   8. an injected crash: the other ranks wait for the dead rank until the
+#      watchdog (2 s) names it, exit 3, as on the cpu backend.
 set -u
 ddplab=$1
 lessons=$2
@@ -151,6 +153,19 @@ else
   echo "FAILED SIGTERM on a hung run: exit $rc after ${ms} ms:"; tail -5 "$log"; fail=1
 fi
 rm -f "$log"
+# an injected crash: the peers wait for the dead rank until the watchdog
+t0=$(date +%s%N)
+out=$("$ddplab" run --backend cuda --strategy ddp -n 4 --data blobs \
+      --model mlp:16,16,16,16,512,512,4 --bucket-cap-mb 0.001 --steps 3 --watchdog 2 \
+      --diagnosis none --fault crash:rank=2,step=3,coll=2 2>&1)
+rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+if [ $rc -eq 3 ] && grep -q 'rank 2 crashed (injected fault crash:rank=2,step=3,coll=2)' <<<"$out" &&
+   grep -q watchdog <<<"$out" && [ $ms -ge 2000 ]; then
+  echo "ok     injected crash: exit 3 at the watchdog, after ${ms} ms"
+else
+  echo "FAILED injected crash: exit $rc after ${ms} ms:"; tail -5 <<<"$out"; fail=1
+fi
 for f in "$lessons"/*.md; do
   head -c 4 "$f" | grep -q '^---' || continue
   if XDG_STATE_HOME=$(mktemp -d) "$ddplab" lesson "$f" --backend cuda --non-interactive \

@@ -6,6 +6,9 @@
 //   hung run) is released at once, though its watchdog is 10 s away; every
 //   later collective is refused before anything reaches the GPU; the run's
 //   error is the cancel's reason, and a second cancel does not replace it;
+//   an injected crash: the crashed rank waits, as a dead process would,
+//   until its peer's watchdog names it at the meeting and the world is
+//   aborted, or until every other rank has returned;
 //   error lines: a failed CUDA, NCCL or cuBLAS call gives one line with the
 //   library, the error's text and name, the rank and its device, the call
 //   and, for the failures a learner meets, a hint; the status follows the
@@ -93,6 +96,50 @@ static int test_cancel_releases_and_refuses(void) {
     return 0;
 }
 
+// An injected crash: the crashed rank stays (its buffers valid) while its
+// peer waits for it at the meeting, until the peer's watchdog names it and
+// the world is aborted; with the peer already gone it returns at once.
+typedef struct {
+    CudaCtx *ctx;
+    double returned_at;
+} Crasher;
+
+static void *crash_rank0(void *p) {
+    Crasher *c = p;
+    (void)cuda_backend_ops.rank_crash(c->ctx, 0);
+    c->returned_at = sim_wall_now();
+    return NULL;
+}
+
+static int test_crash_waits_for_the_watchdog(void) {
+    CudaCtx *ctx = host_ctx(2);
+    CHECK(ctx != NULL);
+    cuda_meet_destroy(&ctx->meet);
+    CHECK_EQ_INT(cuda_meet_init(&ctx->meet, 2, 0.3), SIM_OK); // a short watchdog
+    Crasher c = {ctx, 0};
+    pthread_t tid;
+    CHECK(pthread_create(&tid, NULL, crash_rank0, &c) == 0);
+    CudaArrival a = {CUDA_MEET_NONE, 0, 64, 0.0, SIM_COLL_ALL_REDUCE, SIM_FP32, SIM_SUM, 0, -1};
+    double start = 0;
+    char why[512];
+    SimStatus st = cuda_meet_all(&ctx->meet, 1, &a, &start, why, sizeof why);
+    double timed_out = sim_wall_now();
+    CHECK_EQ_INT(st, SIM_ETIMEDOUT);
+    CHECK_STR_CONTAINS(why, "rank 0");
+    cuda_meet_abort(&ctx->meet); // what the peer's failed run does (run_failed)
+    pthread_join(tid, NULL);
+    CHECK(c.returned_at >= timed_out);
+
+    // The peer returned without waiting: the crashed rank does not wait either.
+    cuda_meet_reset(&ctx->meet);
+    atomic_store(&ctx->ranks[1].exited, 1);
+    double t0 = sim_wall_now();
+    CHECK_EQ_INT(cuda_backend_ops.rank_crash(ctx, 0), SIM_OK);
+    CHECK(sim_wall_now() - t0 < 1.0);
+    host_ctx_free(ctx);
+    return 0;
+}
+
 // One failure through each reporter: the line kept as the last error.
 static int test_error_lines(void) {
     CudaCtx *ctx = host_ctx(2);
@@ -151,6 +198,7 @@ static int test_error_lines(void) {
 int main(void) {
     int failures = 0;
     RUN(test_cancel_releases_and_refuses);
+    RUN(test_crash_waits_for_the_watchdog);
     RUN(test_error_lines);
     return failures != 0;
 }
