@@ -402,10 +402,26 @@ static SimStatus dp_micro_step(void *state, SimRank *r, SimTrainer *t, const Sim
     return reduce(s, r);
 }
 
+// A replica's model holds its chunk's activations, not the whole batch's:
+// the largest chunk torch.chunk gives device `rank` of any batch of 1..N
+// samples (the last batch of an epoch can be smaller, and a smaller batch
+// can give a later device more: 10 on 4 devices is 3,3,3,1, 8 is 2,2,2,2).
+// At least 1, as a model needs (a device that never gets a chunk).
+static int dp_model_batch(const SimTrainConfig *c, int rank, int nranks) {
+    int most = 1;
+    for (int n = 1; n <= c->batch; n++) {
+        int per = (n + nranks - 1) / nranks, left = n - rank * per;
+        int mine = left <= 0 ? 0 : left < per ? left : per;
+        most = mine > most ? mine : most;
+    }
+    return most;
+}
+
 const SimStrategyOps sim_dp_strategy = {
     .name = "dp",
     .setup = dp_setup,
     .teardown = dp_teardown,
     .micro_step = dp_micro_step,
+    .model_batch = dp_model_batch,
     .root_only_update = 1,
 };

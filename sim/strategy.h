@@ -29,6 +29,7 @@
 #include "world.h"  // defines: SimRank
 
 typedef struct SimTrainer SimTrainer;
+typedef struct SimTrainConfig SimTrainConfig;
 typedef struct SimStepStats SimStepStats;
 
 typedef struct SimStrategyOps {
@@ -51,6 +52,11 @@ typedef struct SimStrategyOps {
     // forwards, gather, backward, as one controller runs them.)
     SimStatus (*micro_step)(void *state, SimRank *r, SimTrainer *t, const SimBatch *b,
                             float dloss, int sync, float *loss);
+    // Optional (NULL: c->batch, the batch the sampler draws): the most
+    // samples rank `rank` of `nranks` ever puts through its model at once,
+    // which sizes the model's activation buffers (sim_model_create's
+    // max_batch). DataParallel: the largest chunk the rank can be given.
+    int (*model_batch)(const SimTrainConfig *c, int rank, int nranks);
     // 1: only rank 0 holds the optimizer and steps; the other ranks skip
     // unscaling, clipping and the update (DataParallel's replicas).
     int root_only_update;

@@ -217,7 +217,10 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
     t->capacity = r->mem.capacity;
     if (c->strategy && c->strategy->backing_model)
         r->mem.capacity = 0; // the strategy's setup puts it back
-    SimStatus st = sim_model_create(r, &c->model, c->batch, r->world->cfg.phantom, &t->model);
+    int max_batch = c->strategy && c->strategy->model_batch
+                        ? c->strategy->model_batch(c, r->rank, r->world->cfg.nranks)
+                        : c->batch;
+    SimStatus st = sim_model_create(r, &c->model, max_batch, r->world->cfg.phantom, &t->model);
     if (st != SIM_OK)
         return sim_train_fail(t, st == SIM_EINVAL, st, "--model: %s", r->error);
     sim_model_set_training(t->model, 1);

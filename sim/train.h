@@ -123,7 +123,7 @@ typedef enum {
                              // (`if (i + 1) % accum == 0: step()`)
 } SimAccumTail;
 
-typedef struct {
+typedef struct SimTrainConfig {
     SimModelSpec model;
     const SimDataset *data;   // read-only, shared by the ranks
     int batch;                // samples per micro-batch per rank
