@@ -316,11 +316,13 @@ static SimStatus on_module(void *arg, SimModuleEvent ev, int module) {
             SIM_CHECK(fsdp_gather_issue(s, r, next_backward(s, u)));
         return SIM_OK;
     case SIM_MODULE_POST_BACKWARD:
+        // PyTorch's post-backward hook frees the unit first, then prefetches
+        // (BACKWARD_POST), then reduces its gradient: the reduce-scatter's
+        // buffers never sit beside the unit's gathered parameters.
+        SIM_CHECK(fsdp_reshard(s, r, u));
         if (s->o.prefetch == SIM_FSDP_PREFETCH_POST && next_backward(s, u) >= 0)
             SIM_CHECK(fsdp_gather_issue(s, r, next_backward(s, u)));
-        if (s->sync)
-            SIM_CHECK(fsdp_grad_reduce(s, r, u));
-        return fsdp_reshard(s, r, u);
+        return s->sync ? fsdp_grad_reduce(s, r, u) : SIM_OK;
     }
     return SIM_OK;
 }

@@ -76,13 +76,16 @@ static SimStatus launch_reduce(FsdpState *s, SimRank *r, int u) {
     }
     if (s->pre != 1.0)
         SIM_CHECK(sim_op_scale(r, &flat, 0, 0, (float)(1.0 / s->pre)));
-    SIM_CHECK(fsdp_mem_unit(s, r, u, SIM_MEM_COMM, +1, "fsdp reduce-scatter buffers"));
-    if (rd != SIM_FP32)
-        SIM_CHECK(sim_op_cast(r, &us->rs_in, &flat));
+    // The unsharded gradient becomes the reduce-scatter's input (PyTorch's
+    // FSDP hands the flat gradient itself to the collective): its charge
+    // moves to the collective's buffers, which add the output shard.
     if (us->grad_held) {
         us->grad_held = 0;
         SIM_CHECK(fsdp_mem_unit(s, r, u, SIM_MEM_GRAD, -1, "fsdp unsharded grad"));
     }
+    SIM_CHECK(fsdp_mem_unit(s, r, u, SIM_MEM_COMM, +1, "fsdp reduce-scatter buffers"));
+    if (rd != SIM_FP32)
+        SIM_CHECK(sim_op_cast(r, &us->rs_in, &flat));
     us->reducing = 1;
     memset(&us->rh, 0, sizeof us->rh);
     fsdp_trace_unit(s, r, u, "reduce");
