@@ -20,6 +20,7 @@
 #include "dp.h"          // defines: SimDpOptions
 #include "fault.h"       // defines: SimFaultPlan
 #include "fsdp.h"        // defines: SimFsdpOptions
+#include "memory_formula.h" // defines: SimMemfPlan
 #include "model.h"       // defines: SimModelSpec
 #include "optim_flags.h" // defines: SimOptimFlags
 #include "train.h"       // defines: SimTrainConfig, SimStepStats
@@ -221,12 +222,19 @@ void run_diag_report(const RunOptions *o, const SimWorld *w, SimStatus st, const
 
 // Memory (run_memory.c), read after the ranks have finished: the table of
 // every rank's peak by category on stdout, and the out-of-memory report on
-// stderr: the failed rank's ledger at the refusal and, from the closed forms
-// (sim/memory_formula.h), what would fit. run_memory_oom returns 1 when a
-// rank ran out of --device-memory (and reports it), else 0 (and prints
-// nothing).
+// stderr: the failed rank's ledger at the refusal, the closed forms
+// (sim/memory_formula.h) and what would fit, each candidate measured by
+// run_memory_need. run_memory_oom returns 1 when a rank ran out of
+// --device-memory (and reports it), else 0 (and prints nothing).
 void run_memory_table(const RunOptions *o, const SimWorld *w);
 int run_memory_oom(const RunOptions *o, const SimTrainConfig *c, const SimWorld *w);
+// What this run (c: its model, data and optimizer; o: its strategy options)
+// would hold per rank under `plan` on nranks ranks with micro-batches of
+// `batch` and `accum` of them per step: rank 0's device and host peaks over
+// two phantom steps (run_memory_need.c). Returns 1, or 0 when the
+// configuration could not be measured.
+int run_memory_need(const RunOptions *o, const SimTrainConfig *c, SimMemfPlan plan, int nranks,
+                    int batch, int accum, double *device, double *host);
 
 // run_viz.c: the run's description in its trace (title, hardware, device
 // memory); the text view, --png and charts after the run; the interactive

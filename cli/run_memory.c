@@ -4,11 +4,14 @@
 // out of --device-memory, what it held when the allocation was refused and
 // what would fit instead.
 //
-// What would fit comes from the closed forms (sim/memory_formula.h) with
-// the numbers of this run's model: its parameters, its largest module (the
-// unit FSDP gathers whole), and the activations at this --batch, read from
-// a phantom copy of the model (shapes only, no storage) built on a world of
-// one rank, since the failed run may have stopped before it held them all.
+// The closed forms (sim/memory_formula.h) are printed with the numbers of
+// this run's model: its parameters, its largest module (the unit FSDP
+// gathers whole), and the activations at this --batch, read from a phantom
+// copy of the model (shapes only, no storage) built on a world of one rank,
+// since the failed run may have stopped before it held them all. What would
+// fit is decided by measurement (run_memory_need.c): the formulas leave out
+// transients (reduce-scatter outputs, a second copy of sharded parameters)
+// that can turn "fits" into an out-of-memory error.
 #include "run.h"
 
 #include <stdio.h>
@@ -183,7 +186,108 @@ static SimMemfBytes run_bytes(const RunOptions *o) {
                                                   : SIM_MEMF_SGD);
 }
 
-// The table of plans, then one line of what would fit.
+// One configuration's need per rank: measured by phantom steps
+// (run_memory_need.c), else the closed form's estimate.
+typedef struct {
+    double device, host;
+    int measured;
+} Need;
+
+static Need need_of(const RunOptions *o, const Probe *p, SimMemfPlan plan, double formula,
+                    double formula_host, int nranks, int batch, int accum) {
+    Need n = {formula, formula_host, 0};
+    double d = 0, h = 0;
+    if (run_memory_need(o, p->c, plan, nranks, batch, accum, &d, &h)) {
+        n.device = d;
+        n.host = plan == SIM_MEMF_PLAN_OFFLOAD ? h : 0;
+        n.measured = 1;
+    }
+    return n;
+}
+
+static int need_fits(const RunOptions *o, const Need *n) {
+    return o->device_memory == 0 || n->device <= (double)o->device_memory;
+}
+
+// "--strategy zero1 needs 1.24 MiB", with the host memory of an offload.
+static size_t put_need(char *line, size_t n, size_t cap, int any, const char *what,
+                       const Need *need) {
+    char a[32], b[32];
+    if (n >= cap)
+        return n;
+    n += (size_t)snprintf(line + n, cap - n, "%s %s needs %s", any ? ";" : "", what,
+                          sim_mem_human((int64_t)need->device, a, sizeof a));
+    if (need->host > 0 && n < cap)
+        n += (size_t)snprintf(line + n, cap - n, " and %s of host memory",
+                              sim_mem_human((int64_t)need->host, b, sizeof b));
+    return n;
+}
+
+// The closed forms' table, each row with its measured need beside it.
+static void print_table(const RunOptions *o, const SimMemfQuery *q, const SimMemfFit *fit,
+                        const Need *need, SimMemfPlan now) {
+    char a[32], b[32], h[32], c[32], m[32];
+    fprintf(stderr,
+            "ddplab run: per rank on %d rank%s by the closed forms: %.0f parameters at %.0f "
+            "bytes each (parameters, gradients, optimizer state), the largest module %.0f "
+            "parameters, activations %s and other %s at --batch %d; beside each, what two "
+            "phantom steps of this run under it hold at their peak:\n",
+            o->nranks, o->nranks == 1 ? "" : "s", q->psi, sim_memf_total(q->bytes),
+            q->largest_unit, sim_mem_human((int64_t)q->act_bytes, a, sizeof a),
+            sim_mem_human((int64_t)q->other_bytes, b, sizeof b), o->batch);
+    for (int k = 0; k < SIM_MEMF_PLAN_COUNT; k++) {
+        const SimMemfFit *f = &fit[k];
+        fprintf(stderr, "  %-30s states %10s + transient %10s -> %10s", sim_memf_plan_name(f->plan),
+                sim_mem_human((int64_t)f->states, a, sizeof a),
+                sim_mem_human((int64_t)f->transient, b, sizeof b),
+                sim_mem_human((int64_t)f->device, c, sizeof c));
+        if (f->host > 0)
+            fprintf(stderr, " (+ %s host)", sim_mem_human((int64_t)f->host, h, sizeof h));
+        if (need[k].measured)
+            fprintf(stderr, ", measured %s", sim_mem_human((int64_t)need[k].device, m, sizeof m));
+        fprintf(stderr, "%s%s\n", need_fits(o, &need[k]) ? "  fits" : "  does not fit",
+                (SimMemfPlan)k == now ? "  <- this run" : "");
+    }
+}
+
+// FULL_SHARD on more ranks: from the closed form's smallest count, doubled
+// until a measurement fits (a few tries). Returns the ranks, or 0.
+static int more_ranks(const RunOptions *o, const Probe *p, const SimMemfQuery *q, Need *out) {
+    int n = sim_memf_min_ranks(q, SIM_MEMF_PLAN_FULL_SHARD, 65536);
+    for (int tries = 0; n > 0 && n <= 65536 && tries < 4; tries++, n *= 2) {
+        SimMemfFit f = sim_memf_fit_plan(q, SIM_MEMF_PLAN_FULL_SHARD, n);
+        *out = need_of(o, p, SIM_MEMF_PLAN_FULL_SHARD, f.device, f.host, n, o->batch, o->accum);
+        if (need_fits(o, out))
+            return n;
+    }
+    return 0;
+}
+
+// A smaller micro-batch with the accumulation that keeps the samples per
+// optimizer step (spread evenly over the micro-steps): from the closed
+// form's largest, smaller until a measurement fits. Writes the batch and
+// accumulation; returns 1 when one fits.
+static int smaller_batch(const RunOptions *o, const Probe *p, const SimMemfQuery *q,
+                         SimMemfPlan now, long *batch, long *accum, Need *out) {
+    long per_step = (long)o->batch * o->accum;
+    long mb = sim_memf_max_batch(q, now);
+    for (int tries = 0; mb >= 1 && tries < 12; tries++) {
+        *accum = (per_step + mb - 1) / mb;
+        *batch = (per_step + *accum - 1) / *accum;
+        SimMemfQuery s = *q;
+        s.act_bytes = q->act_bytes * (double)*batch / q->batch;
+        SimMemfFit f = sim_memf_fit_plan(&s, now, q->nranks);
+        *out = need_of(o, p, now, f.device, f.host, o->nranks, (int)*batch, (int)*accum);
+        if (need_fits(o, out))
+            return 1;
+        mb = *batch - (*batch / 4 > 1 ? *batch / 4 : 1);
+    }
+    return 0;
+}
+
+// The table of plans, then one line of what would fit: every configuration
+// it names was measured to fit (or, where it could not be measured, the
+// closed form says so).
 static void suggest(const RunOptions *o, const Probe *p) {
     SimMemfQuery q;
     memset(&q, 0, sizeof q);
@@ -198,73 +302,45 @@ static void suggest(const RunOptions *o, const Probe *p) {
     q.batch = o->batch;
     SimMemfFit fit[SIM_MEMF_PLAN_COUNT];
     sim_memf_fit(&q, fit);
+    Need need[SIM_MEMF_PLAN_COUNT];
+    for (int k = 0; k < SIM_MEMF_PLAN_COUNT; k++)
+        need[k] = need_of(o, p, (SimMemfPlan)k, fit[k].device, fit[k].host, o->nranks, o->batch,
+                          o->accum);
     SimMemfPlan now = current_plan(o);
-    char a[32], b[32], h[32], c[32];
-    fprintf(stderr,
-            "ddplab run: per rank on %d rank%s by the closed forms: %.0f parameters at %.0f "
-            "bytes each (parameters, gradients, optimizer state), the largest module %.0f "
-            "parameters, activations %s and other %s at --batch %d:\n",
-            o->nranks, o->nranks == 1 ? "" : "s", q.psi, sim_memf_total(q.bytes), q.largest_unit,
-            sim_mem_human((int64_t)q.act_bytes, a, sizeof a),
-            sim_mem_human((int64_t)q.other_bytes, b, sizeof b), o->batch);
-    for (int k = 0; k < SIM_MEMF_PLAN_COUNT; k++) {
-        const SimMemfFit *f = &fit[k];
-        fprintf(stderr, "  %-30s states %10s + transient %10s -> %10s", sim_memf_plan_name(f->plan),
-                sim_mem_human((int64_t)f->states, a, sizeof a),
-                sim_mem_human((int64_t)f->transient, b, sizeof b),
-                sim_mem_human((int64_t)f->device, c, sizeof c));
-        if (f->host > 0)
-            fprintf(stderr, " (+ %s host)", sim_mem_human((int64_t)f->host, h, sizeof h));
-        fprintf(stderr, "%s%s\n", f->fits ? "  fits" : "  does not fit",
-                (SimMemfPlan)k == now ? "  <- this run" : "");
-    }
+    print_table(o, &q, fit, need, now);
     // What would fit, cheapest in communication first.
-    char line[1400];
+    char line[1400], h[32], a[32];
     size_t n = (size_t)snprintf(line, sizeof line, "would fit in %s per rank:",
                                 sim_mem_human((int64_t)q.capacity, h, sizeof h));
     int any = 0;
-    for (int k = 0; k < SIM_MEMF_PLAN_COUNT && n < sizeof line; k++) {
-        const SimMemfFit *f = &fit[k];
-        if (!f->fits || (SimMemfPlan)k == now || f->device >= fit[now].device)
+    for (int k = 0; k < SIM_MEMF_PLAN_COUNT; k++) {
+        if (!need_fits(o, &need[k]) || (SimMemfPlan)k == now ||
+            need[k].device >= need[now].device)
             continue;
-        n += (size_t)snprintf(line + n, sizeof line - n, "%s %s needs %s", any ? ";" : "",
-                              plan_option(f->plan), sim_mem_human((int64_t)f->device, a, sizeof a));
-        if (f->host > 0 && n < sizeof line)
-            n += (size_t)snprintf(line + n, sizeof line - n, " and %s of host memory",
-                                  sim_mem_human((int64_t)f->host, b, sizeof b));
+        n = put_need(line, n, sizeof line, any, plan_option((SimMemfPlan)k), &need[k]);
         any = 1;
     }
-    if (!fit[SIM_MEMF_PLAN_FULL_SHARD].fits && n < sizeof line) {
-        int more = sim_memf_min_ranks(&q, SIM_MEMF_PLAN_FULL_SHARD, 65536);
-        if (more > 0) {
-            SimMemfFit f = sim_memf_fit_plan(&q, SIM_MEMF_PLAN_FULL_SHARD, more);
-            n += (size_t)snprintf(line + n, sizeof line - n, "%s --strategy fsdp -n %d needs %s",
-                                  any ? ";" : "", more,
-                                  sim_mem_human((int64_t)f.device, a, sizeof a));
-            any = 1;
-        }
+    Need more_need;
+    int more = need_fits(o, &need[SIM_MEMF_PLAN_FULL_SHARD]) ? 0 : more_ranks(o, p, &q, &more_need);
+    if (more > 0) {
+        char what[64];
+        snprintf(what, sizeof what, "--strategy fsdp -n %d", more);
+        n = put_need(line, n, sizeof line, any, what, &more_need);
+        any = 1;
     }
-    // A smaller micro-batch, with the accumulation that keeps the samples
-    // per optimizer step (spread evenly over the micro-steps).
-    int mb = sim_memf_max_batch(&q, now);
-    if (mb > 0 && n < sizeof line) {
-        long per_step = (long)o->batch * o->accum;
-        long accum = (per_step + mb - 1) / mb;
-        long batch = (per_step + accum - 1) / accum;
-        SimMemfQuery s = q;
-        s.act_bytes = q.act_bytes * (double)batch / q.batch;
-        n += (size_t)snprintf(line + n, sizeof line - n, "%s --batch %ld --accum %ld (%ld "
-                              "samples per step) needs %s", any ? ";" : "", batch, accum,
-                              batch * accum,
-                              sim_mem_human((int64_t)sim_memf_fit_plan(&s, now, q.nranks).device,
-                                            a, sizeof a));
+    long batch = 0, accum = 0;
+    Need small;
+    if (smaller_batch(o, p, &q, now, &batch, &accum, &small)) {
+        char what[96];
+        snprintf(what, sizeof what, "--batch %ld --accum %ld (%ld samples per step)", batch,
+                 accum, batch * accum);
+        n = put_need(line, n, sizeof line, any, what, &small);
         any = 1;
     }
     if (any) {
         fprintf(stderr, "ddplab run: %s\n", line);
         return;
     }
-    SimMemfFit off = fit[SIM_MEMF_PLAN_OFFLOAD];
     fprintf(stderr,
             "ddplab run: nothing here fits in %s per rank: even FULL_SHARD with CPU offload "
             "needs %s on the device, for the largest module gathered whole with its gradient "
@@ -272,7 +348,8 @@ static void suggest(const RunOptions *o, const Probe *p) {
             "activations; wrap finer, shrink the largest layer or the batch, or use a device "
             "with more memory\n",
             sim_mem_human((int64_t)q.capacity, h, sizeof h),
-            sim_mem_human((int64_t)off.device, a, sizeof a), q.largest_unit);
+            sim_mem_human((int64_t)need[SIM_MEMF_PLAN_OFFLOAD].device, a, sizeof a),
+            q.largest_unit);
 }
 
 int run_memory_oom(const RunOptions *o, const SimTrainConfig *c, const SimWorld *w) {
