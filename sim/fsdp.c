@@ -15,6 +15,18 @@ int fsdp_params_replicated(const FsdpState *s) {
     return s->o.sharding == SIM_FSDP_NO_SHARD || s->o.sharding == SIM_FSDP_ZERO1 || s->S == 1;
 }
 
+// PyTorch's _should_free_in_backward: a sharded unit is freed after its
+// backward when gradients are synchronised in this backward, or whatever
+// the sync when its strategy reshards after forward (FULL_SHARD,
+// HYBRID_SHARD). SHARD_GRAD_OP under no_sync keeps every unit gathered
+// across the micro-steps, so the next forward gathers nothing.
+static int free_in_backward(const FsdpState *s) {
+    if (fsdp_params_replicated(s))
+        return 0;
+    return s->sync || s->o.sharding == SIM_FSDP_FULL_SHARD ||
+           s->o.sharding == SIM_FSDP_HYBRID_SHARD;
+}
+
 int fsdp_reshard_after_forward(const FsdpState *s, int unit) {
     if (fsdp_params_replicated(s) || s->plan.units[unit].is_root)
         return 0;
@@ -319,7 +331,8 @@ static SimStatus on_module(void *arg, SimModuleEvent ev, int module) {
         // PyTorch's post-backward hook frees the unit first, then prefetches
         // (BACKWARD_POST), then reduces its gradient: the reduce-scatter's
         // buffers never sit beside the unit's gathered parameters.
-        SIM_CHECK(fsdp_reshard(s, r, u));
+        if (free_in_backward(s))
+            SIM_CHECK(fsdp_reshard(s, r, u));
         if (s->o.prefetch == SIM_FSDP_PREFETCH_POST && next_backward(s, u) >= 0)
             SIM_CHECK(fsdp_gather_issue(s, r, next_backward(s, u)));
         return s->sync ? fsdp_grad_reduce(s, r, u) : SIM_OK;
@@ -343,7 +356,7 @@ static SimStatus after_backward(void *state, SimRank *r, SimTrainer *t, int sync
     if (sync)
         SIM_CHECK(fsdp_grad_finish(s, r));
     // a unit prefetched but never run (the MLP's extra head on odd steps)
-    for (int u = 0; u < s->plan.nunits; u++)
+    for (int u = 0; u < s->plan.nunits && free_in_backward(s); u++)
         SIM_CHECK(fsdp_reshard(s, r, u));
     return SIM_OK;
 }

@@ -347,6 +347,49 @@ static int test_full_vs_grad_op(void) {
     return fails;
 }
 
+// Gradient accumulation over K micro-steps under no_sync, as PyTorch's
+// _should_free_in_backward decides: SHARD_GRAD_OP keeps every unit gathered
+// across the micro-steps (one all-gather per unit per optimizer step),
+// FULL_SHARD frees after each backward (forward and backward gathers in
+// every micro-step); both reduce-scatter once per unit, at the last
+// micro-step. With --accum-sync every, SHARD_GRAD_OP gathers every
+// micro-step again.
+static int accum_step(const SimDataset *ds, const SimModelSpec *spec, SimFsdpSharding sh,
+                      int sync_every, StepIo *io) {
+    Traced *x = traced_new(ds, spec, 4, 1, 4, 3, sh);
+    CHECK(x != NULL);
+    x->cfg.accum = 4;
+    x->cfg.accum_sync_every = sync_every;
+    int fails = traced_run(x);
+    if (!fails)
+        *io = step_io(x, 3);
+    traced_free(x);
+    return fails;
+}
+
+static int test_accumulation(void) {
+    SimDataset ds;
+    SimModelSpec spec;
+    CHECK(mlp_spec(&ds, &spec, "mlp:16,32,32,32,4") == SIM_OK);
+    const int K = 4, L = 4; // micro-steps; units with parameters (the root has none)
+    StepIo sg, fs, sg_every;
+    int fails = accum_step(&ds, &spec, SIM_FSDP_SHARD_GRAD_OP, 0, &sg);
+    fails += accum_step(&ds, &spec, SIM_FSDP_FULL_SHARD, 0, &fs);
+    fails += accum_step(&ds, &spec, SIM_FSDP_SHARD_GRAD_OP, 1, &sg_every);
+    sim_dataset_free(&ds);
+    CHECK_EQ_INT(fails, 0);
+    printf("accumulation over %d micro-steps, %d units: shard_grad_op %d all-gathers (%d with "
+           "--accum-sync every), full_shard %d\n", K, L, sg.coll[SIM_COLL_ALL_GATHER],
+           sg_every.coll[SIM_COLL_ALL_GATHER], fs.coll[SIM_COLL_ALL_GATHER]);
+    CHECK_EQ_INT(sg.coll[SIM_COLL_ALL_GATHER], L);
+    CHECK_EQ_INT(sg.coll[SIM_COLL_REDUCE_SCATTER], L);
+    CHECK_EQ_INT(fs.coll[SIM_COLL_ALL_GATHER], 2 * L * K);
+    CHECK_EQ_INT(fs.coll[SIM_COLL_REDUCE_SCATTER], L);
+    CHECK_EQ_INT(sg_every.coll[SIM_COLL_ALL_GATHER], L * K);
+    CHECK_EQ_INT(sg_every.coll[SIM_COLL_REDUCE_SCATTER], L * K);
+    return 0;
+}
+
 // no_shard moves DDP's bytes (one all_reduce per unit instead of per
 // bucket); zero1 an all_reduce (or a reduce-scatter) plus the all-gather of
 // the updated parameters.
@@ -520,6 +563,7 @@ int main(void) {
     int failures = 0;
     RUN(test_full_vs_grad_op);
     RUN(test_no_shard_and_zero1);
+    RUN(test_accumulation);
     RUN(test_hybrid);
     RUN(test_prefetch_overlap);
     RUN(test_limit_all_gathers_memory);
