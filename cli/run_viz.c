@@ -165,6 +165,7 @@ SimStatus run_viz_live(const RunOptions *o, SimWorld *w, SimRankMain fn, void *a
         dup2(fileno(cap), STDERR_FILENO);
         CliViz v = o->viz;
         v.tty = tty;
+        v.should_stop = run_signal_caught; // Ctrl-C closes the window too
         *view_rc = show_live(&v, &lr, &src, tty);
         fflush(stdout);
         fflush(stderr);

@@ -295,6 +295,7 @@ int cli_viz_show(VizSource *src, const CliViz *v, const char *prog) {
     }
     VizViewOpts o;
     viz_view_opts_default(&o);
+    o.should_stop = v->should_stop;
     if (v->stop_mask)
         o.stop_mask = v->stop_mask;
     if (v->width)

@@ -21,6 +21,7 @@ typedef struct {
     const char *plot_memory; // --plot-memory FILE.png: device memory per rank
     int ascii;               // --ascii: text frames without Unicode
     FILE *tty;               // where an interactive view draws (NULL: stdout)
+    int (*should_stop)(void); // polled by the window (VizViewOpts.should_stop)
 } CliViz;
 
 // The option names this module owns, for the commands' tables: 1 when

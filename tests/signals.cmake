@@ -14,6 +14,9 @@ ddplab_add_test(test_cli_signals
   LABELS "cli;cpu"
   TIMEOUT 300)
 add_dependencies(test_cli_signals ddplab)
+if(DDPLAB_HAVE_SDL) # the live window's case
+  target_compile_definitions(test_cli_signals PRIVATE DDPLAB_HAVE_SDL=1)
+endif()
 add_test(NAME test_signals_tmux
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_signals_tmux.sh $<TARGET_FILE:ddplab>)
 set_tests_properties(test_signals_tmux PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77

@@ -317,6 +317,40 @@ static int test_run_single_rank(void) {
     return run_simple_case(args, "step 3/", 0);
 }
 
+#ifdef DDPLAB_HAVE_SDL
+// The live window (SDL's dummy driver): the signal stops the ranks and
+// closes the window, which the run's handler, not SDL, caught. The run's
+// output is set aside while the view is up, so the test waits a while
+// instead of for a line.
+static int test_run_sdl_view(void) {
+    char dir[512];
+    CHECK(tfile_mkdtemp(dir, sizeof dir, "sig-sdl") == 0);
+    const char *args[] = {"run", "--steps", "100000000", "--viz", "sdl", NULL};
+    const char *env[] = {"SDL_VIDEODRIVER=dummy", NULL};
+    Child c;
+    int rc = 1;
+    if (child_start(&c, dir, args, env) != 0)
+        goto out;
+    nap_ms(1500);
+    child_signal(&c, SIGINT);
+    char *all = child_output(&c);
+    if (!c.exited || c.code != 130 || !all ||
+        !strstr(all, "ddplab run: interrupted by SIGINT at step ") ||
+        check_stopped_in_time(&c)) {
+        fprintf(stderr, "exited %d with %d after %.3f s:\n%s\n", c.exited, c.code, c.stop_s,
+                all ? all : "");
+        free(all);
+        goto out;
+    }
+    free(all);
+    rc = 0;
+out:
+    child_free(&c);
+    tfile_rmtree(dir);
+    return rc;
+}
+#endif
+
 // Four ranks hung in an all_reduce whose watchdog is a minute away.
 static int test_run_hung(void) {
     const char *args[] = {"run", "--strategy", "ddp", "-n", "4", "--data", "blobs",
@@ -516,6 +550,9 @@ int main(int argc, char **argv) {
     RUN(test_run_sigterm);
     RUN(test_run_single_rank);
     RUN(test_run_hung);
+#ifdef DDPLAB_HAVE_SDL
+    RUN(test_run_sdl_view);
+#endif
     RUN(test_run_fsdp);
     RUN(test_bench);
     RUN(test_plan);

@@ -693,6 +693,12 @@ static int app_checks(VizSdlApp *a, VizModel *m) {
     return 0;
 }
 
+static int stop_polls; // the stop request's calls (one test window at a time)
+
+static int stop_on_third_poll(void) {
+    return ++stop_polls >= 3;
+}
+
 static int test_window(void) {
     setenv("SDL_VIDEODRIVER", "dummy", 1);
     VizTrace t;
@@ -716,6 +722,15 @@ static int test_window(void) {
         fprintf(stderr, "viz_sdl_run: %s\n", err);
     CHECK_EQ_INT(st, SIM_OK);
     unsetenv("DDPLAB_SDL_QUIT_AFTER");
+
+    // A stop request (a live run's Ctrl-C) closes the window, idle or not.
+    stop_polls = 0;
+    o.should_stop = stop_on_third_poll;
+    o.autoplay = 0;
+    st = viz_sdl_run(&src, &o, err, sizeof err);
+    CHECK_EQ_INT(st, SIM_OK);
+    CHECK_EQ_INT(stop_polls, 3);
+    o.should_stop = NULL;
 
     // The window, event by event; PNGs are saved in the working directory.
     char cwd[1024];

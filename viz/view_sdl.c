@@ -318,7 +318,7 @@ SimStatus viz_sdl_run(VizSource *src, const VizViewOpts *o, char *err, size_t er
             viz_sdl_app_event(a, &e);
         while (!a->quit && SDL_PollEvent(&e))
             viz_sdl_app_event(a, &e);
-        if (a->quit)
+        if (a->quit || (opts.should_stop && opts.should_stop()))
             break;
         Uint64 now = SDL_GetPerformanceCounter();
         double dt = (double)(now - last) / freq;

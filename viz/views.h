@@ -60,6 +60,10 @@ typedef struct {
     int png_w, png_h;      // sdl: its size in pixels (0: 1600 x 1000)
     const char *font;      // sdl: a TTF font (NULL: DejaVu Sans Mono)
     FILE *tty_out;         // curses: the terminal stream (NULL: stdout)
+    // sdl: asked once per pass of the window's loop; non-zero closes the
+    // window as q would (a live run's Ctrl-C, which the run's own handler
+    // caught). NULL: never. The curses view catches signals itself.
+    int (*should_stop)(void);
 } VizViewOpts;
 
 void viz_view_opts_default(VizViewOpts *o);
