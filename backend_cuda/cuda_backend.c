@@ -420,8 +420,10 @@ SimStatus cuda_ctx_op_done(void *vctx, int rank, const char *func, const char *f
         return cuda_fail_cuda(ctx, rank, e, func, file, line, "a kernel of this op");
     // An op of several kernel calls ends at its last one: op_ev[0] stays.
     if (timing)
-        r->op_timed = cuda_event_wall(ctx, rank, r->op_ev[0], &r->op_wall[0]) == SIM_OK &&
-                      cuda_event_wall(ctx, rank, r->op_ev[1], &r->op_wall[1]) == SIM_OK;
+        r->op_timed =
+            cuda_event_wall(ctx, rank, r->op_ev[0], &r->op_wall[0]) == SIM_OK &&
+            cuda_event_next(ctx, rank, r->op_ev[0], r->op_wall[0], r->op_ev[1], &r->op_wall[1]) ==
+                SIM_OK;
     return SIM_OK;
 }
 
@@ -454,6 +456,14 @@ SimStatus cuda_event_wall(CudaCtx *ctx, int rank, cudaEvent_t ev, double *wall) 
     float ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&ms, ctx->ranks[rank].ref, ev));
     *wall = ctx->ranks[rank].ref_wall + (double)ms * 1e-3;
+    return SIM_OK;
+}
+
+SimStatus cuda_event_next(CudaCtx *ctx, int rank, cudaEvent_t ev0, double w0, cudaEvent_t ev1,
+                          double *w1) {
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, ev0, ev1));
+    *w1 = w0 + (double)ms * 1e-3;
     return SIM_OK;
 }
 

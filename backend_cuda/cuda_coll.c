@@ -225,24 +225,20 @@ static SimStatus add_timers(CudaCtx *ctx, int rank, CudaPending *p, int n) {
 // the trace keeps as the collective's wall times.
 static SimStatus report_steps(CudaCtx *ctx, int rank, SimCollCall *call, const CudaPending *p) {
     double w0 = 0.0, w1 = 0.0;
-    if (p->ntev > 0)
-        SIM_CHECK(cuda_event_wall(ctx, rank, p->tev[0], &w0));
-    if (p->whole) {
-        SIM_CHECK(cuda_event_wall(ctx, rank, p->tev[1], &w1));
-        call->gpu_wall_start = w0;
-        call->gpu_wall_end = w1;
+    if (p->ntev < 2)
         return SIM_OK;
-    }
-    // the collective's own GPU span: its first step's start to its last one's end
-    if (p->ntev > 1) {
-        call->gpu_wall_start = w0;
-        SIM_CHECK(cuda_event_wall(ctx, rank, p->tev[p->ntev - 1], &call->gpu_wall_end));
-    }
+    SIM_CHECK(cuda_event_wall(ctx, rank, p->tev[0], &w0));
+    double start = w0;
+    // each event from the one before it (cuda_event_next: exact intervals)
     for (int t = 0; t + 1 < p->ntev; t++) {
-        SIM_CHECK(cuda_event_wall(ctx, rank, p->tev[t + 1], &w1));
-        sim_coll_report_step(call, t, w0, w1);
+        SIM_CHECK(cuda_event_next(ctx, rank, p->tev[t], w0, p->tev[t + 1], &w1));
+        if (!p->whole)
+            sim_coll_report_step(call, t, w0, w1);
         w0 = w1;
     }
+    // the collective's own GPU span: its first step's start to its last one's end
+    call->gpu_wall_start = start;
+    call->gpu_wall_end = w1;
     return SIM_OK;
 }
 

@@ -94,6 +94,14 @@ SimStatus cuda_devcoll_post(CudaCtx *ctx, int rank, const SimCollCall *call);
 // rank's GPU, from the rank's reference event (cuda_backend.c). The GPU and
 // host clocks drift apart by well under a microsecond per second.
 SimStatus cuda_event_wall(CudaCtx *ctx, int rank, cudaEvent_t ev, double *wall);
+// The host clock of ev1, given ev0's (w0) and ev1 no earlier on the GPU:
+// w0 plus the interval between the two. cudaEventElapsedTime gives float
+// milliseconds, so a time measured from the reference event of a run some
+// minutes old is only good to tens of microseconds, while a short interval
+// keeps its half-microsecond resolution: durations taken this way stay
+// exact however long the run.
+SimStatus cuda_event_next(CudaCtx *ctx, int rank, cudaEvent_t ev0, double w0, cudaEvent_t ev1,
+                          double *w1);
 
 // Collectives (cuda_coll.c): the ops table's coll_launch / coll_wait.
 SimStatus cuda_coll_launch(void *ctx, int rank, SimCollHandle *h);
