@@ -70,6 +70,8 @@ typedef struct {
     double step_s;              // simulated time of one optimizer step
     double compute_s;           // compute-stream busy time in it
     double comm_s;              // communication-stream busy time in it
+    double host_s;              // time the compute stream waited for the host (CPU
+                                // offload: copies and the optimizer step there)
     double exposed_s;           // time the compute stream waited for communication
     double tokens_per_step;     // over all ranks
     double flops_per_step;      // model FLOPs of a step, over all ranks (6Ψ + attention)

@@ -148,10 +148,17 @@ static void step_time(FILE *out, const PlanOptions *o, const PlanResult *r) {
     if (overlapped < 0)
         overlapped = 0;
     fprintf(out, "\nstep time (simulated: %s, %s links)\n", o->device.name, o->sys.name);
-    fprintf(out, "  step %s = compute %s + exposed communication %s; communication %s in "
-            "all, %s of it hidden behind compute\n", ms(r->step_s, a, sizeof a),
-            ms(r->compute_s, b, sizeof b), ms(r->exposed_s, c, sizeof c),
-            ms(r->comm_s, d, sizeof d), ms(overlapped, e, sizeof e));
+    fprintf(out, "  step %s = compute %s + ", ms(r->step_s, a, sizeof a),
+            ms(r->compute_s, b, sizeof b));
+    if (r->host_s > 0)
+        fprintf(out, "waiting for the host %s + ", ms(r->host_s, a, sizeof a));
+    fprintf(out, "exposed communication %s; communication %s in all, %s of it hidden behind "
+            "compute\n", ms(r->exposed_s, c, sizeof c), ms(r->comm_s, d, sizeof d),
+            ms(overlapped, e, sizeof e));
+    if (r->host_s > 0)
+        fprintf(out, "  the host: CPU offload's copies and its optimizer step on the CPU "
+                "(%s, %.1f GB/s per GPU)\n", sim_device_host()->description,
+                sim_device_host()->mem_bw_Bps * sim_device_host()->efficiency / 1e9);
     if (r->step_s > 0)
         fprintf(out, "  %.0f %s/s in all, %.0f per GPU; model FLOPs utilisation %.1f%% "
                 "(%s)\n", r->tokens_per_step / r->step_s,

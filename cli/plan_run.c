@@ -106,10 +106,14 @@ static int configure(const PlanOptions *o, SimTrainConfig *tc, SimFsdpOptions *f
     return 0;
 }
 
-// Busy time of rank 0's compute and communication streams in [t0, t1].
+// Busy time of rank 0's compute and communication streams in [t0, t1], and
+// the time the host stream was busy while the compute stream was not (what
+// the device waited for on the host: offloaded copies and optimizer steps).
+// Events of one stream do not overlap each other, so host time not under
+// compute is each host event's length less its overlap with compute events.
 static void stream_busy(const SimTrace *tr, double t0, double t1, double *compute,
-                        double *comm) {
-    *compute = *comm = 0;
+                        double *comm, double *host_only) {
+    *compute = *comm = *host_only = 0;
     size_t n = sim_trace_rank_count(tr, 0);
     const SimEvent *ev = sim_trace_rank_events(tr, 0);
     for (size_t i = 0; i < n; i++) {
@@ -122,6 +126,19 @@ static void stream_busy(const SimTrace *tr, double t0, double t1, double *comput
             *compute += b - a;
         else if (e->kind == SIM_EV_COLL && e->stream == SIM_STREAM_COMM)
             *comm += b - a;
+        else if (e->kind == SIM_EV_COMPUTE && e->stream == SIM_STREAM_HOST) {
+            double alone = b - a;
+            for (size_t k = 0; k < n; k++) {
+                const SimEvent *f = &ev[k];
+                if (f->kind != SIM_EV_COMPUTE || f->stream != SIM_STREAM_COMPUTE)
+                    continue;
+                double x = f->sim_start > a ? f->sim_start : a;
+                double y = f->sim_end < b ? f->sim_end : b;
+                if (y > x)
+                    alone -= y - x;
+            }
+            *host_only += alone > 0 ? alone : 0;
+        }
     }
 }
 
@@ -150,8 +167,12 @@ static void summarise(const PlanOptions *o, const PlanCtx *c, const SimWorld *w,
     double t0 = c->step_end[PLAN_STEPS - 1], t1 = c->step_end[PLAN_STEPS];
     res->step_s = t1 - t0;
     if (w->trace)
-        stream_busy(w->trace, t0, t1, &res->compute_s, &res->comm_s);
-    res->exposed_s = res->step_s - res->compute_s;
+        stream_busy(w->trace, t0, t1, &res->compute_s, &res->comm_s, &res->host_s);
+    if (res->host_s > res->step_s - res->compute_s)
+        res->host_s = res->step_s - res->compute_s;
+    if (res->host_s < 0)
+        res->host_s = 0;
+    res->exposed_s = res->step_s - res->compute_s - res->host_s;
     if (res->exposed_s < 0)
         res->exposed_s = 0;
     res->tokens_per_step = (double)o->nranks * o->micro_batch * o->accum *

@@ -130,6 +130,11 @@ const SimDeviceProfile *sim_cost_device(const SimCost *c);
 // Seconds for one compute op of `flops` FLOPs moving `bytes` bytes of
 // memory on c's device; lowp = 1 for fp16/bf16 matrix products.
 double sim_cost_compute(const SimCost *c, double flops, double bytes, int lowp);
+// The same roofline on a given device profile.
+double sim_cost_compute_on(const SimDeviceProfile *d, double flops, double bytes, int lowp);
+// The host CPU's share per GPU, where CPU offload steps the optimizer
+// (cost_devices.c: a DGX H100 node's two Xeons over its 8 GPUs).
+const SimDeviceProfile *sim_device_host(void);
 
 // Fits alpha and bw to measured ring all_reduce times: time = steps*alpha +
 // steps/R * bytes/bw with steps = 2(R-1), by least squares over n points.

@@ -24,7 +24,10 @@ const SimDeviceProfile *sim_cost_device(const SimCost *c) {
 }
 
 double sim_cost_compute(const SimCost *c, double flops, double bytes, int lowp) {
-    const SimDeviceProfile *d = sim_cost_device(c);
+    return sim_cost_compute_on(sim_cost_device(c), flops, bytes, lowp);
+}
+
+double sim_cost_compute_on(const SimDeviceProfile *d, double flops, double bytes, int lowp) {
     double peak = lowp ? d->peak_lowp_flops : d->peak_fp32_flops;
     double t_math = flops > 0 ? flops / peak : 0.0;
     double t_mem = bytes > 0 ? bytes / d->mem_bw_Bps : 0.0;

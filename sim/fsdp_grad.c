@@ -170,6 +170,10 @@ SimStatus fsdp_grad_finish(FsdpState *s, SimRank *r) {
 static SimStatus group_sum(FsdpState *s, SimRank *r, const SimGroup *g, float *x, SimRedOp op) {
     if (g->n < 2)
         return SIM_OK;
+    // Under CPU offload x was computed on the host: the collective (on the
+    // device) starts once the host has it.
+    if (r->ops_on_host && r->clock[SIM_STREAM_HOST] > r->clock[SIM_STREAM_COMPUTE])
+        r->clock[SIM_STREAM_COMPUTE] = r->clock[SIM_STREAM_HOST];
     SimTensor v;
     int64_t shape[1] = {1};
     sim_tensor_init(&v, "fsdp scalar", SIM_FP32, 1, shape);
@@ -216,8 +220,22 @@ SimStatus fsdp_publish(FsdpState *s, SimRank *r) {
     return SIM_OK;
 }
 
+static SimStatus update_shards(FsdpState *s, SimRank *r, SimTrainer *t, SimStepStats *st);
+
+// Under CPU offload the shards live in host memory, and PyTorch steps the
+// optimizer there, on the CPU: unscaling, clipping, the step and zeroing the
+// gradient shard are priced on the host (sim_device_host) and placed on the
+// host stream, after the gradient shards' copies to it; the next gathers'
+// copies back wait for them.
 SimStatus fsdp_update(void *state, SimRank *r, SimTrainer *t, SimStepStats *st) {
     FsdpState *s = state;
+    r->ops_on_host = s->o.cpu_offload;
+    SimStatus res = update_shards(s, r, t, st);
+    r->ops_on_host = 0;
+    return res == SIM_OK ? fsdp_publish(s, r) : res;
+}
+
+static SimStatus update_shards(FsdpState *s, SimRank *r, SimTrainer *t, SimStepStats *st) {
     const SimTrainConfig *c = t->cfg;
     SimGradScaler *sc = &t->scaler;
     SIM_CHECK(sim_scaler_unscale(sc, r, &s->grad_shard, s->shard_params, s->m->nparams,
@@ -241,6 +259,5 @@ SimStatus fsdp_update(void *state, SimRank *r, SimTrainer *t, SimStepStats *st) 
     SIM_CHECK(sim_scaler_step(sc, r, &s->optim, st->lr, t->has_grad, &stepped));
     SIM_CHECK(sim_scaler_update(sc, r));
     st->skipped = !stepped;
-    SIM_CHECK(fsdp_backing_fill(r, &s->grad_shard, 0.0f));
-    return fsdp_publish(s, r);
+    return fsdp_backing_fill(r, &s->grad_shard, 0.0f);
 }

@@ -280,10 +280,17 @@ SimStatus sim_ops_end(const SimOpsCall *c, SimStatus st, double flops, double by
     if (c->timed && w->ops->op_times && w->ops->op_times(w->ctx, r->rank, &d0, &d1) &&
         d1 >= d0)
         wall0 = d0, wall1 = d1;
-    double t0 = r->clock[SIM_STREAM_COMPUTE];
+    // An op on the host follows both the host stream (the copies that
+    // brought its data) and the device's (what it waits on).
+    int stream = r->ops_on_host ? SIM_STREAM_HOST : SIM_STREAM_COMPUTE;
+    double t0 = r->clock[stream];
+    if (r->ops_on_host && r->clock[SIM_STREAM_COMPUTE] > t0)
+        t0 = r->clock[SIM_STREAM_COMPUTE];
+    double cost = r->ops_on_host ? sim_cost_compute_on(sim_device_host(), flops, bytes, lowp)
+                                 : sim_cost_compute(&w->cost, flops, bytes, lowp);
     // --fault slow-rank: this rank's ops take longer
-    double t1 = t0 + sim_comm_fault_compute(r, sim_cost_compute(&w->cost, flops, bytes, lowp));
-    r->clock[SIM_STREAM_COMPUTE] = t1;
+    double t1 = t0 + sim_comm_fault_compute(r, cost);
+    r->clock[stream] = t1;
     if (w->trace) {
         SimEvent ev;
         memset(&ev, 0, sizeof ev);
@@ -299,7 +306,7 @@ SimStatus sim_ops_end(const SimOpsCall *c, SimStatus st, double flops, double by
         // trace is a numeric run's event for event.
         ev.label = c->phantom && !w->cfg.phantom ? "phantom" : NULL;
         ev.rank = r->rank;
-        ev.stream = SIM_STREAM_COMPUTE;
+        ev.stream = (int16_t)stream;
         ev.kind = SIM_EV_COMPUTE;
         ev.coll = ev.algo = ev.redop = -1;
         ev.dtype = (int16_t)dtype;

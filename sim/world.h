@@ -72,6 +72,10 @@ struct SimRank {
     uint32_t fault_shown;           // bit i: faults->f[i] has left its
                                     // "injected" event on this rank
     void *user;                     // for the code running on the rank
+    int ops_on_host;                // 1: math ops run on the host CPU (CPU
+                                    // offload's optimizer step): priced on
+                                    // sim_device_host() and placed on the
+                                    // host stream (sim_ops_end)
     char error[512];                // why this rank's last call failed, or ""
 };
 

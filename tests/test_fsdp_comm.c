@@ -390,6 +390,48 @@ static int test_accumulation(void) {
     return 0;
 }
 
+// CPU offload steps the optimizer on the host: every optimizer-step op of
+// rank 0 is on the host stream, priced on the host's share of a node
+// (sim_device_host) for its FLOPs and bytes, and none is on the device's
+// compute stream; without offload they all are, priced on the device.
+static int optimizer_ops(int offload, int *on_host, int *on_device, int *priced) {
+    SimDataset ds;
+    SimModelSpec spec;
+    CHECK(mlp_spec(&ds, &spec, "mlp:16,32,32,32,4") == SIM_OK);
+    Traced *x = traced_new(&ds, &spec, 4, 1, 4, 2, SIM_FSDP_FULL_SHARD);
+    CHECK(x != NULL);
+    x->fsdp.cpu_offload = offload;
+    int fails = traced_run(x);
+    *on_host = *on_device = *priced = 0;
+    for (size_t i = 0; !fails && i < x->nev[0]; i++) {
+        const SimEvent *e = &x->ev[0][i];
+        if (e->kind != SIM_EV_COMPUTE || e->name == NULL || strcmp(e->name, "sgd_step") != 0)
+            continue;
+        const SimDeviceProfile *d = e->stream == SIM_STREAM_HOST ? sim_device_host()
+                                                                 : sim_device_default();
+        double want = sim_cost_compute_on(d, (double)e->count, (double)e->bytes, 0);
+        *on_host += e->stream == SIM_STREAM_HOST;
+        *on_device += e->stream == SIM_STREAM_COMPUTE;
+        *priced += fabs((e->sim_end - e->sim_start) - want) <= 1e-12;
+    }
+    traced_free(x);
+    sim_dataset_free(&ds);
+    return fails;
+}
+
+static int test_offload_optimizer(void) {
+    int host, device, priced;
+    CHECK_EQ_INT(optimizer_ops(1, &host, &device, &priced), 0);
+    CHECK(host > 0);
+    CHECK_EQ_INT(device, 0);
+    CHECK_EQ_INT(priced, host);
+    CHECK_EQ_INT(optimizer_ops(0, &host, &device, &priced), 0);
+    CHECK(device > 0);
+    CHECK_EQ_INT(host, 0);
+    CHECK_EQ_INT(priced, device);
+    return 0;
+}
+
 // no_shard moves DDP's bytes (one all_reduce per unit instead of per
 // bucket); zero1 an all_reduce (or a reduce-scatter) plus the all-gather of
 // the updated parameters.
@@ -564,6 +606,7 @@ int main(void) {
     RUN(test_full_vs_grad_op);
     RUN(test_no_shard_and_zero1);
     RUN(test_accumulation);
+    RUN(test_offload_optimizer);
     RUN(test_hybrid);
     RUN(test_prefetch_overlap);
     RUN(test_limit_all_gathers_memory);
