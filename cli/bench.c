@@ -31,6 +31,8 @@ static void world_config(SimWorldConfig *cfg, const BenchOptions *o) {
     cfg->profile = o->sys;
     cfg->trace = o->trace != NULL; // tracing costs memory and time: only when asked
     cfg->trace_max_per_rank = BENCH_TRACE_CAP;
+    cfg->backend_opt.allow_tf32 = o->tf32;
+    cfg->backend_opt.coll_impl = o->coll_impl;
 }
 
 static int exit_for_failure(SimStatus st) {

@@ -52,6 +52,8 @@ typedef struct {
     int modes;             // BENCH_OUT_OF_PLACE | BENCH_IN_PLACE
     int check;             // 1: verify every element
     const char *backend;   // name as given
+    int tf32;              // --tf32 (cuda)
+    const char *coll_impl; // --coll-impl (cuda), or NULL: auto
     const char *profile;   // built-in name or file, as given
     SimSysProfile sys;     // profile resolved from `profile`
     const char *gpu;       // --gpu as given, or NULL

@@ -50,6 +50,15 @@ static const OptSpec opt_specs[OPT_COUNT] = {
     {OPT_BACKEND, 'B', "backend", "NAME", "cpu",
      "cpu (threads on this machine), or cuda\n"
      "(GPUs; only in builds with CUDA and NCCL)"},
+    {OPT_TF32, 0, "tf32", NULL, NULL,
+     "--backend cuda: fp32 matrix products on TF32\n"
+     "tensor cores (what --calibrate then measures\n"
+     "as the device's fp32 rate). Off by default"},
+    {OPT_COLL_IMPL, 0, "coll-impl", "IMPL", "auto",
+     "--backend cuda: nccl, or device: ddplab's\n"
+     "device-memory collectives (the only choice\n"
+     "when ranks share a GPU); auto: NCCL when\n"
+     "every rank has a GPU of its own"},
     {OPT_PROFILE, 'p', "profile", "NAME|FILE", "dgx-h100",
      "hardware of the simulated columns: a built-in\n"
      "profile (run 'ddplab' for the list) or a\n"

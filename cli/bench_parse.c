@@ -200,6 +200,14 @@ static BenchParse apply_option(const OptSpec *s, const char *v, BenchOptions *o)
         }
         o->backend = v;
         return BENCH_PARSE_OK;
+    case OPT_TF32:
+        o->tf32 = 1;
+        return BENCH_PARSE_OK;
+    case OPT_COLL_IMPL:
+        if (strcmp(v, "auto") != 0 && strcmp(v, "nccl") != 0 && strcmp(v, "device") != 0)
+            return opt_fail(s, v, "auto, nccl, device", "is not a collective implementation");
+        o->coll_impl = v;
+        return BENCH_PARSE_OK;
     case OPT_PROFILE:
         o->profile = v;
         return BENCH_PARSE_OK;
@@ -398,6 +406,12 @@ static BenchParse check_together(BenchOptions *o, const OptSeen *seen) {
                         "is also the --calibrate file");
     if (check_memory(o, seen) != BENCH_PARSE_OK)
         return BENCH_PARSE_ERROR;
+    if ((o->tf32 || o->coll_impl) && strcmp(o->backend, "cuda") != 0) {
+        fprintf(stderr, "ddplab bench: --%s: applies to --backend cuda only (the %s backend "
+                "computes in full fp32 and runs its own collectives); allowed: --backend cuda, "
+                "or leave it out\n", o->tf32 ? "tf32" : "coll-impl", o->backend);
+        return BENCH_PARSE_ERROR;
+    }
 
     char err[512];
     if (sim_sys_resolve(o->profile, &o->sys, err, sizeof err) != SIM_OK)

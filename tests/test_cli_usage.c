@@ -66,7 +66,8 @@ static int test_help_and_version(void) {
     static const char *const opts[] = {
         "-c, --collective", "-a, --algo", "-n, --ranks", "--nodes", "-d, --dtype",
         "-o, --op", "-r, --root", "-b, --minbytes", "-e, --maxbytes", "-f, --stepfactor",
-        "-w, --warmup", "-i, --iters", "--inplace", "--check", "-B, --backend",
+        "-w, --warmup", "-i, --iters", "--inplace", "--check", "-B, --backend", "--tf32",
+        "--coll-impl IMPL",
         "-p, --profile", "--calibrate", "--trace", "--csv", "--watchdog", "-h, --help",
         "busbw", "2(R-1)/R", "exit codes", "[all_reduce]", "[32M]", "[dgx-h100]"};
     RUN_DDPLAB(r, "bench", "--help");
@@ -185,6 +186,10 @@ static int test_bad_inputs(void) {
         {{"-p", missing}, "--profile"},
         {{"--watchdog", "0"}, "--watchdog"},
         {{"--watchdog", "soon"}, "--watchdog"},
+        {{"--tf32"}, "--tf32: applies to --backend cuda only (the cpu backend"},
+        {{"--coll-impl", "nccl"}, "--coll-impl: applies to --backend cuda only"},
+        {{"--coll-impl", "mpi"}, "--coll-impl: 'mpi' is not a collective implementation; "
+                                 "allowed: auto, nccl, device"},
         {{"-c", "broadcast", "--calibrate", calib}, "--calibrate"},
         {{"-a", "tree", "--calibrate", calib}, "--calibrate"},
         {{"-b", "1M", "-e", "1M", "--calibrate", calib}, "--calibrate"},

@@ -118,6 +118,15 @@ if out=$("$ddplab" bench --backend cuda -n 2 -b 1M -e 256M -f 4 -w 2 -i 10 \
    grep -q '^# device measured-' <<<"$out" && grep -q '"coll_on_compute": 0' "$tmpd/gpu.json"; then
   grep '^# calibrated\|^# device' <<<"$out"
   ok=1
+  # with --tf32 the measured fp32 rate is the tensor cores' (several times higher)
+  rate() { sed -n 's/.*fp32 matmul \([0-9.]*\) GFLOP\/s.*/\1/p'; }
+  fp32=$(rate <<<"$out")
+  tf32=$("$ddplab" bench --backend cuda --tf32 -n 2 -b 1M -e 64M -f 4 -w 1 -i 5 \
+         --calibrate "$tmpd/tf32.json" 2>&1 | rate)
+  echo "       fp32 matmul ${fp32} GFLOP/s per rank, with --tf32 ${tf32}"
+  if [ -z "$tf32" ] || ! awk -v a="$fp32" -v b="$tf32" 'BEGIN { exit !(b > a) }'; then
+    echo "FAILED calibrate --tf32: no faster fp32 rate ('$fp32' against '$tf32')"; ok=0; fail=1
+  fi
   for p in dgx-h100 "$tmpd/gpu.json"; do
     if "$ddplab" run --backend cuda --strategy ddp -n 2 --steps 8 --model mlp:1024,4096,4096,4096,16 \
          --data blobs:features=1024 --batch 512 -p "$p" --trace "$tmpd/cal.ddptrace" \
