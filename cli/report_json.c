@@ -4,7 +4,7 @@
 //    "per_rank": [{"rank", "steps", "total_s", "mean_step_s" (null without
 //                  steps), "compute_s", "data_wait_s",
 //                  "exposed_comm_s", "idle_s", "comm_busy_s", "overlap_s",
-//                  "overlap_pct" (null without comm), "ps_wait_s",
+//                  "overlap_pct" (null without comm), "ps_wait_s", "host_wait_s",
 //                  "sum_error_s", "step_times": [{"step", "start_s",
 //                  "total_s", "compute_s", "data_wait_s", "exposed_comm_s",
 //                  "idle_s"}, ...], "peak_device_bytes", "peak_host_bytes",
@@ -75,6 +75,7 @@ static void rank_json(SimJsonOut *o, int i, const SimReportRank *k, int first_st
         sim_json_raw(o, "}");
     }
     num(o, "ps_wait_s", k->ps_wait);
+    num(o, "host_wait_s", k->host_wait);
     num(o, "sum_error_s", k->sum_error);
     sim_json_key(o, "step_times", 0); // each step's own parts
     sim_json_raw(o, "[");

@@ -200,6 +200,13 @@ void report_print_text(FILE *out, const VizTrace *t, const SimTraceReport *r) {
     fprintf(out, "check:    compute + data wait + exposed comm + idle = total on every rank: "
                  "%s (largest difference %.3g s)\n",
             ok ? "yes" : "NO", r->max_sum_error);
+    double host = 0, idle = 0;
+    for (int i = 0; i < r->nranks; i++)
+        host += r->rank[i].host_wait, idle += r->rank[i].idle;
+    if (host > 0)
+        fprintf(out, "host:     %.1f%% of the idle time the device waited for the host (CPU "
+                "offload: the copies and the optimizer step on the CPU), all ranks\n",
+                idle > 0 ? 100 * host / idle : 0.0);
     comm_table(out, r, u);
     coll_table(out, r);
     memory_table(out, r);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 // Which union an interval belongs to; SET_B marks a step's begin (no interval).
-enum { SET_C = 0, SET_D, SET_M, SET_P, SET_COUNT, SET_B = SET_COUNT };
+enum { SET_C = 0, SET_D, SET_M, SET_P, SET_H, SET_COUNT, SET_B = SET_COUNT };
 
 // One end of an interval: at t, set `set` gains (+1) or loses (-1) one.
 typedef struct {
@@ -40,6 +40,10 @@ static int is_begin(const SimEvent *e) {
 static int event_set(const SimEvent *e) {
     if (e->kind == SIM_EV_COLL)
         return SET_M;
+    // the host's own work (CPU offload: copies, the optimizer step), not the
+    // input pipeline's ("data.*", which data.wait already counts)
+    if (e->kind == SIM_EV_COMPUTE && e->stream == SIM_STREAM_HOST)
+        return e->name != NULL && strncmp(e->name, "data.", 5) == 0 ? -1 : SET_H;
     if (e->kind != SIM_EV_COMPUTE || e->stream != SIM_STREAM_COMPUTE)
         return -1;
     if (name_is(e, "data.wait"))
@@ -79,6 +83,8 @@ static void count(SimReportRank *r, SimReportStep *st, const int cnt[SET_COUNT],
         part = st ? &st->idle : NULL;
         if (cnt[SET_P] > 0)
             r->ps_wait += len;
+        if (cnt[SET_H] > 0)
+            r->host_wait += len;
     }
     if (part)
         *part += len;

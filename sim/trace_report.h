@@ -19,6 +19,9 @@
 //   D data wait: "data.wait" (the compute stream waiting for a batch);
 //   M comm busy: SIM_EV_COLL on any stream (one whole collective);
 //   P ps wait:   "ps.wait" (blocked by the staleness bound): part of idle.
+//   H host work: SIM_EV_COMPUTE on SIM_STREAM_HOST but the input pipeline's
+//                ("data.*"): CPU offload's copies and optimizer step;
+//                host_wait = |H \ (C u D u M)|, part of idle.
 // Then, every instant of the span counted exactly once:
 //   compute   = |C|
 //   data_wait = |D \ C|            (on one stream they never overlap)
@@ -69,6 +72,7 @@ typedef struct {
     double comm;             // |M|: communication busy
     double overlap;          // |M n C|
     double ps_wait;          // "ps.wait" time (inside idle)
+    double host_wait;        // idle time while the host worked (inside idle)
     double sum_error;        // compute + data_wait + exposed + idle - span
     int64_t mem_peak[SIM_MEM_CAT_COUNT]; // device bytes, each category's own peak
     int64_t mem_peak_total;  // device ledger total's peak (`count`)

@@ -205,6 +205,30 @@ static int test_data_wait(void) {
     return 0;
 }
 
+// CPU offload: one step [0, 6): compute [0, 1) and [5, 6); on the host
+// stream the optimizer [1, 3) and a gradient copy [2.5, 3.5) (host work),
+// then the input pipeline's copy "data.h2d" [3.5, 4.5) (not host work: the
+// data wait counts it). Idle [1, 5) = 4, of which the host worked [1, 3.5).
+static int test_host_wait(void) {
+    SimEvent ev[] = {begin(0, 0, 0), compute(0, 0, 1),
+                     ev_base(0, SIM_EV_COMPUTE, SIM_STREAM_HOST, "adam_step", 1, 3),
+                     ev_base(0, SIM_EV_COMPUTE, SIM_STREAM_HOST, "fsdp grad shard D2H", 2.5,
+                             3.5),
+                     ev_base(0, SIM_EV_COMPUTE, SIM_STREAM_HOST, "data.h2d", 3.5, 4.5),
+                     compute(0, 5, 6)};
+    SimTraceReport r;
+    char err[256];
+    CHECK(sim_trace_report(ev, 6, 1, &r, err, sizeof err) == SIM_OK);
+    const SimReportRank *k = &r.rank[0];
+    CHECK_NEAR(k->span, 6, TOL);
+    CHECK_NEAR(k->compute, 2, TOL);
+    CHECK_NEAR(k->idle, 4, TOL);
+    CHECK_NEAR(k->host_wait, 2.5, TOL);
+    CHECK(adds_up(&r) == 0);
+    sim_trace_report_free(&r);
+    return 0;
+}
+
 // Three ranks in lockstep over [0, 9): ranks 0 and 1 compute 2 per step and
 // wait, rank 2 computes 6: a slow rank, 3x the others' mean. Bytes per kind
 // and sent bytes from transfers; memory peaks.
@@ -461,6 +485,7 @@ int main(void) {
     fails += test_overlap();
     fails += test_per_step();
     fails += test_data_wait();
+    fails += test_host_wait();
     fails += test_slowest();
     fails += test_random_adds_up();
     fails += test_errors();
