@@ -61,6 +61,11 @@ void *lesson_grow(void *arr, int *cap, int n, size_t elem);
 // runs on while that byte is a ')'), so what follows must be known.
 #define LESSON_PAD 16
 char *lesson_padded(const char *text, size_t len);
+// A question's text (ask, a choice, explain) as the narrative shows its
+// markdown: code spans and emphasis without their marks, entities decoded
+// (lesson_narrative.c). A heap string; NULL when out of memory. Without
+// md4c, a copy.
+char *lesson_md_plain(const char *md);
 
 // Reads the whole file into a heap buffer (NUL after the last byte).
 // Returns it, or NULL with err = "PATH: cannot read: ..." .

@@ -386,4 +386,60 @@ void lesson_narr_free(LessonNarr *t) {
     lesson_buf_free(&t->out);
 }
 
+
+// md4c's callbacks straight into a LessonNarr (no fenced blocks to keep
+// apart: a question's text is prose).
+static int plain_enter(MD_BLOCKTYPE type, void *detail, void *u) {
+    lesson_narr_block(u, 1, type, detail);
+    return 0;
+}
+
+static int plain_leave(MD_BLOCKTYPE type, void *detail, void *u) {
+    lesson_narr_block(u, 0, type, detail);
+    return 0;
+}
+
+static int plain_span(MD_SPANTYPE type, void *detail, void *u) {
+    (void)type, (void)detail, (void)u;
+    return 0;
+}
+
+static int plain_text(MD_TEXTTYPE type, const MD_CHAR *s, MD_SIZE n, void *u) {
+    lesson_narr_text(u, type, s, n);
+    return 0;
+}
+
+char *lesson_md_plain(const char *md) {
+    size_t len = strlen(md);
+    char *padded = lesson_padded(md, len);
+    if (padded == NULL)
+        return NULL;
+    LessonNarr t;
+    memset(&t, 0, sizeof t);
+    MD_PARSER p;
+    memset(&p, 0, sizeof p);
+    p.flags = MD_FLAG_STRIKETHROUGH;
+    p.enter_block = plain_enter;
+    p.leave_block = plain_leave;
+    p.enter_span = plain_span;
+    p.leave_span = plain_span;
+    p.text = plain_text;
+    char *out = NULL;
+    int rc = md_parse(padded, (MD_SIZE)len, &p, &t);
+    free(padded);
+    if (rc != 0 || lesson_narr_take(&t, &out) != 0) {
+        lesson_narr_free(&t);
+        free(out);
+        return NULL;
+    }
+    lesson_narr_free(&t);
+    return out ? out : strdup(""); // only markup: nothing to show
+}
+
+#else
+
+char *lesson_md_plain(const char *md) {
+    return strdup(md);
+}
+
 #endif

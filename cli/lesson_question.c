@@ -260,6 +260,17 @@ static int check_question(const char *path, int fence, QRaw *r, const LessonRun 
     return 0;
 }
 
+// A text as the learner sees it: its markdown rendered as the narrative's
+// is (`--resume` without the backticks). 0, or -1 when out of memory.
+static int shown(char **text) {
+    char *plain = lesson_md_plain(*text);
+    if (plain == NULL)
+        return -1;
+    free(*text);
+    *text = plain;
+    return 0;
+}
+
 int lesson_question_parse(const char *path, const char *text, size_t len, int first_line,
                           const LessonRun *runs, int nruns, LessonQuestion *q, char *err,
                           size_t errlen) {
@@ -284,6 +295,11 @@ int lesson_question_parse(const char *path, const char *text, size_t len, int fi
             goto oom;
     if (!q->ask || !q->answer || !q->explain || (r.line[Q_CHECK] && !q->check))
         goto oom;
+    if (shown(&q->ask) != 0 || shown(&q->explain) != 0)
+        goto oom;
+    for (int i = 0; i < q->nchoices; i++)
+        if (shown(&q->choices[i]) != 0)
+            goto oom;
     rc = 0;
     goto done;
 oom:
