@@ -332,6 +332,33 @@ static const Bad bad[] = {
      "accept: an empty spelling"},
 };
 
+// A question's text is shown as the narrative is: its markdown rendered.
+static int test_question_markdown(void) {
+    const char *text = HDR "```question\n"
+                           "ask: From which step does `--resume` go on, **exactly**?\n"
+                           "type: choice\n"
+                           "choice: a) The *last* step &amp; no other\n"
+                           "choice: b) Step `0`\n"
+                           "answer: a\n"
+                           "explain: The checkpoint's `step`, as\n"
+                           "  `ck.st` records it.\n"
+                           "```\n";
+    Lesson l;
+    char err[512];
+    int rc = parse(text, &l, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", err);
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_INT(l.nquestions, 1);
+    const LessonQuestion *q = &l.questions[0];
+    CHECK(strcmp(q->ask, "From which step does --resume go on, exactly?") == 0);
+    CHECK(strcmp(q->choices[0], "a) The last step & no other") == 0);
+    CHECK(strcmp(q->choices[1], "b) Step 0") == 0);
+    CHECK(strcmp(q->explain, "The checkpoint's step, as ck.st records it.") == 0);
+    lesson_free(&l);
+    return 0;
+}
+
 static int test_bad(void) {
     char text[2048], err[512];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -710,6 +737,7 @@ static int test_mutations(void) {
 int main(void) {
     int failures = 0;
     RUN(test_good);
+    RUN(test_question_markdown);
     RUN(test_bad);
     RUN(test_lines_and_edges);
     RUN(test_deep);
