@@ -40,6 +40,20 @@ static int test_text_frames(void) {
     CHECK_EQ_INT(r.rc, 0);
     CHECK(strstr(r.out, "unit") != NULL);
     tcli_result_free(&r);
+    // Several nodes: every box names its node in a form that fits, the
+    // same form on every box (8 ranks: "rank 7, node 1"; 16: "r15 node 1")
+    TCLI_RUN(r, exe, 120, "run", "--strategy", "ddp", "-n", "8", "--nodes", "2", "--steps", "1",
+             "--viz", "text");
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK(strstr(r.out, "rank 0, node 0") != NULL && strstr(r.out, "rank 7, node 1") != NULL);
+    CHECK(strstr(r.out, "(nod") == NULL);
+    tcli_result_free(&r);
+    TCLI_RUN(r, exe, 120, "run", "--strategy", "ddp", "-n", "16", "--nodes", "2", "--steps", "1",
+             "--viz", "text");
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK(strstr(r.out, "r0 node 0") != NULL && strstr(r.out, "r15 node 1") != NULL);
+    CHECK(strstr(r.out, "rank 9, node") == NULL);
+    tcli_result_free(&r);
     return 0;
 }
 

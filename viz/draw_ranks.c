@@ -95,16 +95,34 @@ static void mem_bar(VizCanvas *c, int x, int y, int w, const VizRankBox *b, int6
         viz_canvas_put(c, x + pk, y, viz_glyph(c, VIZ_G_PEAK), VIZ_STYLE_WARN);
 }
 
+// "rank 5 (node 1)" in multi-node runs, or the longest shorter form that
+// fits `room` columns for the world's largest numbers ("rank 5, node 1",
+// "r5 node 1", "r5 n1"), the same form on every box, so that the node is
+// never cut off; "rank 5" alone when none fits or there is one node.
+static void box_title(char *title, size_t len, const VizScene *s, int q, int room) {
+    snprintf(title, len, "rank %d", q);
+    if (!s->info || s->info->nodes < 2 || s->nranks % s->info->nodes != 0)
+        return;
+    int per_node = s->nranks / s->info->nodes;
+    static const char *const forms[] = {"rank %d (node %d)", "rank %d, node %d", "r%d node %d",
+                                        "r%d n%d"};
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+        char widest[48];
+        int n = snprintf(widest, sizeof widest, forms[k], s->nranks - 1, s->info->nodes - 1);
+        if (n > 0 && n <= room) {
+            snprintf(title, len, forms[k], q, q / per_node);
+            return;
+        }
+    }
+}
+
 static void draw_box(VizCanvas *c, VizRect r, const VizScene *s, int q, int selected,
                      int64_t scale) {
     const VizRankBox *b = &s->ranks[q];
     uint64_t cap = s->info ? s->info->device_capacity : 0;
     int over = cap > 0 && b->mem_total > (int64_t)cap;
     char title[48];
-    if (s->info && s->info->nodes > 1 && s->nranks % s->info->nodes == 0)
-        snprintf(title, sizeof title, "rank %d (node %d)", q, q / (s->nranks / s->info->nodes));
-    else
-        snprintf(title, sizeof title, "rank %d", q);
+    box_title(title, sizeof title, s, q, r.w - 6); // the room viz_canvas_box_h leaves
     VizStyle fst = over ? VIZ_STYLE_WARN : q == selected ? VIZ_STYLE_SELECTED : VIZ_STYLE_DIM;
     viz_canvas_box_h(c, r, fst, title, q == selected);
 
