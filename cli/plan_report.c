@@ -157,8 +157,8 @@ static void step_time(FILE *out, const PlanOptions *o, const PlanResult *r) {
             ms(overlapped, e, sizeof e));
     if (r->host_s > 0)
         fprintf(out, "  the host: CPU offload's copies and its optimizer step on the CPU "
-                "(%s, %.1f GB/s per GPU)\n", sim_device_host()->description,
-                sim_device_host()->mem_bw_Bps * sim_device_host()->efficiency / 1e9);
+                "(%s, %.1f GB/s per GPU)\n", sim_sys_host(&o->sys)->description,
+                sim_sys_host(&o->sys)->mem_bw_Bps * sim_sys_host(&o->sys)->efficiency / 1e9);
     if (r->step_s > 0)
         fprintf(out, "  %.0f %s/s in all, %.0f per GPU; model FLOPs utilisation %.1f%% "
                 "(%s)\n", r->tokens_per_step / r->step_s,

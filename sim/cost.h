@@ -59,6 +59,9 @@ typedef struct {
     int ranks_per_node;    // the node size this system usually has
     SimDeviceProfile device; // the system's accelerator; all zero: not stated
                              // (the cost model then uses the default device)
+    SimDeviceProfile host;   // its host CPUs' share per GPU (CPU offload's
+                             // optimizer step); all zero: not stated (a DGX
+                             // H100 node's, sim_device_host)
 } SimSysProfile;
 
 // Built-in link and system profiles (data with sources, see cost_profiles.c).
@@ -132,9 +135,11 @@ const SimDeviceProfile *sim_cost_device(const SimCost *c);
 double sim_cost_compute(const SimCost *c, double flops, double bytes, int lowp);
 // The same roofline on a given device profile.
 double sim_cost_compute_on(const SimDeviceProfile *d, double flops, double bytes, int lowp);
-// The host CPU's share per GPU, where CPU offload steps the optimizer
-// (cost_devices.c: a DGX H100 node's two Xeons over its 8 GPUs).
+// The host CPUs' share per GPU, where CPU offload steps the optimizer:
+// the system's own (sys may be NULL), else a DGX H100 node's two Xeons over
+// its 8 GPUs (sim_device_host; cost_device_data.h).
 const SimDeviceProfile *sim_device_host(void);
+const SimDeviceProfile *sim_sys_host(const SimSysProfile *sys);
 
 // Fits alpha and bw to measured ring all_reduce times: time = steps*alpha +
 // steps/R * bytes/bw with steps = 2(R-1), by least squares over n points.

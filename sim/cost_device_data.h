@@ -93,4 +93,41 @@
                "bf16 dense with fp32 accumulate, 1008 GB/s GDDR6X, 24 GB; efficiency 0.9 " \
                "from public torch.matmul figures (150-165 TFLOPS)"}
 
+// The host CPUs' share per GPU, where CPU offload steps the optimizer: a
+// node's CPUs and DRAM divided by its 8 GPUs. An offloaded Adam step (read
+// the parameter, its gradient and both moments, write three back: 28 bytes
+// per fp32 parameter) is bound by the DRAM bandwidth. efficiency 0.75: the
+// share of the DRAM peak a STREAM-like pass reaches on such sockets.
+// launch: 10 us, one CPU op dispatched by the framework.
+//   DGX H100: 2 x Intel Xeon Platinum 8480C (56 cores at 2.0 GHz base, 2
+//   AVX-512 FMA units; 8 channels of DDR5-4800 each, 38.4 GB/s a channel):
+//   14.3 TFLOP/s fp32 and 614 GB/s per node (NVIDIA DGX H100 user guide,
+//   Intel ARK).
+//   DGX A100: 2 x AMD EPYC 7742 (64 cores at 2.25 GHz base, AVX2: 32 fp32
+//   FLOPs a cycle; 8 channels of DDR4-3200 each, 25.6 GB/s a channel): 9.2
+//   TFLOP/s and 410 GB/s per node (NVIDIA DGX A100 user guide, AMD).
+#define HOST_DGX_H100 \
+    {.name = "host-dgx-h100", \
+     .description = "DGX H100 host CPUs, one GPU's share", \
+     .peak_fp32_flops = 1.79 * DEV_TFLOPS, \
+     .peak_lowp_flops = 1.79 * DEV_TFLOPS, \
+     .mem_bw_Bps = 76.8 * DEV_GBPS, \
+     .mem_bytes = 2000.0 / 8 * DEV_GB, \
+     .efficiency = 0.75, \
+     .launch_s = 10 * DEV_US, \
+     .source = "2 x Xeon Platinum 8480C (112 cores, 16 x DDR5-4800) per 8 GPUs; DGX H100 " \
+               "user guide, Intel ARK"}
+
+#define HOST_DGX_A100 \
+    {.name = "host-dgx-a100", \
+     .description = "DGX A100 host CPUs, one GPU's share", \
+     .peak_fp32_flops = 1.15 * DEV_TFLOPS, \
+     .peak_lowp_flops = 1.15 * DEV_TFLOPS, \
+     .mem_bw_Bps = 51.2 * DEV_GBPS, \
+     .mem_bytes = 1000.0 / 8 * DEV_GB, \
+     .efficiency = 0.75, \
+     .launch_s = 10 * DEV_US, \
+     .source = "2 x AMD EPYC 7742 (128 cores, 16 x DDR4-3200) per 8 GPUs; DGX A100 user " \
+               "guide, AMD"}
+
 #endif

@@ -61,31 +61,15 @@ const SimDeviceProfile *sim_device_at(int i) {
 
 const SimDeviceProfile *sim_device_default(void) { return &devices[0]; }
 
-// The host's share per GPU. A DGX H100 node has two Intel Xeon Platinum
-// 8480C (56 cores each at 2.0 GHz base, 8 channels of DDR5-4800 each: 8 x
-// 38.4 = 307 GB/s per socket; NVIDIA DGX H100 user guide, Intel ARK) for 8
-// GPUs. fp32: 112 cores x 2 AVX-512 FMA units x 16 lanes x 2 FLOPs x 2.0 GHz
-// = 14.3 TFLOP/s, 1.79 per GPU; memory 614 GB/s, 76.8 per GPU. efficiency
-// 0.75: the share of the DRAM peak a STREAM-like pass reaches on such
-// sockets. An offloaded optimizer step (Adam: read the parameter, its
-// gradient and both moments, write three back, 28 bytes per parameter in
-// fp32) is bound by that bandwidth. launch: 10 us, one CPU op dispatched by
-// the framework.
-static const SimDeviceProfile host_share = {
-    .name = "host-dgx-h100",
-    .description = "DGX H100 host CPUs, one GPU's share",
-    .peak_fp32_flops = 1.79e12,
-    .peak_lowp_flops = 1.79e12,
-    .mem_bw_Bps = 76.8e9,
-    .mem_bytes = 2.0e12 / 8,
-    .efficiency = 0.75,
-    .launch_s = 10e-6,
-    .coll_on_compute = 0,
-    .source = "2 x Xeon Platinum 8480C (112 cores, 16 x DDR5-4800) per 8 GPUs; DGX H100 "
-              "user guide, Intel ARK",
-};
+// The host CPUs' share per GPU where a system does not state its own (see
+// cost_device_data.h): a DGX H100 node's.
+static const SimDeviceProfile host_default = HOST_DGX_H100;
 
-const SimDeviceProfile *sim_device_host(void) { return &host_share; }
+const SimDeviceProfile *sim_device_host(void) { return &host_default; }
+
+const SimDeviceProfile *sim_sys_host(const SimSysProfile *sys) {
+    return sys != NULL && sim_device_valid(&sys->host) ? &sys->host : &host_default;
+}
 
 const SimDeviceProfile *sim_device_find(const char *name) {
     if (name == NULL)

@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-#include "cost_device_data.h" // defines: DEVICE_H100, DEVICE_A100_80
+#include "cost_device_data.h" // defines: DEVICE_H100, DEVICE_A100_80, HOST_DGX_*
 
 #define GBPS 1e9 // bytes per second in one GB/s
 #define US 1e-6  // seconds in one microsecond
@@ -102,21 +102,22 @@ enum { NLINKS = (int)(sizeof(links) / sizeof(links[0])) };
 #define DEVICE_UNSTATED {.name = ""}
 
 // The first entry is the default system (sim_world_config_default). The DGX
-// systems state their GPUs (DGX A100 640 GB: 8 x A100 SXM4 80 GB); the
-// others leave it to --gpu.
+// systems state their GPUs (DGX A100 640 GB: 8 x A100 SXM4 80 GB) and their
+// host CPUs (cost_device_data.h); the others leave the GPU to --gpu and the
+// host to the default (a DGX H100's).
 static const SimSysProfile systems[] = {
     {"dgx-h100", "DGX H100: 8 GPUs per node on NVLink4, one NDR 400 Gb/s NIC per GPU",
-     LINK_NVLINK_H100, LINK_IB_NDR, 8, DEVICE_H100},
+     LINK_NVLINK_H100, LINK_IB_NDR, 8, DEVICE_H100, HOST_DGX_H100},
     {"dgx-a100", "DGX A100: 8 GPUs per node on NVLink3, one HDR 200 Gb/s NIC per GPU",
-     LINK_NVLINK_A100, LINK_IB_HDR, 8, DEVICE_A100_80},
+     LINK_NVLINK_A100, LINK_IB_HDR, 8, DEVICE_A100_80, HOST_DGX_A100},
     {"pcie-ib200", "8 PCIe 4.0 GPUs per node (no NVLink), InfiniBand HDR 200 Gb/s between nodes",
-     LINK_PCIE4, LINK_IB_HDR, 8, DEVICE_UNSTATED},
+     LINK_PCIE4, LINK_IB_HDR, 8, DEVICE_UNSTATED, DEVICE_UNSTATED},
     {"pcie-eth25", "8 PCIe 4.0 GPUs per node (no NVLink), 25 Gb/s Ethernet between nodes",
-     LINK_PCIE4, LINK_ETH25, 8, DEVICE_UNSTATED},
+     LINK_PCIE4, LINK_ETH25, 8, DEVICE_UNSTATED, DEVICE_UNSTATED},
     {"pcie5-eth100", "8 PCIe 5.0 GPUs per node (no NVLink), 100 Gb/s Ethernet between nodes",
-     LINK_PCIE5, LINK_ETH100, 8, DEVICE_UNSTATED},
+     LINK_PCIE5, LINK_ETH100, 8, DEVICE_UNSTATED, DEVICE_UNSTATED},
     {"eth25", "one GPU per machine, machines on 25 Gb/s Ethernet (PCIe 4.0 if two share one)",
-     LINK_PCIE4, LINK_ETH25, 1, DEVICE_UNSTATED},
+     LINK_PCIE4, LINK_ETH25, 1, DEVICE_UNSTATED, DEVICE_UNSTATED},
 };
 
 enum { NSYSTEMS = (int)(sizeof(systems) / sizeof(systems[0])) };

@@ -224,7 +224,7 @@ static SimStatus update_shards(FsdpState *s, SimRank *r, SimTrainer *t, SimStepS
 
 // Under CPU offload the shards live in host memory, and PyTorch steps the
 // optimizer there, on the CPU: unscaling, clipping, the step and zeroing the
-// gradient shard are priced on the host (sim_device_host) and placed on the
+// gradient shard are priced on the host (sim_sys_host) and placed on the
 // host stream, after the gradient shards' copies to it; the next gathers'
 // copies back wait for them.
 SimStatus fsdp_update(void *state, SimRank *r, SimTrainer *t, SimStepStats *st) {

@@ -286,8 +286,9 @@ SimStatus sim_ops_end(const SimOpsCall *c, SimStatus st, double flops, double by
     double t0 = r->clock[stream];
     if (r->ops_on_host && r->clock[SIM_STREAM_COMPUTE] > t0)
         t0 = r->clock[SIM_STREAM_COMPUTE];
-    double cost = r->ops_on_host ? sim_cost_compute_on(sim_device_host(), flops, bytes, lowp)
-                                 : sim_cost_compute(&w->cost, flops, bytes, lowp);
+    double cost = r->ops_on_host
+                      ? sim_cost_compute_on(sim_sys_host(&w->cost.sys), flops, bytes, lowp)
+                      : sim_cost_compute(&w->cost, flops, bytes, lowp);
     // --fault slow-rank: this rank's ops take longer
     double t1 = t0 + sim_comm_fault_compute(r, cost);
     r->clock[stream] = t1;

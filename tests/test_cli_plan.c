@@ -65,7 +65,18 @@ static int test_seven_billion(void) {
     CHECK(host != NULL);
     double host_ms = atof(host + strlen(" + waiting for the host "));
     CHECK(host_ms > 850.0 && host_ms < 1300.0);
-    HAS(r.out, "the host: CPU offload's copies and its optimizer step on the CPU");
+    HAS(r.out, "the host: CPU offload's copies and its optimizer step on the CPU",
+        "DGX H100 host CPUs, one GPU's share, 57.6 GB/s per GPU");
+    tcli_result_free(&r);
+    // A DGX A100's host (two EPYC 7742, DDR4) has two thirds of the bandwidth
+    PLAN(r, "--model", "count:params=7000000000", "--amp", "fp32", "--optimizer", "adam",
+         "--strategy", "zero3", "--offload", "--ranks", "4", "--system", "dgx-a100");
+    CHECK_EQ_INT(r.rc, 0);
+    host = strstr(r.out, " + waiting for the host ");
+    CHECK(host != NULL);
+    double a100_ms = atof(host + strlen(" + waiting for the host "));
+    CHECK(a100_ms > 1.3 * host_ms);
+    HAS(r.out, "DGX A100 host CPUs, one GPU's share, 38.4 GB/s per GPU");
     tcli_result_free(&r);
     PLAN(r, "--model", "count:params=7000000000", "--amp", "fp32", "--optimizer", "adam",
          "--strategy", "fsdp", "--ranks", "8");
