@@ -87,6 +87,10 @@ static SimStatus open_nccl(CudaCtx *ctx) {
     }
     for (int r = 0; r < ctx->nranks; r++)
         devs[r] = ctx->ranks[r].device;
+    if (cuda_world_nccl_algo(ctx->cfg.opt.nccl_algo) != 0) {
+        st = SIM_ENOMEM;
+        goto done;
+    }
     NCCL_CHECK_GOTO(ncclCommInitAll(comms, ctx->nranks, devs), st, done);
     for (int r = 0; r < ctx->nranks; r++)
         ctx->ranks[r].nccl = comms[r];

@@ -1,6 +1,7 @@
 // backend_cuda/cuda_world.c: placement of ranks on GPUs and the choice of
 // collective implementation (see cuda_world.h).
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_world.h"
@@ -11,6 +12,10 @@ int cuda_world_device(const CudaWorldPlan *plan, int rank) {
 
 const char *cuda_world_impl_name(CudaCollImpl impl) {
     return impl == CUDA_IMPL_DEVICE ? "ddplab-device" : "nccl";
+}
+
+int cuda_world_nccl_algo(const char *algo) {
+    return algo == NULL ? 0 : setenv("NCCL_ALGO", algo, 1);
 }
 
 int cuda_world_plan(int nranks, int visible, const char *coll_impl, CudaWorldPlan *plan,

@@ -35,5 +35,9 @@ int cuda_world_plan(int nranks, int visible, const char *coll_impl, CudaWorldPla
 int cuda_world_device(const CudaWorldPlan *plan, int rank);
 // "nccl" or "ddplab-device": what the trace and the report call the impl.
 const char *cuda_world_impl_name(CudaCollImpl impl);
+// Sets NCCL_ALGO to algo before the communicators are made (NCCL reads it
+// then), so that --algo ring or dbtree runs NCCL's Ring or Tree; NULL
+// leaves the environment alone. Returns 0, or -1 when setenv fails.
+int cuda_world_nccl_algo(const char *algo);
 
 #endif

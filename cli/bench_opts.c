@@ -15,8 +15,10 @@ static const OptSpec opt_specs[OPT_COUNT] = {
      "sendrecv (ring exchange: rank r sends to r+1\n"
      "and receives from r-1), barrier (no data)"},
     {OPT_ALGO, 'a', "algo", "NAME", "auto",
-     "auto, ring, tree, naive or direct:\n"
-     "all_reduce, broadcast, reduce: all four;\n"
+     "auto, ring, tree, dbtree, naive or direct:\n"
+     "all_reduce: all (dbtree: NCCL's Tree, two\n"
+     "binary trees pipelined; elsewhere the ring);\n"
+     "broadcast, reduce: ring/tree/naive/direct;\n"
      "reduce_scatter, all_gather: ring/naive/direct;\n"
      "gather, scatter: naive/direct;\n"
      "sendrecv, barrier: auto only"},

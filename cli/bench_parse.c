@@ -148,7 +148,7 @@ static BenchParse apply_option(const OptSpec *s, const char *v, BenchOptions *o)
         return BENCH_PARSE_OK;
     case OPT_ALGO:
         if (sim_algo_parse(v, &o->algo) != 0)
-            return opt_fail(s, v, "auto, ring, tree, naive, direct", "is not an algorithm");
+            return opt_fail(s, v, "auto, ring, tree, dbtree, naive, direct", "is not an algorithm");
         return BENCH_PARSE_OK;
     case OPT_RANKS:
         return parse_int_opt(s, v, 1, BENCH_MAX_RANKS, "1..4096", &o->nranks);
@@ -362,10 +362,14 @@ static BenchParse check_memory(const BenchOptions *o, const OptSeen *seen) {
 
 static BenchParse check_together(BenchOptions *o, const OptSeen *seen) {
     char allowed[256];
+    if (o->algo == SIM_ALGO_NCCL) // a choice per call: each row would time another schedule
+        return opt_fail(bench_opt_spec(OPT_ALGO), quoted(seen, OPT_ALGO), "-a ring or -a dbtree",
+                        "picks an algorithm per size (`ddplab run` and `plan` take it); bench "
+                        "times one");
     if (!sim_coll_supports(o->coll, o->algo)) {
         int n = 0;
         for (int a = 0; a < SIM_ALGO_COUNT; a++)
-            if (sim_coll_supports(o->coll, (SimAlgo)a))
+            if (a != SIM_ALGO_NCCL && sim_coll_supports(o->coll, (SimAlgo)a))
                 n += snprintf(allowed + n, sizeof allowed - (size_t)n, "%s%s", n ? ", " : "",
                               sim_algo_name((SimAlgo)a));
         return opt_fail(bench_opt_spec(OPT_ALGO), quoted(seen, OPT_ALGO), allowed, "is not supported by %s",

@@ -73,6 +73,8 @@ typedef struct {
     double host_s;              // time the compute stream waited for the host (CPU
                                 // offload: copies and the optimizer step there)
     double exposed_s;           // time the compute stream waited for communication
+    int allreduce_by[SIM_ALGO_COUNT]; // rank 0's all_reduce calls in the step, by the
+                                      // algorithm that ran (--algo nccl chooses per call)
     double tokens_per_step;     // over all ranks
     double flops_per_step;      // model FLOPs of a step, over all ranks (6Ψ + attention)
     double mfu;                 // flops_per_step / (step_s x peak x ranks)

@@ -15,7 +15,7 @@
 
 typedef enum {
     PO_MODEL, PO_RANKS, PO_NODES, PO_GPN, PO_GPU, PO_SYSTEM, PO_STRATEGY, PO_SHARDING,
-    PO_MICRO, PO_SEQ, PO_ACCUM, PO_AMP, PO_OPTIM, PO_OFFLOAD, PO_BUCKET, PO_BWD_PREFETCH,
+    PO_MICRO, PO_SEQ, PO_ACCUM, PO_AMP, PO_OPTIM, PO_OFFLOAD, PO_BUCKET, PO_ALGO, PO_BWD_PREFETCH,
     PO_FWD_PREFETCH, PO_NO_LIMIT, PO_CKPT, PO_DEVMEM, PO_COMPARE, PO_SWEEP, PO_PLOT,
     PO_TRACE, PO_QUIET, PO_HELP, PO_COUNT
 } PlanOptId;
@@ -52,6 +52,10 @@ static const PlanOptSpec specs[PO_COUNT] = {
     {PO_OFFLOAD, 0, "offload", NULL, NULL, "fsdp: sharded parameters, gradients and "
      "optimizer state in host memory"},
     {PO_BUCKET, 0, "bucket-cap-mb", "MB", "25", "ddp: bucket size"},
+    {PO_ALGO, 0, "algo", "nccl|ring|dbtree", "nccl", "the all_reduce algorithm: nccl "
+     "picks per call as NCCL's tuner does (the ring, or its double binary tree where the "
+     "cost model prices that lower); ring and dbtree force one (NCCL_ALGO=Ring, Tree). "
+     "reduce_scatter and all_gather always run the ring"},
     {PO_BWD_PREFETCH, 0, "backward-prefetch", "backward_pre|backward_post|none",
      "backward_pre", "fsdp: when the next unit is gathered in backward"},
     {PO_FWD_PREFETCH, 0, "forward-prefetch", NULL, NULL, "fsdp: gather the next unit "
@@ -169,6 +173,14 @@ static PlanParse apply(const PlanOptSpec *s, const char *v, PlanOptions *o, int 
         if (end == v || *end || !(x > 0) || x > 1048576)
             return bad(s, v, "is not a size in MiB", "a number above 0, e.g. 25");
         o->ddp.buckets.bucket_cap_mb = x;
+        return PLAN_PARSE_OK;
+    }
+    case PO_ALGO: {
+        SimAlgo a;
+        if (sim_algo_parse(v, &a) != 0 ||
+            (a != SIM_ALGO_NCCL && a != SIM_ALGO_RING && a != SIM_ALGO_DBTREE))
+            return bad(s, v, "is not an algorithm the planner prices", "nccl, ring, dbtree");
+        o->ddp.algo = o->fsdp.algo = a;
         return PLAN_PARSE_OK;
     }
     case PO_BWD_PREFETCH:

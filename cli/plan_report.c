@@ -142,6 +142,33 @@ static void accounting(FILE *out, const PlanOptions *o, const PlanResult *r) {
             formula > 0 ? (double)r->mem.peak[SIM_MEM_DEVICE] / formula : 0.0);
 }
 
+// "all_reduce: dbtree for 19 of 20 calls, ring for 1 (...)", when the
+// step has any.
+static void all_reduce_algos(FILE *out, const PlanOptions *o, const PlanResult *r) {
+    int total = 0, shown = 0;
+    for (int a = 0; a < SIM_ALGO_COUNT; a++)
+        total += r->allreduce_by[a];
+    if (total == 0)
+        return;
+    fprintf(out, "  all_reduce:");
+    for (int a = 0; a < SIM_ALGO_COUNT; a++) {
+        if (r->allreduce_by[a] == 0)
+            continue;
+        fprintf(out, "%s %s for %d", shown ? "," : "", sim_algo_name((SimAlgo)a), r->allreduce_by[a]);
+        if (!shown++)
+            fprintf(out, " of %d call%s", total, total == 1 ? "" : "s");
+    }
+    SimAlgo asked = strcmp(o->strategy, "ddp") == 0 ? o->ddp.algo : o->fsdp.algo;
+    int nccl = asked == SIM_ALGO_NCCL || asked == SIM_ALGO_AUTO;
+    if (!nccl && r->allreduce_by[asked] != total) // hybrid sharding's replica groups
+        fprintf(out, " (--algo %s; collectives over process groups run as rings)\n",
+                sim_algo_name(asked));
+    else
+        fprintf(out, "%s\n", nccl ? " (NCCL's choice per call: the one the cost model prices "
+                                    "lower)"
+                                  : " (--algo)");
+}
+
 static void step_time(FILE *out, const PlanOptions *o, const PlanResult *r) {
     char a[32], b[32], c[32], d[32], e[32];
     double overlapped = r->comm_s - r->exposed_s;
@@ -155,6 +182,7 @@ static void step_time(FILE *out, const PlanOptions *o, const PlanResult *r) {
     fprintf(out, "exposed communication %s; communication %s in all, %s of it hidden behind "
             "compute\n", ms(r->exposed_s, c, sizeof c), ms(r->comm_s, d, sizeof d),
             ms(overlapped, e, sizeof e));
+    all_reduce_algos(out, o, r);
     if (r->host_s > 0)
         fprintf(out, "  the host: CPU offload's copies and its optimizer step on the CPU "
                 "(%s, %.1f GB/s per GPU)\n", sim_sys_host(&o->sys)->description,

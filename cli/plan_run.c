@@ -75,10 +75,11 @@ static int configure(const PlanOptions *o, SimTrainConfig *tc, SimFsdpOptions *f
         sim_optim_flags_validate(&tc->opt, err, sizeof err) != SIM_OK)
         return fail(res, CLI_EXIT_USAGE, "%s", err);
     *fsdp = o->fsdp;
-    // NCCL's choice for large messages on a cluster (the default `auto`
-    // stands for the cpu backend's one-shot direct algorithm, a star at scale)
+    // NCCL's own choice, call by call: ring, or the double binary tree for
+    // an all_reduce the cost model prices lower (the default `auto` stands
+    // for the cpu backend's one-shot direct algorithm, a star at scale)
     if (fsdp->algo == SIM_ALGO_AUTO)
-        fsdp->algo = SIM_ALGO_RING;
+        fsdp->algo = SIM_ALGO_NCCL;
     SimDtype low = strcmp(o->amp, "bf16") == 0 ? SIM_BF16
                    : strcmp(o->amp, "fp16") == 0 ? SIM_FP16 : SIM_FP32;
     if (fsdp->param_dtype == SIM_FP32) // mixed precision: units gathered in the low type
@@ -93,7 +94,7 @@ static int configure(const PlanOptions *o, SimTrainConfig *tc, SimFsdpOptions *f
     } else if (strcmp(o->strategy, "ddp") == 0) {
         *ddp = o->ddp;
         if (ddp->algo == SIM_ALGO_AUTO)
-            ddp->algo = SIM_ALGO_RING;
+            ddp->algo = SIM_ALGO_NCCL;
         tc->strategy = &sim_ddp_strategy;
         tc->strategy_cfg = ddp;
     } else if (strcmp(o->strategy, "single") != 0) {
@@ -155,6 +156,17 @@ static double step_flops(const PlanOptions *o, double params, double tokens) {
     return (6.0 * params + attn) * tokens;
 }
 
+// Rank 0's all_reduce calls that start in [t0, t1), by algorithm.
+static void count_allreduce(const SimTrace *tr, double t0, double t1, int *by) {
+    size_t n = sim_trace_rank_count(tr, 0);
+    const SimEvent *ev = sim_trace_rank_events(tr, 0);
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].kind == SIM_EV_COLL && ev[i].coll == SIM_COLL_ALL_REDUCE &&
+            ev[i].sim_start >= t0 && ev[i].sim_start < t1 && ev[i].algo >= 0 &&
+            ev[i].algo < SIM_ALGO_COUNT)
+            by[ev[i].algo]++;
+}
+
 static void summarise(const PlanOptions *o, const PlanCtx *c, const SimWorld *w,
                       PlanResult *res) {
     res->params = c->params;
@@ -166,8 +178,10 @@ static void summarise(const PlanOptions *o, const PlanCtx *c, const SimWorld *w,
     res->fits = (uint64_t)res->mem.peak[SIM_MEM_DEVICE] <= res->capacity;
     double t0 = c->step_end[PLAN_STEPS - 1], t1 = c->step_end[PLAN_STEPS];
     res->step_s = t1 - t0;
-    if (w->trace)
+    if (w->trace) {
         stream_busy(w->trace, t0, t1, &res->compute_s, &res->comm_s, &res->host_s);
+        count_allreduce(w->trace, t0, t1, res->allreduce_by);
+    }
     if (res->host_s > res->step_s - res->compute_s)
         res->host_s = res->step_s - res->compute_s;
     if (res->host_s < 0)

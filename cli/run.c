@@ -214,6 +214,7 @@ int run_train(RunOptions *o, SimTrainConfig *c) {
     wc.faults = &o->faults;
     wc.backend_opt.allow_tf32 = o->tf32;
     wc.backend_opt.coll_impl = o->coll_impl;
+    wc.backend_opt.nccl_algo = sim_algo_nccl_name(o->ddp.algo); // NCCL_ALGO on GPUs
     wc.backend_opt.rendezvous = o->rendezvous; // NULL: this process runs every rank
     run_proc_prepare(o);
     SimWorld w;

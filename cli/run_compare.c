@@ -28,7 +28,7 @@ RunParse run_compare_apply(const RunOptSpec *s, const char *v, RunOptions *o) {
         SimAlgo a;
         if (sim_algo_parse(v, &a) != 0)
             return run_opt_fail(s->longname, v, "is not a collective algorithm",
-                            "auto, ring, tree, naive, direct");
+                            "auto, ring, tree, dbtree, naive, direct, nccl");
         o->ddp.algo = o->dp.algo = o->fsdp.algo = a;
         o->algo_text = v;
         return RUN_PARSE_OK;

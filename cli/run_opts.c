@@ -341,13 +341,17 @@ static const RunOptSpec run_specs[RO_COUNT] = {
      "repeatable: leave:rank=R,step=S (a node goes\n"
      "away) or join:step=S[,ranks=K] (K ranks ask\n"
      "to join; they enter at the next rendezvous)"},
-    [RO_ALGO] = {RO_ALGO, 0, "algo", "auto|ring|tree|naive|direct", "auto",
+    [RO_ALGO] = {RO_ALGO, 0, "algo", "NAME", "auto",
      "the collectives' algorithm (as NCCL_ALGO picks\n"
-     "NCCL's): ddp and dp all_reduce, broadcast and\n"
-     "reduce with any; fsdp and zero: ring, naive or\n"
-     "direct (no tree reduce_scatter). auto: direct\n"
-     "on simulated ranks. The sums' order, and so\n"
-     "their last bits, depends on it"},
+     "NCCL's): ring, tree (binomial), dbtree (NCCL's\n"
+     "Tree: two binary trees, pipelined, for\n"
+     "all_reduce; the ring for the others), naive,\n"
+     "direct, or nccl (per call, as NCCL's tuner:\n"
+     "ring, or dbtree for an all_reduce the cost\n"
+     "model prices lower). ddp and dp: any; fsdp and\n"
+     "zero: all but tree (no tree reduce_scatter).\n"
+     "auto: direct on simulated ranks. The sums'\n"
+     "order, and so their last bits, depends on it"},
     [RO_COMPARE_BACKENDS] = {RO_COMPARE_BACKENDS, 0, "compare-backends", "A,B", NULL,
      "run the configuration twice, on backend A and\n"
      "on backend B (cpu,cuda; cpu,cpu checks that\n"

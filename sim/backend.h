@@ -30,6 +30,9 @@ typedef struct {
                            // (default): NCCL when every rank has a GPU of its
                            // own, else ddplab's device-memory implementation of
                            // the same schedules; "nccl"; "device"
+    const char *nccl_algo; // cuda with NCCL: NCCL_ALGO for its communicators
+                           // ("Ring", "Tree": --algo ring, dbtree); NULL: NCCL's
+                           // tuner, or NCCL_ALGO as the environment has it
     const char *rendezvous; // cuda, several processes: NULL (default) = one
                            // process drives every rank; otherwise the spec of
                            // `--rendezvous` (backend_cuda/cuda_rdzv.h)

@@ -11,7 +11,8 @@ static const char *const coll_names[SIM_COLL_COUNT] = {
 static const char *const coll_titles[SIM_COLL_COUNT] = {
     "AllReduce", "ReduceScatter", "AllGather", "Broadcast", "Reduce",
     "Gather", "Scatter", "Send", "Recv", "Barrier"};
-static const char *const algo_names[SIM_ALGO_COUNT] = {"auto", "ring", "tree", "naive", "direct"};
+static const char *const algo_names[SIM_ALGO_COUNT] = {"auto", "ring", "tree", "naive", "direct",
+                                                      "dbtree", "nccl"};
 
 const char *sim_coll_name(SimCollKind k) {
     return (unsigned)k < SIM_COLL_COUNT ? coll_names[k] : "?";
@@ -35,6 +36,10 @@ const char *sim_algo_name(SimAlgo a) {
     return (unsigned)a < SIM_ALGO_COUNT ? algo_names[a] : "?";
 }
 
+const char *sim_algo_nccl_name(SimAlgo a) {
+    return a == SIM_ALGO_RING ? "Ring" : a == SIM_ALGO_DBTREE ? "Tree" : NULL;
+}
+
 int sim_algo_parse(const char *s, SimAlgo *out) {
     for (int i = 0; s && i < SIM_ALGO_COUNT; i++) {
         if (strcmp(s, algo_names[i]) == 0) {
@@ -55,8 +60,10 @@ int sim_coll_has_root(SimCollKind k) {
 }
 
 int sim_coll_supports(SimCollKind k, SimAlgo a) {
-    if (a == SIM_ALGO_AUTO)
+    if (a == SIM_ALGO_AUTO || a == SIM_ALGO_NCCL)
         return 1;
+    if (a == SIM_ALGO_DBTREE) // NCCL's trees serve all_reduce; the rest runs its ring
+        a = SIM_ALGO_RING;
     switch (k) {
     case SIM_COLL_ALL_REDUCE:
     case SIM_COLL_BROADCAST:
@@ -78,10 +85,14 @@ int sim_coll_supports(SimCollKind k, SimAlgo a) {
 // moves each byte the fewest times. Point-to-point and barrier have no
 // algorithm choice.
 SimAlgo sim_coll_resolve_algo(SimCollKind k, SimAlgo a) {
-    if (a != SIM_ALGO_AUTO)
+    if (a == SIM_ALGO_DBTREE && k != SIM_COLL_ALL_REDUCE)
+        return sim_coll_supports(k, a) ? SIM_ALGO_RING : a;
+    if (a != SIM_ALGO_AUTO && a != SIM_ALGO_NCCL)
         return a;
     if (k == SIM_COLL_SEND || k == SIM_COLL_RECV || k == SIM_COLL_BARRIER)
         return SIM_ALGO_AUTO;
+    if (a == SIM_ALGO_NCCL && k != SIM_COLL_GATHER && k != SIM_COLL_SCATTER)
+        return SIM_ALGO_RING;
     return SIM_ALGO_DIRECT;
 }
 

@@ -41,6 +41,12 @@ typedef enum {
     SIM_ALGO_TREE,     // binomial tree: reduce to the root, then broadcast
     SIM_ALGO_NAIVE,    // star through the root (DataParallel's device 0)
     SIM_ALGO_DIRECT,   // one shot: every rank reads/writes every peer
+    SIM_ALGO_DBTREE,   // NCCL's Tree: for all_reduce two binary trees with the
+                       // buffer pipelined through them (schedule.h); as in
+                       // NCCL, the other collectives run their ring
+    SIM_ALGO_NCCL,     // a policy, not a schedule: NCCL's own choice, ring, or
+                       // for all_reduce dbtree where the cost model prices it
+                       // lower (sim_cost_resolve_algo); without a cost, ring
     SIM_ALGO_COUNT
 } SimAlgo;
 
@@ -59,14 +65,20 @@ typedef struct {
 const char *sim_coll_name(SimCollKind k);   // "all_reduce", ...
 const char *sim_coll_title(SimCollKind k);  // "AllReduce", ... (NCCL's spelling)
 int sim_coll_parse(const char *s, SimCollKind *out); // 0 ok, -1 unknown
-const char *sim_algo_name(SimAlgo a);       // "auto", "ring", "tree", "naive", "direct"
+const char *sim_algo_name(SimAlgo a);       // "auto", "ring", "tree", "naive", "direct", "dbtree", "nccl"
 int sim_algo_parse(const char *s, SimAlgo *out);
+// NCCL's name for the algorithm (NCCL_ALGO): "Ring", "Tree" for dbtree;
+// NULL for those NCCL does not have and for its own choice (auto, nccl).
+const char *sim_algo_nccl_name(SimAlgo a);
 
 int sim_coll_is_reduction(SimCollKind k);
 int sim_coll_has_root(SimCollKind k);
-// 1 if the collective supports the algorithm (AUTO always).
+// 1 if the collective supports the algorithm (AUTO and NCCL always).
 int sim_coll_supports(SimCollKind k, SimAlgo a);
-// The algorithm AUTO stands for on a backend that executes the schedule.
+// The schedule an algorithm runs as: DBTREE's for all_reduce, the ring
+// elsewhere; AUTO's on a backend that executes the schedule,
+// and NCCL's where the size and the links are not known (ring; gather and
+// scatter, which NCCL runs as point-to-point sends: direct).
 SimAlgo sim_coll_resolve_algo(SimCollKind k, SimAlgo a);
 
 // Elements in the send and recv buffers of `rank` (NCCL conventions above).

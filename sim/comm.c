@@ -169,7 +169,8 @@ SimStatus sim_coll_launch(SimRank *r, const SimCollArgs *a, SimCollHandle *h) {
     }
     SimCollCall *call = &h->call;
     call->args = *a;
-    call->args.algo = sim_coll_resolve_algo(a->kind, a->algo);
+    call->args.algo = sim_cost_resolve_algo(&w->cost, a->kind, a->algo, w->cfg.nranks, a->count,
+                                            sim_dtype_size(a->dtype));
     call->rank = r;
     sim_sched_init(&call->sched, a->kind, call->args.algo, w->cfg.nranks, a->count, a->root);
     // the step's collectives as --fault counts them (sim/fault.h), p2p aside

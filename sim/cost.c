@@ -33,6 +33,7 @@
 // every step costs the same, sum_repeat() reproduces that sum bit for bit
 // without visiting each step.
 #include "cost.h"
+#include "cost_internal.h" // defines: SimRankLoad, sim_cost_dbtree
 
 #include <math.h>
 #include <stdint.h>
@@ -88,10 +89,7 @@ static double sum_repeat(double w, uint64_t n) {
     return t;
 }
 
-// Bytes one rank moves in one step, per link class.
-typedef struct {
-    uint64_t in[2], out[2];
-} RankLoad;
+typedef SimRankLoad RankLoad;
 
 void sim_cost_init(SimCost *c, const SimSysProfile *sys, int nranks, int ranks_per_node) {
     memset(c, 0, sizeof(*c));
@@ -102,7 +100,7 @@ void sim_cost_init(SimCost *c, const SimSysProfile *sys, int nranks, int ranks_p
 
 static int node_of(const SimCost *c, int rank) { return rank / c->ranks_per_node; }
 
-static int link_class(const SimCost *c, int src, int dst) {
+int sim_cost_link_class(const SimCost *c, int src, int dst) {
     return node_of(c, src) == node_of(c, dst) ? INTRA : INTER;
 }
 
@@ -111,12 +109,10 @@ static const SimLinkProfile *class_link(const SimCost *c, int cls) {
 }
 
 const SimLinkProfile *sim_cost_link(const SimCost *c, int src, int dst) {
-    return class_link(c, link_class(c, src, dst));
+    return class_link(c, sim_cost_link_class(c, src, dst));
 }
 
-// alpha(r) + max(in_time, out_time) for one rank's load; 0 if it moves
-// nothing. Every evaluation path ends here, so they agree to the last bit.
-static double rank_time(const SimCost *c, const RankLoad *l) {
+double sim_cost_rank_time(const SimCost *c, const RankLoad *l) {
     double alpha = 0.0, tin = 0.0, tout = 0.0;
     int used = 0;
     for (int k = 0; k < 2; k++) {
@@ -159,7 +155,7 @@ static void add_transfers(const SimCost *c, const SimSched *s, int r, int step, 
         if (x[i].src == x[i].dst)
             continue; // a local copy is not a message
         uint64_t bytes = (uint64_t)x[i].count * elem_size;
-        int cls = link_class(c, x[i].src, x[i].dst);
+        int cls = sim_cost_link_class(c, x[i].src, x[i].dst);
         if (incoming)
             load->in[cls] += bytes;
         else
@@ -175,7 +171,7 @@ static double step_general(const SimCost *c, const SimSched *s, int step, size_t
         RankLoad load = {{0, 0}, {0, 0}};
         add_transfers(c, s, r, step, 1, elem_size, &load);
         add_transfers(c, s, r, step, 0, elem_size, &load);
-        double t = rank_time(c, &load);
+        double t = sim_cost_rank_time(c, &load);
         if (t > worst)
             worst = t;
     }
@@ -257,7 +253,7 @@ static void ring_model_init(RingModel *k, const SimCost *c, const SimSched *s, s
         RankLoad l = {{0, 0}, {0, 0}};
         l.in[cin] = (k->q0 + (uint64_t)a) * es;
         l.out[cout] = (k->q0 + (uint64_t)b) * es;
-        k->time[cin][cout][a][b] = rank_time(c, &l);
+        k->time[cin][cout][a][b] = sim_cost_rank_time(c, &l);
     }
 }
 
@@ -393,7 +389,7 @@ static double direct_rank_time(const SimCost *c, int R, int b, uint64_t cq, uint
         l.in[k] = gather ? theirs[k] : mine[k];
         l.out[k] = gather ? mine[k] : theirs[k];
     }
-    return rank_time(c, &l);
+    return sim_cost_rank_time(c, &l);
 }
 
 // Whole nodes of b ranks (b divides R; N = R / b nodes): the per-rank loop of
@@ -455,7 +451,7 @@ static double step_direct(const SimCost *c, const SimSched *s, int step, size_t 
             l.in[k] = gather ? theirs[k] : mine[k];
             l.out[k] = gather ? mine[k] : theirs[k];
         }
-        double t = rank_time(c, &l);
+        double t = sim_cost_rank_time(c, &l);
         if (t > worst)
             worst = t;
     }
@@ -504,7 +500,7 @@ static double chain_position(const ChainModel *k, int p, int t) {
         l.in[chain_inter(k, p)] += (k->q + (uint64_t)chain_large(k, in)) * k->es;
     if (p <= R - 2 && out >= 0 && out < R)
         l.out[chain_inter(k, p + 1)] += (k->q + (uint64_t)chain_large(k, out)) * k->es;
-    return rank_time(k->c, &l);
+    return sim_cost_rank_time(k->c, &l);
 }
 
 // The whole chain on whole nodes (or one node); -1 when out of memory.
@@ -524,7 +520,7 @@ static double chain_coll(const SimCost *c, const SimSched *s, size_t es) {
         RankLoad l = {{0, 0}, {0, 0}};
         l.in[cin] = (k.q + (uint64_t)a) * es;
         l.out[cout] = (k.q + (uint64_t)b) * es;
-        both[cin][cout][2 * a + b] = rank_time(c, &l);
+        both[cin][cout][2 * a + b] = sim_cost_rank_time(c, &l);
     }
     uint64_t (*cnt)[4] = calloc((size_t)P, sizeof(*cnt));
     if (cnt == NULL)
@@ -627,7 +623,7 @@ static double step_tree(const SimCost *c, const SimSched *s, int step, size_t es
     for (int k = 0; k < 2; k++) {
         RankLoad l = {{0, 0}, {0, 0}};
         l.in[k] = bytes;
-        double t = used[k] ? rank_time(c, &l) : 0.0;
+        double t = used[k] ? sim_cost_rank_time(c, &l) : 0.0;
         if (t > worst)
             worst = t;
     }
@@ -652,6 +648,8 @@ double sim_cost_step(const SimCost *c, const SimSched *s, int step, size_t elem_
     }
     if (is_ring_family(s) && s->algo == SIM_ALGO_DIRECT)
         return step_direct(c, s, step, elem_size);
+    if (s->algo == SIM_ALGO_DBTREE)
+        return sim_cost_dbtree(c, s, elem_size, step, step + 1);
     int P = c->ranks_per_node;
     if (s->algo == SIM_ALGO_TREE && (P >= s->nranks || s->nranks % P == 0))
         return step_tree(c, s, step, elem_size);
@@ -665,7 +663,7 @@ static double barrier_cost(const SimCost *c, int R) {
     for (int d = 1; d < R; d *= 2) {
         int used[2] = {0, 0};
         for (int r = 0; r < R && !(used[0] && used[1]); r++)
-            used[link_class(c, r, (r + d) % R)] = 1;
+            used[sim_cost_link_class(c, r, (r + d) % R)] = 1;
         double a = 0.0;
         for (int k = 0; k < 2; k++)
             if (used[k] && class_link(c, k)->alpha_s > a)
@@ -698,6 +696,8 @@ double sim_cost_coll(const SimCost *c, const SimSched *s, size_t elem_size) {
         free(pat);
         return total;
     }
+    if (s->algo == SIM_ALGO_DBTREE)
+        return s->nranks > 1 ? sim_cost_dbtree(c, s, elem_size, 0, s->nsteps) : 0.0;
     int P = c->ranks_per_node;
     if ((s->kind == SIM_COLL_BROADCAST || s->kind == SIM_COLL_REDUCE) &&
         s->algo == SIM_ALGO_RING && s->nranks > 1 && (P >= s->nranks || s->nranks % P == 0)) {
@@ -708,6 +708,19 @@ double sim_cost_coll(const SimCost *c, const SimSched *s, size_t elem_size) {
     for (int t = 0; t < s->nsteps; t++)
         total += sim_cost_step(c, s, t, elem_size);
     return total;
+}
+
+SimAlgo sim_cost_resolve_algo(const SimCost *c, SimCollKind k, SimAlgo a, int nranks,
+                              size_t count, size_t elem_size) {
+    if (a != SIM_ALGO_NCCL || k != SIM_COLL_ALL_REDUCE || nranks < 2)
+        return sim_coll_resolve_algo(k, a);
+    SimSched ring, tree;
+    if (sim_sched_init(&ring, k, SIM_ALGO_RING, nranks, count, 0) != 0 ||
+        sim_sched_init(&tree, k, SIM_ALGO_DBTREE, nranks, count, 0) != 0)
+        return SIM_ALGO_RING;
+    return sim_cost_coll(c, &tree, elem_size) < sim_cost_coll(c, &ring, elem_size)
+               ? SIM_ALGO_DBTREE
+               : SIM_ALGO_RING;
 }
 
 double sim_cost_p2p(const SimCost *c, int src, int dst, size_t bytes) {

@@ -123,6 +123,12 @@ double sim_cost_step(const SimCost *c, const SimSched *s, int step, size_t elem_
 // ceil(log2 R) latency rounds of a dissemination barrier).
 double sim_cost_coll(const SimCost *c, const SimSched *s, size_t elem_size);
 // Seconds for a point-to-point message.
+// The schedule an algorithm runs as (sim_coll_resolve_algo), except that
+// SIM_ALGO_NCCL picks for an all_reduce on several ranks what NCCL's tuner
+// picks by its own model: the algorithm this cost model prices lower, ring
+// or dbtree (ring on a tie).
+SimAlgo sim_cost_resolve_algo(const SimCost *c, SimCollKind k, SimAlgo a, int nranks,
+                              size_t count, size_t elem_size);
 double sim_cost_p2p(const SimCost *c, int src, int dst, size_t bytes);
 // The device a run prices compute on: `given` (--gpu) if valid, else the
 // system's own if valid (sys may be NULL), else sim_device_default().

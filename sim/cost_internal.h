@@ -5,7 +5,9 @@
 #define DDPLAB_SIM_COST_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "cost.h"   // defines: SimCost, SimSched
 #include "status.h" // defines: SimStatus
 
 // What a name-or-path argument turned out to be.
@@ -24,5 +26,22 @@ typedef enum {
 SimStatus sim_cost_name_or_path(const char *name_or_path, const char *what,
                                 const void *builtin, void *out, size_t size, SimNamed *named,
                                 char *err, size_t errlen);
+
+// Bytes one rank moves in one step, per link class ([0] intra-node, [1]
+// inter-node).
+typedef struct {
+    uint64_t in[2], out[2];
+} SimRankLoad;
+
+// The link class between two ranks, and alpha(r) + max(in_time, out_time)
+// for one rank's load (0 if it moves nothing): every evaluation path ends
+// there, so they agree to the last bit.
+int sim_cost_link_class(const SimCost *c, int src, int dst);
+double sim_cost_rank_time(const SimCost *c, const SimRankLoad *l);
+
+// The double binary tree's steps [first, last) (sim_cost_dbtree.c): the
+// sum of each step's slowest rank, as the general path adds them.
+double sim_cost_dbtree(const SimCost *c, const SimSched *s, size_t elem_size, int first,
+                       int last);
 
 #endif

@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "schedule_internal.h" // defines: sim_sched_put, sim_sched_dbtree
+
 // ----------------------------------------------------------------------------
 // small helpers
 
@@ -22,9 +24,8 @@ static int ceil_log2(int n) {
     return l;
 }
 
-// Appends a transfer to out (when there is room) and counts it.
-static void put(SimXfer *out, int max, int *n, int src, int dst, int chunk,
-                size_t src_off, size_t dst_off, size_t count, SimXferOp op) {
+void sim_sched_put(SimXfer *out, int max, int *n, int src, int dst, int chunk,
+                   size_t src_off, size_t dst_off, size_t count, SimXferOp op) {
     if (out && *n < max) {
         SimXfer x = {src, dst, chunk, src_off, dst_off, count, op};
         out[*n] = x;
@@ -55,13 +56,13 @@ static size_t chunk_len(const SimSched *s, int c) {
 static void put_chunk(const SimSched *s, SimXfer *out, int max, int *n, int src,
                       int dst, int c, SimXferOp op) {
     size_t off = chunk_off(s, c);
-    put(out, max, n, src, dst, c, off, off, chunk_len(s, c), op);
+    sim_sched_put(out, max, n, src, dst, c, off, off, chunk_len(s, c), op);
 }
 
 static void put_whole(const SimSched *s, SimXfer *out, int max, int *n, int src,
                       int dst, SimXferOp op) {
     size_t len = blocks_of_count(s) ? (size_t)s->nranks * s->count : s->count;
-    put(out, max, n, src, dst, -1, 0, 0, len, op);
+    sim_sched_put(out, max, n, src, dst, -1, 0, 0, len, op);
 }
 
 // ----------------------------------------------------------------------------
@@ -85,7 +86,11 @@ int sim_sched_init(SimSched *s, SimCollKind kind, SimAlgo algo, int nranks,
     switch (kind) {
     case SIM_COLL_ALL_REDUCE:
         s->nphases = 2;
-        if (algo == SIM_ALGO_RING)
+        if (algo == SIM_ALGO_DBTREE) { // one phase: chunks go up and down at once
+            s->nphases = 1;
+            s->nchunks = 2 * sim_dbtree_chunks(count);
+            p0 = R > 1 ? s->nchunks / 2 + 2 * sim_dbtree_height(R) - 1 : 0;
+        } else if (algo == SIM_ALGO_RING)
             p0 = p1 = R - 1;
         else if (algo == SIM_ALGO_TREE)
             p0 = p1 = L;
@@ -297,7 +302,7 @@ static void star_out_one(const SimSched *s, int root, int j, StarOut how, SimXfe
         put_whole(s, out, max, n, root, j, SIM_XFER_COPY);
     } else if (how == STAR_OWN_CHUNK) {
         if (s->kind == SIM_COLL_SCATTER) // root's send block j -> j's recv at 0
-            put(out, max, n, root, j, j, (size_t)j * s->count, 0, s->count, SIM_XFER_COPY);
+            sim_sched_put(out, max, n, root, j, j, (size_t)j * s->count, 0, s->count, SIM_XFER_COPY);
         else
             put_chunk(s, out, max, n, root, j, j, SIM_XFER_COPY);
     } else {
@@ -346,6 +351,8 @@ static void transfers(const SimSched *s, int q, int t, int in, SimXfer *out, int
     case SIM_COLL_ALL_REDUCE:
         if (s->algo == SIM_ALGO_RING)
             (ph == 0 ? ring_rs : ring_ag)(s, q, st, in, out, max, n);
+        else if (s->algo == SIM_ALGO_DBTREE)
+            sim_sched_dbtree(s, q, t, in, out, max, n);
         else if (s->algo == SIM_ALGO_TREE)
             ph == 0 ? tree_up(s, q, st, in, out, max, n) : tree_down(s, q, L - 1 - st, in, out, max, n);
         else if (s->algo == SIM_ALGO_NAIVE)
@@ -387,9 +394,9 @@ static void transfers(const SimSched *s, int q, int t, int in, SimXfer *out, int
         if (in && q == s->root) {
             for (int j = 0; j < s->nranks; j++)
                 if (j != q)
-                    put(out, max, n, j, q, j, 0, (size_t)j * s->count, s->count, SIM_XFER_COPY);
+                    sim_sched_put(out, max, n, j, q, j, 0, (size_t)j * s->count, s->count, SIM_XFER_COPY);
         } else if (!in && q != s->root) {
-            put(out, max, n, q, s->root, q, 0, (size_t)q * s->count, s->count, SIM_XFER_COPY);
+            sim_sched_put(out, max, n, q, s->root, q, 0, (size_t)q * s->count, s->count, SIM_XFER_COPY);
         }
         break;
     case SIM_COLL_SCATTER:
@@ -424,6 +431,8 @@ const char *sim_sched_phase_label(const SimSched *s, int step) {
     case SIM_COLL_ALL_REDUCE:
         if (s->algo == SIM_ALGO_RING || s->algo == SIM_ALGO_DIRECT)
             return ph == 0 ? "reduce-scatter" : "all-gather";
+        if (s->algo == SIM_ALGO_DBTREE)
+            return "reduce+broadcast";
         return ph == 0 ? "reduce" : "broadcast";
     case SIM_COLL_REDUCE_SCATTER:
         return s->algo == SIM_ALGO_NAIVE && ph == 1 ? "scatter" : "reduce-scatter";

@@ -27,6 +27,12 @@
 // (r-1-s) mod R to rank r+1, which adds it to its own; after R-1 steps rank r
 // holds the fully reduced chunk r. At all-gather step s rank r sends chunk
 // (r-s) mod R to rank r+1, which copies it. All-reduce = both: 2(R-1) steps.
+//
+// Double binary tree (SIM_ALGO_DBTREE, all_reduce only; the construction is
+// in schedule_dbtree.c): two in-order binary trees over the ranks, each
+// reducing half of the buffer up to its root and copying the result back
+// down, the half cut into K chunks that follow each other up and down one
+// level per step. K + 2H - 1 steps, H = floor(log2 R), in one phase.
 #ifndef DDPLAB_SIM_SCHEDULE_H
 #define DDPLAB_SIM_SCHEDULE_H
 
@@ -87,6 +93,20 @@ int sim_sched_final_copy(const SimSched *s, int rank, size_t *work_off,
 int sim_sched_incoming(const SimSched *s, int rank, int step, SimXfer *out, int max);
 // The transfers that read from `rank` at step t (src == rank).
 int sim_sched_outgoing(const SimSched *s, int rank, int step, SimXfer *out, int max);
+
+// The double binary tree: pipeline chunks per tree for a buffer of `count`
+// elements (ceil(count / 2 / SIM_DBTREE_CHUNK), between 1 and
+// SIM_DBTREE_MAX_CHUNKS), the trees' height, and a rank's place in tree 0
+// or 1 (parent -1 at the root; level = height of its subtree, leaves 0).
+enum { SIM_DBTREE_CHUNK = 65536, SIM_DBTREE_MAX_CHUNKS = 64 };
+typedef struct {
+    int parent, parent_level;
+    int child[2], nchild;
+    int level, depth;
+} SimTreeNode;
+int sim_dbtree_chunks(size_t count);
+int sim_dbtree_height(int nranks);
+void sim_dbtree_node(int nranks, int tree, int rank, SimTreeNode *out);
 
 // Phase of a step (0 or 1) and its label, e.g. "reduce-scatter", "all-gather",
 // "reduce", "broadcast", "gather", "scatter".

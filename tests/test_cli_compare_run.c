@@ -245,6 +245,24 @@ static int test_algorithm(void) {
                               "another algorithm (--algo tree)");
     CHECK_STR_CONTAINS(r.err, "--compare-max-ulp 0: a final parameter differs by");
     tcli_result_free(&r);
+    // NCCL's double binary tree adds in another order than the ring...
+    TCLI_RUN(r, exe, TIMEOUT_S, "run", "--strategy", "ddp", "-n", "4", "--data", "blobs",
+             "--steps", "3", "--algo", "ring", "--compare-with", "--algo dbtree");
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "first difference: step 1, synchronised gradients: the "
+                              "collective, on identical local gradients: reduction order: "
+                              "another algorithm (--algo dbtree)");
+    tcli_result_free(&r);
+    // ...and serves all_reduce alone: FSDP's reduce-scatters and all-gathers
+    // run the ring either way, bit for bit
+    TCLI_RUN(r, exe, TIMEOUT_S, "run", "--strategy", "fsdp", "-n", "4", "--data", "blobs",
+             "--steps", "3", "--algo", "ring", "--compare-with", "--algo dbtree",
+             "--compare-max-ulp", "0");
+    if (r.rc != 0)
+        tcli_show("fsdp dbtree", &r);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "bit-identical: every tensor at every stage of all 3 steps");
+    tcli_result_free(&r);
     return 0;
 }
 

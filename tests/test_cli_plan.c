@@ -143,6 +143,43 @@ static int test_llama(void) {
     return 0;
 }
 
+// The step's "step X ms" figure.
+static double step_ms(const char *out) {
+    const char *p = strstr(out, "  step ");
+    return p ? atof(p + strlen("  step ")) : -1.0;
+}
+
+// NCCL's choice at scale: GPT-2 under DDP on 128 nodes. The ring pays 2046
+// latencies per bucket; the double binary tree 2 x 10 levels plus its
+// pipeline, for the same bytes on each link. On one node the ring's
+// bandwidth wins and stays.
+static int test_nccl_algo(void) {
+    TcliResult r;
+    PLAN(r, "--model", "gpt2", "--strategy", "ddp", "--ranks", "1024");
+    CHECK_EQ_INT(r.rc, 0);
+    HAS(r.out, "all_reduce: dbtree for 13 of 13 calls (NCCL's choice per call");
+    double nccl = step_ms(r.out);
+    tcli_result_free(&r);
+    PLAN(r, "--model", "gpt2", "--strategy", "ddp", "--ranks", "1024", "--algo", "ring");
+    CHECK_EQ_INT(r.rc, 0);
+    HAS(r.out, "all_reduce: ring for 13 of 13 calls (--algo)");
+    double ring = step_ms(r.out);
+    tcli_result_free(&r);
+    printf("  gpt2 ddp on 1024 ranks: ring %.2f ms, NCCL's choice %.2f ms\n", ring, nccl);
+    CHECK(nccl > 0 && ring > 3.0 * nccl);
+    PLAN(r, "--model", "gpt2", "--strategy", "ddp", "--ranks", "8");
+    HAS(r.out, "all_reduce: ring for 13 of 13 calls (NCCL's choice per call");
+    tcli_result_free(&r);
+    // hybrid sharding all-reduces the shards across nodes in process groups,
+    // whose collectives are rings of sends and receives: the line says so
+    PLAN(r, "--model", "gpt2", "--ranks", "256", "--sharding", "hybrid_shard", "--algo",
+         "dbtree");
+    CHECK_EQ_INT(r.rc, 0);
+    HAS(r.out, "(--algo dbtree; collectives over process groups run as rings)");
+    tcli_result_free(&r);
+    return 0;
+}
+
 static int test_compare_sweep(const char *dir) {
     TcliResult r;
     PLAN(r, "--model", "gpt2", "--ranks", "16", "--compare");
@@ -224,6 +261,8 @@ static int test_bad_input(void) {
     BAD("'dp' (DataParallel) splits each batch over 2 or more GPUs", "--strategy", "dp",
         "--ranks", "1");
     BAD("--nodes: 9000 x 8 GPUs is 72000 ranks", "--nodes", "9000", "--gpus-per-node", "8");
+    BAD("--algo: 'tree' is not an algorithm the planner prices; allowed: nccl, ring, dbtree",
+        "--algo", "tree");
     return 0;
 }
 
@@ -238,6 +277,7 @@ int main(int argc, char **argv) {
     fails += test_seed_table();
     fails += test_zero_paper();
     fails += test_llama();
+    fails += test_nccl_algo();
     fails += test_compare_sweep(dir);
     fails += test_bad_input();
     tfile_rmtree(dir);

@@ -151,6 +151,9 @@ static int test_bad_inputs(void) {
         {{"-a", "bogus"}, "--algo: 'bogus'"},
         {{"-c", "gather", "-a", "ring"}, "--algo: 'ring' is not supported by gather"},
         {{"-c", "sendrecv", "-a", "tree"}, "--algo"},
+        {{"-a", "nccl"}, "--algo: 'nccl' picks an algorithm per size"},
+        {{"-c", "scatter", "-a", "dbtree"}, "--algo: 'dbtree' is not supported by scatter; "
+                                            "allowed: auto, naive, direct"},
         {{"-n", "0"}, "--ranks: '0'"},
         {{"-n", "4097"}, "--ranks"},
         {{"-n", "abc"}, "--ranks"},

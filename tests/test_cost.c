@@ -169,20 +169,23 @@ static int test_fast_paths_match_reference(void) {
     int maxR = tenv_quick() ? 10 : 18;
     SimCollKind kinds[] = {SIM_COLL_ALL_REDUCE, SIM_COLL_REDUCE_SCATTER, SIM_COLL_ALL_GATHER,
                            SIM_COLL_BROADCAST, SIM_COLL_REDUCE};
-    SimAlgo algos[] = {SIM_ALGO_RING, SIM_ALGO_DIRECT, SIM_ALGO_TREE, SIM_ALGO_NAIVE};
+    SimAlgo algos[] = {SIM_ALGO_RING, SIM_ALGO_DIRECT, SIM_ALGO_TREE, SIM_ALGO_NAIVE,
+                       SIM_ALGO_DBTREE};
     long compared = 0;
     for (int R = 1; R <= maxR; R++) {
         int rpns[] = {1, 2, 3, 4, 5, R};
         size_t counts[] = {0, 1, (size_t)R - 1, (size_t)R, (size_t)R + 1, 2 * (size_t)R + 3,
-                           (size_t)R * (size_t)R / 2 + 1, 1000, 12347};
+                           (size_t)R * (size_t)R / 2 + 1, 1000, 12347,
+                           6 * (size_t)SIM_DBTREE_CHUNK + 5}; // 4 tree chunks
         for (size_t ir = 0; ir < 6; ir++) {
             SimCost c;
             sim_cost_init(&c, &p, R, rpns[ir]);
             for (size_t ik = 0; ik < 5; ik++) {
-                for (size_t ia = 0; ia < 4; ia++) {
+                for (size_t ia = 0; ia < sizeof algos / sizeof algos[0]; ia++) {
                     for (size_t ic = 0; ic < sizeof(counts) / sizeof(counts[0]); ic++) {
                         SimSched s;
-                        if (sim_sched_init(&s, kinds[ik], algos[ia], R, counts[ic], R / 2) != 0)
+                        if ((algos[ia] == SIM_ALGO_DBTREE && ik != 0) || // the rest: ring
+                            sim_sched_init(&s, kinds[ik], algos[ia], R, counts[ic], R / 2) != 0)
                             continue;
                         for (size_t es = 2; es <= 4; es += 2) {
                             long n = tcost_ref_compare(&c, &s, es);
@@ -200,6 +203,48 @@ static int test_fast_paths_match_reference(void) {
         }
     }
     printf("  %ld steps compared\n", compared);
+    return 0;
+}
+
+// NCCL's choice between ring and the double binary tree, as its tuner makes
+// it: the ring's 2(R - 1) latencies lose on many nodes, its bandwidth wins
+// on one. A 25 MiB fp32 bucket (GPT-2's DDP buckets) on DGX H100s.
+static int test_nccl_choice(void) {
+    const SimSysProfile *h100 = sim_sys_find("dgx-h100");
+    CHECK(h100 != NULL);
+    size_t count = 25u << 18; // 25 MiB of fp32
+    struct {
+        int R;
+        SimAlgo want;
+    } cases[] = {{8, SIM_ALGO_RING}, {1024, SIM_ALGO_DBTREE}};
+    for (int i = 0; i < 2; i++) {
+        SimCost c;
+        sim_cost_init(&c, h100, cases[i].R, 8);
+        SimSched ring, tree;
+        CHECK_EQ_INT(sim_sched_init(&ring, SIM_COLL_ALL_REDUCE, SIM_ALGO_RING, cases[i].R, count, 0), 0);
+        CHECK_EQ_INT(sim_sched_init(&tree, SIM_COLL_ALL_REDUCE, SIM_ALGO_DBTREE, cases[i].R, count, 0), 0);
+        double tr = sim_cost_coll(&c, &ring, 4), tt = sim_cost_coll(&c, &tree, 4);
+        printf("  %d ranks: ring %.3f ms, dbtree %.3f ms\n", cases[i].R, tr * 1e3, tt * 1e3);
+        CHECK_EQ_INT(sim_cost_resolve_algo(&c, SIM_COLL_ALL_REDUCE, SIM_ALGO_NCCL, cases[i].R,
+                                           count, 4), cases[i].want);
+        CHECK_EQ_INT(tt < tr, cases[i].want == SIM_ALGO_DBTREE);
+        // the same amount of data crosses each rank's links: the tree's
+        // bandwidth term is within its pipeline fill of the ring's
+        if (cases[i].R == 8)
+            CHECK(tt < 1.5 * tr);
+    }
+    SimCost c;
+    sim_cost_init(&c, h100, 1024, 8);
+    // the policy leaves other collectives to the ring (gather: direct), and
+    // a given algorithm alone
+    CHECK_EQ_INT(sim_cost_resolve_algo(&c, SIM_COLL_REDUCE_SCATTER, SIM_ALGO_NCCL, 1024, count, 4),
+                 SIM_ALGO_RING);
+    CHECK_EQ_INT(sim_cost_resolve_algo(&c, SIM_COLL_GATHER, SIM_ALGO_NCCL, 1024, count, 4),
+                 SIM_ALGO_DIRECT);
+    CHECK_EQ_INT(sim_cost_resolve_algo(&c, SIM_COLL_ALL_REDUCE, SIM_ALGO_TREE, 1024, count, 4),
+                 SIM_ALGO_TREE);
+    CHECK_EQ_INT(sim_cost_resolve_algo(&c, SIM_COLL_ALL_REDUCE, SIM_ALGO_AUTO, 1024, count, 4),
+                 SIM_ALGO_DIRECT);
     return 0;
 }
 
@@ -276,6 +321,7 @@ int main(void) {
     RUN(test_ring_two_nodes);
     RUN(test_p2p_barrier);
     RUN(test_fast_paths_match_reference);
+    RUN(test_nccl_choice);
     RUN(test_ring_speed);
     RUN(test_fit);
     return failures != 0;

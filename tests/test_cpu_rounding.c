@@ -123,9 +123,10 @@ static int run_size(int R) {
     static Plan p;
     memset(&p, 0, sizeof p);
     p.R = R;
-    SimAlgo algos[] = {SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_NAIVE, SIM_ALGO_DIRECT};
+    SimAlgo algos[] = {SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_NAIVE, SIM_ALGO_DIRECT,
+                       SIM_ALGO_DBTREE};
     for (int d = 0; d < 2; d++)
-        for (int a = 0; a < 4; a++)
+        for (int a = 0; a < 5; a++)
             for (int o = 0; o < 2; o++)
                 p.cases[p.ncases++] = (Case){d ? SIM_BF16 : SIM_FP16, algos[a],
                                              o ? SIM_AVG : SIM_SUM};

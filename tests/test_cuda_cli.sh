@@ -57,7 +57,7 @@ parity fsdp --strategy fsdp -n 4 --steps 10 --data arith --optimizer adamw --lr 
 parity accum --strategy ddp -n 4 --accum 2 --steps 10 --data blobs
 # every collective and algorithm on 4 ranks, each element checked (#wrong 0)
 for c in all_reduce reduce_scatter all_gather broadcast reduce gather scatter; do
-  for a in ring tree naive direct; do
+  for a in ring tree dbtree naive direct; do
     for d in fp32 bf16 int32; do
       out=$("$ddplab" bench --backend cuda -n 4 -c "$c" -a "$a" -d "$d" -o sum -b 8 -e 1M \
             -f 64 -w 1 -i 2 2>&1)

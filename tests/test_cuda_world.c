@@ -4,10 +4,12 @@
 // cpu backend's sim_reduce_inplace. Host code only: runs on every machine.
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "cuda_arith_coll.h" // defines: cuda_reduce_elem
+#include "coll.h"            // defines: sim_algo_nccl_name
 #include "cuda_world.h"      // defines: cuda_world_plan, cuda_world_device
 
 static int test_one_gpu_four_ranks(void) {
@@ -71,6 +73,23 @@ static int test_forced_and_bad(void) {
 }
 
 // cuda_reduce_elem against sim_reduce_inplace, every dtype and operator.
+// --algo reaches NCCL through NCCL_ALGO, read when communicators are made:
+// ring and dbtree are NCCL's Ring and Tree; its own choice sets nothing.
+static int test_nccl_algo(void) {
+    CHECK(strcmp(sim_algo_nccl_name(SIM_ALGO_RING), "Ring") == 0);
+    CHECK(strcmp(sim_algo_nccl_name(SIM_ALGO_DBTREE), "Tree") == 0);
+    CHECK(sim_algo_nccl_name(SIM_ALGO_NCCL) == NULL);
+    CHECK(sim_algo_nccl_name(SIM_ALGO_AUTO) == NULL);
+    CHECK(sim_algo_nccl_name(SIM_ALGO_TREE) == NULL); // binomial: NCCL has none
+    CHECK_EQ_INT(unsetenv("NCCL_ALGO"), 0);
+    CHECK_EQ_INT(cuda_world_nccl_algo(NULL), 0);
+    CHECK(getenv("NCCL_ALGO") == NULL);
+    CHECK_EQ_INT(cuda_world_nccl_algo("Tree"), 0);
+    CHECK(getenv("NCCL_ALGO") != NULL && strcmp(getenv("NCCL_ALGO"), "Tree") == 0);
+    CHECK_EQ_INT(unsetenv("NCCL_ALGO"), 0);
+    return 0;
+}
+
 static int test_reduce_arith(void) {
     const SimDtype dts[] = {SIM_FP32, SIM_FP16, SIM_BF16, SIM_INT32, SIM_INT64};
     const SimRedOp ops[] = {SIM_SUM, SIM_AVG, SIM_MAX, SIM_MIN, SIM_PROD};
@@ -109,5 +128,6 @@ int main(void) {
     RUN(test_blocks);
     RUN(test_forced_and_bad);
     RUN(test_reduce_arith);
+    RUN(test_nccl_algo);
     return failures ? 1 : 0;
 }

@@ -396,8 +396,8 @@ static SimStatus coll_rank(SimRank *r, void *arg) {
     size_t n = 40; // not a multiple of R: unequal chunks
     void *s = a->phantom ? NULL : a->buf[me][0], *v = a->phantom ? NULL : a->buf[me][1];
     static const SimAlgo algos[] = {SIM_ALGO_RING, SIM_ALGO_TREE, SIM_ALGO_NAIVE,
-                                    SIM_ALGO_DIRECT};
-    for (size_t i = 0; i < 4; i++) {
+                                    SIM_ALGO_DIRECT, SIM_ALGO_DBTREE};
+    for (size_t i = 0; i < 5; i++) {
         SimAlgo al = algos[i];
         SIM_CHECK(sim_all_reduce(r, s, v, n, SIM_FP32, SIM_AVG, al));
         SIM_CHECK(sim_broadcast(r, s, v, n, SIM_FP32, 1, al));

@@ -54,7 +54,7 @@ static int test_closed_forms(void) {
     int nR = tenv_quick() ? 11 : (int)(sizeof Rs / sizeof Rs[0]);
     SimCollKind kinds[] = {SIM_COLL_ALL_REDUCE, SIM_COLL_REDUCE_SCATTER, SIM_COLL_ALL_GATHER,
                            SIM_COLL_BROADCAST, SIM_COLL_REDUCE};
-    SimAlgo algos[] = {SIM_ALGO_RING, SIM_ALGO_DIRECT, SIM_ALGO_TREE};
+    SimAlgo algos[] = {SIM_ALGO_RING, SIM_ALGO_DIRECT, SIM_ALGO_TREE, SIM_ALGO_DBTREE};
     long steps = 0, colls = 0;
     for (int ir = 0; ir < nR; ir++) {
         int R = Rs[ir];
@@ -67,11 +67,12 @@ static int test_closed_forms(void) {
                 SimCost c;
                 sim_cost_init(&c, &profiles[pr], R, rpns[ip]);
                 for (int ik = 0; ik < 5; ik++) {
-                    for (int ia = 0; ia < 3; ia++) {
+                    for (int ia = 0; ia < 4; ia++) {
                         for (size_t ic = 0; ic < sizeof counts / sizeof counts[0]; ic++) {
                             SimSched s;
                             int root = R > 2 ? R - 2 : 0;
-                            if (sim_sched_init(&s, kinds[ik], algos[ia], R, counts[ic], root) != 0)
+                            if ((algos[ia] == SIM_ALGO_DBTREE && ik != 0) || // the rest: ring
+                                sim_sched_init(&s, kinds[ik], algos[ia], R, counts[ic], root) != 0)
                                 continue;
                             for (size_t es = 2; es <= 4; es += 2) {
                                 long n = tcost_ref_compare(&c, &s, es);
@@ -160,6 +161,7 @@ static int test_price_at_scale(void) {
         {SIM_COLL_ALL_REDUCE, SIM_ALGO_DIRECT, 104857607, 0.1},
         {SIM_COLL_ALL_REDUCE, SIM_ALGO_TREE, 104857607, 0.5},
         {SIM_COLL_BROADCAST, SIM_ALGO_TREE, 104857607, 0.5},
+        {SIM_COLL_ALL_REDUCE, SIM_ALGO_DBTREE, 104857607, 50.0}, // O(R) per step
         {SIM_COLL_BROADCAST, SIM_ALGO_RING, 104857607, 10.0}, // the chain: O(R)
         {SIM_COLL_REDUCE, SIM_ALGO_RING, (size_t)R * 6400, 10.0},
     };
