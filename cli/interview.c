@@ -428,6 +428,7 @@ static void print_header(const IvOptions *o) {
     printf("answers: the number(s) asked, or a letter; empty or 'skip' skips; 'quit' stops\n");
 }
 
+
 int interview_main(int argc, char **argv) {
     IvOptions o;
     int p = iv_opts_parse(argc, argv, &o);
@@ -449,10 +450,12 @@ int interview_main(int argc, char **argv) {
     }
     IvTopic *topic_of = calloc((size_t)o.count, sizeof *topic_of);
     uint64_t *seeds = calloc((size_t)o.count, sizeof *seeds);
+    uint64_t *asked = calloc((size_t)o.count, sizeof *asked); // hashes of the texts so far
     int *ordinals = calloc((size_t)o.count, sizeof *ordinals);
-    if (!topic_of || !seeds || !ordinals) {
+    if (!topic_of || !seeds || !asked || !ordinals) {
         free(topic_of);
         free(seeds);
+        free(asked);
         free(ordinals);
         if (in != stdin)
             fclose(in);
@@ -469,11 +472,13 @@ int interview_main(int argc, char **argv) {
     for (i = 0; i < o.count; i++) {
         IvQuestion q;
         char err[512] = "", buf[1024], exp[128];
-        if (iv_generate(topic_of[i], seeds[i], ordinals[i], &q, err, sizeof err) != 0) {
+        if (iv_generate_fresh(topic_of[i], seeds[i], ordinals[i], o.count, asked, i, &q, err,
+                           sizeof err) != 0) {
             iv_error("question %d (%s): %s", i + 1, iv_topic_name(topic_of[i]), err);
             rc = CLI_EXIT_INTERNAL;
             break;
         }
+        asked[i] = iv_text_hash(q.text);
         print_question(&q, i, o.count);
         printf("answer> ");
         fflush(stdout);
@@ -500,6 +505,7 @@ int interview_main(int argc, char **argv) {
         print_score(&sc);
     free(topic_of);
     free(seeds);
+    free(asked);
     free(ordinals);
     if (in != stdin)
         fclose(in);

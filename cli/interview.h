@@ -85,6 +85,16 @@ int iv_generate(IvTopic t, uint64_t seed, int ordinal, IvQuestion *q, char *err,
 void iv_plan_drill(uint64_t seed, const IvTopic *topics, int ntopics, int count,
                    IvTopic *topic_of, uint64_t *seeds, int *ordinals);
 
+// Question i of a drill of `count`: iv_generate's question `ordinal` or,
+// when its text is among the nasked asked before (two draws can meet: hashes
+// by iv_text_hash), the ordinals one drill length further on (no later
+// question of the drill draws those), up to 16 tries; a topic with fewer
+// distinct questions gives its repeat. The same seed and options give the
+// same questions.
+int iv_generate_fresh(IvTopic t, uint64_t seed, int ordinal, int count, const uint64_t *asked,
+                      int nasked, IvQuestion *q, char *err, size_t errlen);
+uint64_t iv_text_hash(const char *text); // FNV-1a
+
 // The options of `ddplab interview` (interview.c).
 typedef struct {
     int count;

@@ -1,8 +1,8 @@
 // cli/interview_coll.c: collectives: nccl-tests' bus bandwidth from the
 // algorithm bandwidth (sim_coll_busbw_factor) or from a measured size and
 // time (sim_coll_algbw_bytes), and the ring all_reduce's steps and bytes
-// sent per rank, counted on the schedule the cpu backend executes
-// (sim/schedule.h).
+// sent per rank, and the ring's steps against NCCL's double binary tree's,
+// counted on the schedules the cpu backend executes (sim/schedule.h).
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -126,10 +126,48 @@ static int ring(SimSplitMix *g, IvQuestion *q, char *err, size_t errlen) {
     return 0;
 }
 
+// Ring against NCCL's double binary tree on many nodes: the steps of each,
+// from the schedules.
+static int trees(SimSplitMix *g, IvQuestion *q, char *err, size_t errlen) {
+    // at most 128 ranks of 1 MiB: the command shows it on a laptop
+    static const int nodes[] = {2, 4, 8, 16};
+    static const int kib[] = {64, 256, 1024};
+    int N = nodes[iv_pick(g, NELEM(nodes))], n = 8 * N, kb = kib[iv_pick(g, NELEM(kib))];
+    size_t count = (size_t)kb * 1024 / 4;
+    SimSched rs, ts;
+    if (sim_sched_init(&rs, SIM_COLL_ALL_REDUCE, SIM_ALGO_RING, n, count, 0) != 0 ||
+        sim_sched_init(&ts, SIM_COLL_ALL_REDUCE, SIM_ALGO_DBTREE, n, count, 0) != 0) {
+        snprintf(err, errlen, "no schedule for %d ranks", n);
+        return -1;
+    }
+    int K = ts.nchunks / 2, H = sim_dbtree_height(n);
+    snprintf(q->text, sizeof q->text,
+             "An all_reduce of %d KiB of fp32 runs on %d nodes of 8 GPUs. How many steps does "
+             "a ring take, and how many does NCCL's double binary tree take when each tree's "
+             "half is pipelined in chunks of 64 Ki elements? (answer both: ring tree)",
+             kb, N);
+    iv_set_value(q, 0, "ring steps", "", rs.nsteps, 0, 0, 0);
+    iv_set_value(q, 1, "tree steps", "", ts.nsteps, 0, 0, 0);
+    snprintf(q->explain, sizeof q->explain,
+             "The ring takes 2(R-1) = %d steps with R = %d, each paying a link's latency, and "
+             "on several nodes every step waits for an InfiniBand hop. The two trees each "
+             "carry half the buffer (%zu elements) in K = %d chunk%s that climb one level a "
+             "step and come back down, overlapping: K + 2H - 1 = %d steps with H = "
+             "floor(log2 R) = %d. Every rank still moves about twice the buffer each way, so "
+             "the trees win where latency dominates (small buffers, many nodes) and NCCL's "
+             "tuner picks them there; `ddplab plan --algo nccl` makes the same choice.",
+             rs.nsteps, n, (count + 1) / 2, K, K == 1 ? "" : "s", ts.nsteps, H);
+    snprintf(q->command, sizeof q->command,
+             "ddplab bench -c all_reduce -a dbtree -n %d --nodes %d -b %dK -e %dK -w 0 -i 1", n,
+             N, kb, kb);
+    return 0;
+}
+
 int iv_gen_collectives(SimSplitMix *g, IvQuestion *q, char *err, size_t errlen) {
-    switch (iv_pick(g, 3)) {
+    switch (iv_pick(g, 4)) {
     case 0: from_algbw(g, q); return 0;
     case 1: from_time(g, q); return 0;
+    case 2: return trees(g, q, err, errlen);
     default: return ring(g, q, err, errlen);
     }
 }

@@ -77,6 +77,30 @@ void iv_plan_drill(uint64_t seed, const IvTopic *sel, int ntopics, int count, Iv
     }
 }
 
+uint64_t iv_text_hash(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+int iv_generate_fresh(IvTopic t, uint64_t seed, int ordinal, int count,
+                          const uint64_t *asked, int nasked, IvQuestion *q, char *err,
+                          size_t errlen) {
+    enum { TRIES = 16 };
+    for (int k = 0; k < TRIES; k++) {
+        if (iv_generate(t, seed, ordinal + k * count, q, err, errlen) != 0)
+            return -1;
+        uint64_t h = iv_text_hash(q->text);
+        int seen = 0;
+        for (int i = 0; i < nasked && !seen; i++)
+            seen = asked[i] == h;
+        if (!seen)
+            return 0;
+    }
+    return iv_generate(t, seed, ordinal, q, err, errlen);
+}
+
 int iv_pick(SimSplitMix *g, int n) {
     return n <= 1 ? 0 : (int)sim_splitmix_below(g, (uint64_t)n);
 }

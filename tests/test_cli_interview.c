@@ -148,14 +148,41 @@ static int drill(uint64_t seed, int count, IvQuestion *qs) {
     int ordinals[64];
     for (int t = 0; t < IV_TOPIC_COUNT; t++)
         all[t] = (IvTopic)t;
+    uint64_t asked[64];
     iv_plan_drill(seed, all, IV_TOPIC_COUNT, count, topic_of, seeds, ordinals);
     for (int i = 0; i < count; i++) {
         char err[256];
-        if (iv_generate(topic_of[i], seeds[i], ordinals[i], &qs[i], err, sizeof err) != 0) {
+        if (iv_generate_fresh(topic_of[i], seeds[i], ordinals[i], count, asked, i, &qs[i], err,
+                              sizeof err) != 0) {
             fprintf(stderr, "question %d: %s\n", i, err);
             return 1;
         }
+        asked[i] = iv_text_hash(qs[i].text);
     }
+    return 0;
+}
+
+// A long drill of one topic asks no question twice, where plain draws of
+// seed 9 meet (two ask the same all_reduce timing).
+static int test_no_repeats(void) {
+    enum { N = 40 };
+    IvTopic one = IV_COLLECTIVES, topic_of[N];
+    uint64_t seeds[N], asked[N];
+    int ordinals[N], plain_repeats = 0;
+    iv_plan_drill(9, &one, 1, N, topic_of, seeds, ordinals);
+    for (int i = 0; i < N; i++) {
+        IvQuestion q;
+        char err[256];
+        CHECK(iv_generate(topic_of[i], seeds[i], ordinals[i], &q, err, sizeof err) == 0);
+        for (int k = 0; k < i; k++)
+            plain_repeats += asked[k] == iv_text_hash(q.text);
+        CHECK(iv_generate_fresh(topic_of[i], seeds[i], ordinals[i], N, asked, i, &q, err,
+                                sizeof err) == 0);
+        asked[i] = iv_text_hash(q.text);
+        for (int k = 0; k < i; k++)
+            CHECK(asked[k] != asked[i]);
+    }
+    CHECK(plain_repeats > 0); // the case this guards against does happen
     return 0;
 }
 
@@ -517,6 +544,7 @@ int main(int argc, char **argv) {
     }
     int failures = 0;
     RUN(test_golden);
+    RUN(test_no_repeats);
     RUN(test_full_score);
     RUN(test_scripted_answers);
     RUN(test_topics);

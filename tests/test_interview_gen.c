@@ -54,6 +54,19 @@ static int check_collectives(const IvQuestion *q) {
         CHECK(near(q->val[1].value, alg * f, 1e-12));
         return 0;
     }
+    int kib = 0, nodes = 0;
+    if (sscanf(t, "An all_reduce of %d KiB of fp32 runs on %d nodes of 8 GPUs", &kib,
+               &nodes) == 2) {
+        // the double binary tree: K chunks of 64 Ki elements per half, K + 2H - 1 steps
+        int R = 8 * nodes, H = 0;
+        while ((2 << H) <= R)
+            H++;
+        long half = (long)kib * 256 / 2, K = (half + 65535) / 65536;
+        CHECK_EQ_INT(q->nvalues, 2);
+        CHECK_EQ_INT(q->val[0].value, 2 * (R - 1));
+        CHECK_EQ_INT(q->val[1].value, (K < 1 ? 1 : K) + 2 * H - 1);
+        return 0;
+    }
     int m = 0;
     CHECK(sscanf(t, "A ring all_reduce sums %d MiB of fp32 gradients over %d ranks", &m, &r) == 2);
     CHECK_EQ_INT(q->val[0].value, 2 * (r - 1));
