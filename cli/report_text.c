@@ -60,29 +60,42 @@ static void rule(FILE *out, const int *w, int n) {
     fputs("+\n", out);
 }
 
+// The idle column is split when the device waited for the host (CPU
+// offload): "host" is the part of idle the host was busy, as PyTorch's
+// offloaded optimizer step on the CPU makes the GPU wait.
 static void times_table(FILE *out, const SimTraceReport *r, Unit u) {
-    static const int w[] = {4, 5, 10, 9, 15, 15, 15, 15};
+    static const int w[] = {4, 5, 10, 9, 15, 15, 15, 15, 15};
+    int host = 0;
+    for (int i = 0; i < r->nranks; i++)
+        host |= r->rank[i].host_wait > 0;
+    int ncol = host ? 9 : 8;
     char h[16], hs[16];
     snprintf(h, sizeof h, "total %s", u.name);
     snprintf(hs, sizeof hs, "step %s", u.name);
-    fprintf(out, "time per rank, over its steps (%s; share of its total; step: the mean)\n",
-            u.name);
-    rule(out, w, 8);
-    fprintf(out, "| %4s | %5s | %10s | %9s | %15s | %15s | %15s | %15s |\n", "rank", "steps", h,
+    fprintf(out, "time per rank, over its steps (%s; share of its total; step: the mean%s)\n",
+            u.name, host ? "; host: the idle time while the host worked" : "");
+    rule(out, w, ncol);
+    fprintf(out, "| %4s | %5s | %10s | %9s | %15s | %15s | %15s | %15s |", "rank", "steps", h,
             hs, "compute", "data wait", "exposed comm", "idle");
-    rule(out, w, 8);
+    if (host)
+        fprintf(out, " %15s |", "of it host");
+    fputc('\n', out);
+    rule(out, w, ncol);
     for (int i = 0; i < r->nranks; i++) {
         const SimReportRank *k = &r->rank[i];
-        char a[32], b[32], c[32], d[32], st[32] = "-";
+        char a[32], b[32], c[32], d[32], e[32], st[32] = "-";
         if (k->steps > 0)
             snprintf(st, sizeof st, "%.3f", k->span / k->steps * u.scale);
-        fprintf(out, "| %4d | %5d | %10.3f | %9s | %15s | %15s | %15s | %15s |\n", i, k->steps,
+        fprintf(out, "| %4d | %5d | %10.3f | %9s | %15s | %15s | %15s | %15s |", i, k->steps,
                 k->span * u.scale, st, fmt_part(k->compute, k->span, u, a, sizeof a),
                 fmt_part(k->data_wait, k->span, u, b, sizeof b),
                 fmt_part(k->exposed, k->span, u, c, sizeof c),
                 fmt_part(k->idle, k->span, u, d, sizeof d));
+        if (host)
+            fprintf(out, " %15s |", fmt_part(k->host_wait, k->span, u, e, sizeof e));
+        fputc('\n', out);
     }
-    rule(out, w, 8);
+    rule(out, w, ncol);
 }
 
 static void comm_table(FILE *out, const SimTraceReport *r, Unit u) {

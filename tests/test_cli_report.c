@@ -212,6 +212,37 @@ static int test_data_wait(void) {
     return 0;
 }
 
+// CPU offload: the device waits for the host's optimizer step; the table
+// splits that part of idle into its own column, and only then.
+static int test_host_column(void) {
+    const char *bin = in_dir("offload.ddptrace");
+    TcliResult r;
+    TCLI_RUN(r, exe, TIMEOUT_S, "run", "--strategy", "fsdp", "-n", "2", "--cpu-offload",
+             "--data", "blobs", "--steps", "3", "--trace", bin);
+    CHECK_EQ_INT(r.rc, 0);
+    tcli_result_free(&r);
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "|            idle |      of it host |");
+    CHECK_STR_CONTAINS(r.out, "host: the idle time while the host worked");
+    // rank 0's host part: the same share printed in both columns or less
+    const char *row = strstr(r.out, "\n|    0 |");
+    CHECK(row != NULL);
+    double idle = 0, host = 0;
+    const char *p = row;
+    for (int bar = 0; bar < 8 && p; bar++)
+        p = strchr(p + 1, '|');
+    CHECK(p != NULL && sscanf(p + 1, "%lf", &idle) == 1);
+    p = strchr(p + 1, '|');
+    CHECK(p != NULL && sscanf(p + 1, "%lf", &host) == 1);
+    CHECK(host > 0 && host <= idle);
+    tcli_result_free(&r);
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", in_dir("ddp.ddptrace"));
+    CHECK(strstr(r.out, "of it host") == NULL); // no offload: no column
+    tcli_result_free(&r);
+    return 0;
+}
+
 // One line on stderr starting "ddplab report: " and containing want; exit 2.
 static int refused(const TcliResult *r, const char *want) {
     return tcli_refused(r, "ddplab report: ", want);
@@ -495,6 +526,7 @@ int main(int argc, char **argv) {
     fails += test_from_step();
     fails += test_slow_rank();
     fails += test_data_wait();
+    fails += test_host_column();
     fails += test_bad_inputs();
     tfile_rmtree(dir);
     if (fails == 0)
