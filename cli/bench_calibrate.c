@@ -116,6 +116,14 @@ int bench_calibrate(FILE *out, const BenchRun *run, SimWorld *w) {
     int rc = add_device(out, o, w, &p.device);
     if (rc != CLI_EXIT_OK)
         return rc;
+    // On the cpu backend the ranks compute on this machine's CPUs, which are
+    // also where CPU offload would step the optimizer: the file states them
+    // as its host. A GPU's host is not measured (the DGX H100's stands).
+    if (!o->gpu && strcmp(o->backend, "cpu") == 0 && sim_device_valid(&p.device)) {
+        p.host = p.device;
+        fprintf(out, "# host: the same CPUs (%s), where CPU offload steps the optimizer\n",
+                p.host.name);
+    }
     st = sim_sys_save(&p, o->calibrate);
     if (st != SIM_OK) {
         fprintf(stderr, "ddplab bench: --calibrate: cannot write '%s': %s\n", o->calibrate,

@@ -10,11 +10,13 @@
 //    "device": {"name": "...", "description": "...", "fp32_TFLOPS": 67,
 //               "lowp_TFLOPS": 989, "mem_bw_GBps": 3350, "mem_GB": 80,
 //               "efficiency": 0.8, "launch_us": 5, "coll_on_compute": 0,
-//               "source": "..."}}
+//               "source": "..."},
+//    "host": {the fields of "device"}}
 // "description", the links' and the device's "source", the device's
 // "description" and "coll_on_compute" (default 0) may be omitted, and so
 // may the whole "device" (files from before it existed have none: the
-// profile then states no device). Every other field is required, and
+// profile then states no device) and "host" (the CPUs' share per GPU where
+// CPU offload steps the optimizer; absent, a DGX H100's, sim_sys_host). Every other field is required, and
 // unknown or repeated fields are rejected so that a typo cannot silently
 // fall back to a default. TFLOPS = 1e12 FLOP/s, GB = 1e9 bytes.
 #include "cost.h"
@@ -63,8 +65,10 @@ static void write_link(SimJsonOut *o, const char *key, const SimLinkProfile *l) 
     sim_json_raw(o, "}");
 }
 
-static void write_device(SimJsonOut *o, const SimDeviceProfile *d) {
-    sim_json_raw(o, "  \"device\": {\"name\": ");
+static void write_device(SimJsonOut *o, const char *key, const SimDeviceProfile *d) {
+    sim_json_raw(o, "  \"");
+    sim_json_raw(o, key);
+    sim_json_raw(o, "\": {\"name\": ");
     sim_json_str(o, d->name);
     sim_json_raw(o, ", \"description\": ");
     sim_json_str(o, d->description);
@@ -92,8 +96,8 @@ SimStatus sim_sys_save(const SimSysProfile *p, const char *path) {
         !link_valid(&p->intra) || !link_valid(&p->inter))
         return SIM_EINVAL;
     // A device is either stated in full or not at all (all zero).
-    int has_device = sim_device_valid(&p->device);
-    if (!has_device && p->device.name[0] != '\0')
+    int has_device = sim_device_valid(&p->device), has_host = sim_device_valid(&p->host);
+    if ((!has_device && p->device.name[0] != '\0') || (!has_host && p->host.name[0] != '\0'))
         return SIM_EINVAL;
     SimOutFile f;
     SimStatus st = sim_outfile_open(&f, path);
@@ -115,7 +119,11 @@ SimStatus sim_sys_save(const SimSysProfile *p, const char *path) {
     write_link(&o, "inter", &p->inter);
     if (has_device) {
         sim_json_raw(&o, ",\n");
-        write_device(&o, &p->device);
+        write_device(&o, "device", &p->device);
+    }
+    if (has_host) {
+        sim_json_raw(&o, ",\n");
+        write_device(&o, "host", &p->host);
     }
     sim_json_raw(&o, "\n}\n");
     sim_json_flush(&o);
@@ -242,18 +250,20 @@ static SimStatus get_scaled(const Loader *ld, const cJSON *obj, const char *wher
     return SIM_OK;
 }
 
-// The optional "device" object (absent: *d stays all zero).
-static SimStatus parse_device(const Loader *ld, const cJSON *root, SimDeviceProfile *d) {
+// The optional "device" or "host" object (absent: *d stays all zero).
+static SimStatus parse_device(const Loader *ld, const cJSON *root, const char *key,
+                              SimDeviceProfile *d) {
     static const char *const allowed[] = {"name", "description", "fp32_TFLOPS", "lowp_TFLOPS",
                                           "mem_bw_GBps", "mem_GB", "efficiency", "launch_us",
                                           "coll_on_compute", "source", NULL};
-    const char *where = "device.";
-    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, "device");
+    char where[16];
+    snprintf(where, sizeof where, "%s.", key);
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, key);
     memset(d, 0, sizeof *d);
     if (obj == NULL)
         return SIM_OK;
     if (!cJSON_IsObject(obj))
-        return bad(ld, "field \"device\" must be an object");
+        return bad(ld, "field \"%s\" must be an object", key);
     SIM_CHECK(check_members(ld, obj, where, allowed));
     SIM_CHECK(get_string(ld, obj, where, "name", 1, d->name, sizeof(d->name)));
     SIM_CHECK(get_string(ld, obj, where, "description", 0, d->description,
@@ -269,7 +279,7 @@ static SimStatus parse_device(const Loader *ld, const cJSON *root, SimDeviceProf
     const cJSON *coc = cJSON_GetObjectItemCaseSensitive(obj, "coll_on_compute");
     if (coc != NULL) {
         if (!cJSON_IsNumber(coc) || (coc->valuedouble != 0 && coc->valuedouble != 1))
-            return bad(ld, "field \"device.coll_on_compute\" must be 0 or 1");
+            return bad(ld, "field \"%scoll_on_compute\" must be 0 or 1", where);
         d->coll_on_compute = coc->valuedouble == 1;
     }
     SIM_CHECK(get_string(ld, obj, where, "source", 0, d->source, sizeof(d->source)));
@@ -278,7 +288,8 @@ static SimStatus parse_device(const Loader *ld, const cJSON *root, SimDeviceProf
 
 static SimStatus parse_profile(const Loader *ld, const cJSON *root, SimSysProfile *out) {
     static const char *const allowed[] = {"format", "version", "name", "description",
-                                          "ranks_per_node", "intra", "inter", "device", NULL};
+                                          "ranks_per_node", "intra", "inter", "device", "host",
+                                          NULL};
     if (!cJSON_IsObject(root))
         return bad(ld, "not a profile: the top level must be a JSON object");
     // The tag and version first: a file of another kind should say so rather
@@ -304,7 +315,8 @@ static SimStatus parse_profile(const Loader *ld, const cJSON *root, SimSysProfil
     out->ranks_per_node = (int)rpn;
     SIM_CHECK(parse_link(ld, root, "intra", &out->intra));
     SIM_CHECK(parse_link(ld, root, "inter", &out->inter));
-    SIM_CHECK(parse_device(ld, root, &out->device));
+    SIM_CHECK(parse_device(ld, root, "device", &out->device));
+    SIM_CHECK(parse_device(ld, root, "host", &out->host));
     return SIM_OK;
 }
 

@@ -314,6 +314,8 @@ static int test_calibrate(void) {
     CHECK_STR_CONTAINS(saved, "\"device\": {\"name\": \"cpu-");
     CHECK_STR_CONTAINS(saved, "\"efficiency\": 1, ");
     CHECK_STR_CONTAINS(saved, "\"coll_on_compute\": 1");
+    // and as the host, where CPU offload would step the optimizer
+    CHECK_STR_CONTAINS(saved, "\"host\": {\"name\": \"cpu-");
     free(saved);
     RUN_DDPLAB(r, "run", "--strategy", "ddp", "-n", "2", "--steps", "2", "-p", prof);
     CHECK_EQ_INT(r.rc, 0);

@@ -81,6 +81,10 @@ static int test_round_trip(void) {
         CHECK(strcmp(p->name, q.name) == 0 && strcmp(p->description, q.description) == 0);
         CHECK_EQ_INT(p->ranks_per_node, q.ranks_per_node);
         CHECK(same_link(&p->intra, &q.intra) && same_link(&p->inter, &q.inter));
+        // the host CPUs (CPU offload's optimizer step) when the system states them
+        CHECK_EQ_INT(sim_device_valid(&q.host), sim_device_valid(&p->host));
+        CHECK(strcmp(sim_sys_host(&q)->description, sim_sys_host(p)->description) == 0);
+        CHECK(sim_sys_host(&q)->mem_bw_Bps == sim_sys_host(p)->mem_bw_Bps);
     }
     // The file is the documented JSON.
     char *text = tfile_read(path, NULL);
@@ -151,6 +155,40 @@ static int expect_format_error(const char *text, size_t len, const char *needle)
         if (expect_format_error(t_, t_ ? strlen(t_) : 0, needle) != 0)         \
             return 1;                                                          \
     } while (0)
+
+// A saved host is read back and priced with; a bad one is refused by name.
+static int test_host_section(void) {
+    char path[512], err[512];
+    path_in_tmp(path, sizeof(path), "host.json");
+    const SimSysProfile *a100 = sim_sys_find("dgx-a100");
+    CHECK(a100 != NULL && sim_device_valid(&a100->host));
+    CHECK_EQ_INT(sim_sys_save(a100, path), SIM_OK);
+    char *text = tfile_read(path, NULL);
+    CHECK(text != NULL);
+    CHECK(strstr(text, "\"host\": {\"name\": ") != NULL);
+    SimSysProfile q;
+    CHECK_EQ_INT(sim_sys_load(path, &q, err, sizeof(err)), SIM_OK);
+    CHECK(sim_sys_host(&q)->mem_bw_Bps == a100->host.mem_bw_Bps);
+    CHECK(sim_sys_host(&q) != sim_device_host()); // not the default's
+    const char *at = strstr(text, "\"host\"");
+    CHECK(at != NULL);
+    // the host's efficiency out of range: the field is named with its object
+    char bad[1 << 16];
+    const char *eff = strstr(at, "\"efficiency\": ");
+    CHECK(eff != NULL);
+    snprintf(bad, sizeof bad, "%.*s\"efficiency\": 7%s", (int)(eff - text), text,
+             strchr(eff + 14, ','));
+    free(text);
+    EXPECT_BAD(bad, "host.efficiency");
+    // without the section, the DGX H100's host stands in
+    SimSysProfile none = *a100;
+    memset(&none.host, 0, sizeof none.host);
+    CHECK_EQ_INT(sim_sys_save(&none, path), SIM_OK);
+    CHECK_EQ_INT(sim_sys_load(path, &q, err, sizeof(err)), SIM_OK);
+    CHECK(sim_sys_host(&q) == sim_device_host());
+    unlink(path);
+    return 0;
+}
 
 static int test_corrupt_files(void) {
     char path[512];
@@ -270,6 +308,7 @@ int main(void) {
     int failures = 0;
     RUN(test_builtins);
     RUN(test_round_trip);
+    RUN(test_host_section);
     RUN(test_corrupt_files);
     RUN(test_unreadable_and_resolve);
     RUN(test_failed_save_leaves_nothing);
