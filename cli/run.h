@@ -235,6 +235,10 @@ int run_memory_oom(const RunOptions *o, const SimTrainConfig *c, const SimWorld 
 // configuration could not be measured.
 int run_memory_need(const RunOptions *o, const SimTrainConfig *c, SimMemfPlan plan, int nranks,
                     int batch, int accum, double *device, double *host);
+// The same for this DataParallel run at a global batch of `batch` (split over
+// the devices) and `accum` micro-steps: device 0's peak, every rank run.
+int run_memory_need_dp(const RunOptions *o, const SimTrainConfig *c, int batch, int accum,
+                       double *device);
 
 // run_viz.c: the run's description in its trace (title, hardware, device
 // memory); the text view, --png and charts after the run; the interactive

@@ -167,6 +167,16 @@ static SimMemfPlan current_plan(const RunOptions *o) {
     return SIM_MEMF_PLAN_DDP_VIEW; // replicas without bucket copies (single, dp, ...)
 }
 
+// DataParallel splits its --batch over the devices; the other strategies'
+// --batch is each rank's, so they are compared at this run's share of it.
+static int is_dp(const RunOptions *o) {
+    return strcmp(o->strategy, "dp") == 0;
+}
+
+static int rank_batch(const RunOptions *o) {
+    return is_dp(o) ? (o->batch + o->nranks - 1) / o->nranks : o->batch;
+}
+
 static const char *plan_option(SimMemfPlan p) {
     static const char *const opts[SIM_MEMF_PLAN_COUNT] = {
         "--strategy ddp",
@@ -225,16 +235,23 @@ static size_t put_need(char *line, size_t n, size_t cap, int any, const char *wh
 
 // The closed forms' table, each row with its measured need beside it.
 static void print_table(const RunOptions *o, const SimMemfQuery *q, const SimMemfFit *fit,
-                        const Need *need, SimMemfPlan now) {
-    char a[32], b[32], h[32], c[32], m[32];
+                        const Need *need, SimMemfPlan now, const Need *dp) {
+    char a[32], b[32], h[32], c[32], m[32], split[96] = "";
+    if (dp != NULL)
+        snprintf(split, sizeof split, " (DataParallel's --batch %d split over %d devices)",
+                 o->batch, o->nranks);
     fprintf(stderr,
             "ddplab run: per rank on %d rank%s by the closed forms: %.0f parameters at %.0f "
             "bytes each (parameters, gradients, optimizer state), the largest module %.0f "
-            "parameters, activations %s and other %s at --batch %d; beside each, what two "
+            "parameters, activations %s and other %s at --batch %d%s; beside each, what two "
             "phantom steps of this run under it hold at their peak:\n",
             o->nranks, o->nranks == 1 ? "" : "s", q->psi, sim_memf_total(q->bytes),
             q->largest_unit, sim_mem_human((int64_t)q->act_bytes, a, sizeof a),
-            sim_mem_human((int64_t)q->other_bytes, b, sizeof b), o->batch);
+            sim_mem_human((int64_t)q->other_bytes, b, sizeof b), q->batch, split);
+    if (dp != NULL) // no closed form: device 0 gathers, reduces and steps for all
+        fprintf(stderr, "  %-30s %52s measured %s%s  <- this run\n", "DataParallel (device 0)",
+                "", sim_mem_human((int64_t)dp->device, m, sizeof m),
+                need_fits(o, dp) ? "  fits" : "  does not fit");
     for (int k = 0; k < SIM_MEMF_PLAN_COUNT; k++) {
         const SimMemfFit *f = &fit[k];
         fprintf(stderr, "  %-30s states %10s + transient %10s -> %10s", sim_memf_plan_name(f->plan),
@@ -256,7 +273,7 @@ static int more_ranks(const RunOptions *o, const Probe *p, const SimMemfQuery *q
     int n = sim_memf_min_ranks(q, SIM_MEMF_PLAN_FULL_SHARD, 65536);
     for (int tries = 0; n > 0 && n <= 65536 && tries < 4; tries++, n *= 2) {
         SimMemfFit f = sim_memf_fit_plan(q, SIM_MEMF_PLAN_FULL_SHARD, n);
-        *out = need_of(o, p, SIM_MEMF_PLAN_FULL_SHARD, f.device, f.host, n, o->batch, o->accum);
+        *out = need_of(o, p, SIM_MEMF_PLAN_FULL_SHARD, f.device, f.host, n, q->batch, o->accum);
         if (need_fits(o, out))
             return n;
     }
@@ -269,7 +286,7 @@ static int more_ranks(const RunOptions *o, const Probe *p, const SimMemfQuery *q
 // accumulation; returns 1 when one fits.
 static int smaller_batch(const RunOptions *o, const Probe *p, const SimMemfQuery *q,
                          SimMemfPlan now, long *batch, long *accum, Need *out) {
-    long per_step = (long)o->batch * o->accum;
+    long per_step = (long)q->batch * o->accum;
     long mb = sim_memf_max_batch(q, now);
     for (int tries = 0; mb >= 1 && tries < 12; tries++) {
         *accum = (per_step + mb - 1) / mb;
@@ -285,6 +302,24 @@ static int smaller_batch(const RunOptions *o, const Probe *p, const SimMemfQuery
     return 0;
 }
 
+// DataParallel with its --batch spread over more micro-steps (2, 4, ...
+// times as many), until one is measured to fit. Returns 1 then.
+static int smaller_batch_dp(const RunOptions *o, const Probe *p, long *batch, long *accum,
+                            Need *out) {
+    long per_step = (long)o->batch * o->accum;
+    for (long k = (long)o->accum * 2; k <= per_step && k <= 64L * o->accum; k *= 2) {
+        *accum = k;
+        *batch = (per_step + k - 1) / k;
+        double d = 0;
+        if (*batch < o->nranks || !run_memory_need_dp(o, p->c, (int)*batch, (int)k, &d))
+            return 0;
+        *out = (Need){d, 0, 1};
+        if (need_fits(o, out))
+            return 1;
+    }
+    return 0;
+}
+
 // The table of plans, then one line of what would fit: every configuration
 // it names was measured to fit (or, where it could not be measured, the
 // closed form says so).
@@ -296,41 +331,54 @@ static void suggest(const RunOptions *o, const Probe *p) {
     q.nranks = o->nranks;
     q.capacity = (double)o->device_memory;
     q.bytes = run_bytes(o);
-    q.act_bytes = p->act;
+    q.batch = rank_batch(o);
+    q.act_bytes = p->act * (double)q.batch / (p->c->batch > 0 ? p->c->batch : 1);
     q.other_bytes = p->other;
     q.bucket_bytes = 4 * p->psi; // DDP's buckets hold a copy of every fp32 gradient
-    q.batch = o->batch;
     SimMemfFit fit[SIM_MEMF_PLAN_COUNT];
     sim_memf_fit(&q, fit);
     Need need[SIM_MEMF_PLAN_COUNT];
     for (int k = 0; k < SIM_MEMF_PLAN_COUNT; k++)
-        need[k] = need_of(o, p, (SimMemfPlan)k, fit[k].device, fit[k].host, o->nranks, o->batch,
+        need[k] = need_of(o, p, (SimMemfPlan)k, fit[k].device, fit[k].host, o->nranks, q.batch,
                           o->accum);
-    SimMemfPlan now = current_plan(o);
-    print_table(o, &q, fit, need, now);
+    // DataParallel has no row of its own among the closed forms: measured
+    Need dp = {0, 0, 0};
+    int dp_run = is_dp(o) && run_memory_need_dp(o, p->c, o->batch, o->accum, &dp.device);
+    dp.measured = dp_run;
+    SimMemfPlan now = dp_run ? SIM_MEMF_PLAN_COUNT : current_plan(o);
+    const Need *cur = dp_run ? &dp : &need[now];
+    print_table(o, &q, fit, need, now, dp_run ? &dp : NULL);
     // What would fit, cheapest in communication first.
     char line[1400], h[32], a[32];
     size_t n = (size_t)snprintf(line, sizeof line, "would fit in %s per rank:",
                                 sim_mem_human((int64_t)q.capacity, h, sizeof h));
     int any = 0;
     for (int k = 0; k < SIM_MEMF_PLAN_COUNT; k++) {
-        if (!need_fits(o, &need[k]) || (SimMemfPlan)k == now ||
-            need[k].device >= need[now].device)
+        if (!need_fits(o, &need[k]) || (SimMemfPlan)k == now || need[k].device >= cur->device)
             continue;
-        n = put_need(line, n, sizeof line, any, plan_option((SimMemfPlan)k), &need[k]);
+        char what[96];
+        if (is_dp(o)) // the same samples per step, each rank's share of them
+            snprintf(what, sizeof what, "%s --batch %d", plan_option((SimMemfPlan)k), q.batch);
+        else
+            snprintf(what, sizeof what, "%s", plan_option((SimMemfPlan)k));
+        n = put_need(line, n, sizeof line, any, what, &need[k]);
         any = 1;
     }
     Need more_need;
     int more = need_fits(o, &need[SIM_MEMF_PLAN_FULL_SHARD]) ? 0 : more_ranks(o, p, &q, &more_need);
     if (more > 0) {
-        char what[64];
-        snprintf(what, sizeof what, "--strategy fsdp -n %d", more);
+        char what[96];
+        if (is_dp(o))
+            snprintf(what, sizeof what, "--strategy fsdp -n %d --batch %d", more, q.batch);
+        else
+            snprintf(what, sizeof what, "--strategy fsdp -n %d", more);
         n = put_need(line, n, sizeof line, any, what, &more_need);
         any = 1;
     }
     long batch = 0, accum = 0;
     Need small;
-    if (smaller_batch(o, p, &q, now, &batch, &accum, &small)) {
+    if (dp_run ? smaller_batch_dp(o, p, &batch, &accum, &small)
+               : smaller_batch(o, p, &q, now, &batch, &accum, &small)) {
         char what[96];
         snprintf(what, sizeof what, "--batch %ld --accum %ld (%ld samples per step)", batch,
                  accum, batch * accum);
