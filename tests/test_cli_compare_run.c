@@ -253,6 +253,14 @@ static int test_algorithm(void) {
                               "collective, on identical local gradients: reduction order: "
                               "another algorithm (--algo dbtree)");
     tcli_result_free(&r);
+    // NCCL's choice for this model's small buckets on 4 ranks is the trees
+    // (4 steps against the ring's 6, each a link latency): bit for bit
+    TCLI_RUN(r, exe, TIMEOUT_S, "run", "--strategy", "ddp", "-n", "4", "--data", "blobs",
+             "--steps", "3", "--algo", "nccl", "--compare-with", "--algo dbtree",
+             "--compare-max-ulp", "0");
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "bit-identical: every tensor at every stage of all 3 steps");
+    tcli_result_free(&r);
     // ...and serves all_reduce alone: FSDP's reduce-scatters and all-gathers
     // run the ring either way, bit for bit
     TCLI_RUN(r, exe, TIMEOUT_S, "run", "--strategy", "fsdp", "-n", "4", "--data", "blobs",
