@@ -547,7 +547,7 @@ void run_report_summary(RunReport *rep, const SimTrainer *t) {
     printf("  wall time %.3f s (%.3f s in steps), %.1f samples/s, %.1f steps/s\n", wall,
            train_wall, train_wall > 0 ? t->samples / train_wall : 0,
            train_wall > 0 ? rep->nsteps / train_wall : 0);
-    printf("  simulated time %.6f s on %s in %s (compute stream, the whole run)\n",
+    printf("  simulated time %.6f s on %s in %s (the whole run)\n",
            rep->last.sim_s, sim_device_effective(&rep->o->device, &rep->o->sys)->name,
            rep->o->sys.name);
     if (t->scaler.enabled)

@@ -232,6 +232,8 @@ SimStatus fsdp_update(void *state, SimRank *r, SimTrainer *t, SimStepStats *st) 
     r->ops_on_host = s->o.cpu_offload;
     SimStatus res = update_shards(s, r, t, st);
     r->ops_on_host = 0;
+    if (s->o.cpu_offload && r->clock[SIM_STREAM_HOST] > r->host_step_end)
+        r->host_step_end = r->clock[SIM_STREAM_HOST];
     return res == SIM_OK ? fsdp_publish(s, r) : res;
 }
 

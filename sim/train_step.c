@@ -289,7 +289,9 @@ static void finish_stats(SimTrainer *t, SimRank *r, SimStepStats *s, double w0,
     t->step++;
     s->step = t->step;
     s->wall_s = sim_wall_now() - w0;
-    s->sim_s = r->clock[SIM_STREAM_COMPUTE];
+    // the step ends with its optimizer step, which CPU offload runs on the host
+    double compute = r->clock[SIM_STREAM_COMPUTE];
+    s->sim_s = r->host_step_end > compute ? r->host_step_end : compute;
     t->samples += s->samples;
     t->wall_s += s->wall_s;
     if (out)

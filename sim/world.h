@@ -76,6 +76,8 @@ struct SimRank {
                                     // offload's optimizer step): priced on
                                     // sim_device_host() and placed on the
                                     // host stream (sim_ops_end)
+    double host_step_end;           // simulated end of the last such step on
+                                    // the host: a step ends when it does
     char error[512];                // why this rank's last call failed, or ""
 };
 

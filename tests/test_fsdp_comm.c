@@ -403,16 +403,25 @@ static int optimizer_ops(int offload, int *on_host, int *on_device, int *priced)
     x->fsdp.cpu_offload = offload;
     int fails = traced_run(x);
     *on_host = *on_device = *priced = 0;
+    double last_opt = 0; // the end of the last optimizer step, on either stream
     for (size_t i = 0; !fails && i < x->nev[0]; i++) {
         const SimEvent *e = &x->ev[0][i];
         if (e->kind != SIM_EV_COMPUTE || e->name == NULL || strcmp(e->name, "sgd_step") != 0)
             continue;
+        last_opt = e->sim_end > last_opt ? e->sim_end : last_opt;
         const SimDeviceProfile *d = e->stream == SIM_STREAM_HOST ? sim_device_host()
                                                                  : sim_device_default();
         double want = sim_cost_compute_on(d, (double)e->count, (double)e->bytes, 0);
         *on_host += e->stream == SIM_STREAM_HOST;
         *on_device += e->stream == SIM_STREAM_COMPUTE;
         *priced += fabs((e->sim_end - e->sim_start) - want) <= 1e-12;
+    }
+    // a step ends with its optimizer step, on the host under offload: the
+    // step's simulated end (the run summary's time) is not before it
+    if (!fails && !(x->sim_s[0][2] >= last_opt && last_opt > 0)) {
+        fprintf(stderr, "step 2 ends at %.9g s, its optimizer at %.9g s\n", x->sim_s[0][2],
+                last_opt);
+        fails = 1;
     }
     traced_free(x);
     sim_dataset_free(&ds);
