@@ -286,6 +286,26 @@ static void start_rows(Table *tb, const RunReport *rep, const SimTrainer *t) {
         row(tb, "trace", "%s", o->trace);
 }
 
+// The collectives' algorithm (--algo), in words.
+static void algo_row(Table *tb, const RunOptions *o) {
+    SimAlgo a = o->ddp.algo;
+    int cuda = strcmp(o->backend, "cuda") == 0;
+    const char *nccl = cuda ? sim_algo_nccl_name(a) : NULL;
+    static const char *const what[SIM_ALGO_COUNT] = {
+        [SIM_ALGO_AUTO] = "direct on simulated ranks (one shot: each rank reduces its slice "
+                          "reading every peer); NCCL's own choice on GPUs",
+        [SIM_ALGO_RING] = "reduce-scatter then all-gather round a ring, 2(R-1) steps",
+        [SIM_ALGO_TREE] = "binomial tree: whole buffers to the root and back, no pipelining",
+        [SIM_ALGO_NAIVE] = "a star through one root",
+        [SIM_ALGO_DIRECT] = "one shot: each rank reduces its slice reading every peer",
+        [SIM_ALGO_DBTREE] = "NCCL's Tree: two binary trees, each half of the buffer pipelined "
+                            "up and down in chunks (all_reduce; the rest on the ring)",
+        [SIM_ALGO_NCCL] = "per call, as NCCL's tuner: the ring, or for an all_reduce the "
+                          "double binary tree where the cost model prices it lower"};
+    row(tb, "collectives", "%s: %s%s%s%s", sim_algo_name(a), (unsigned)a < SIM_ALGO_COUNT ?
+        what[a] : "?", nccl ? " (NCCL_ALGO=" : "", nccl ? nccl : "", nccl ? ")" : "");
+}
+
 // Epochs that c->steps optimizer steps span: with --accum-tail step or drop
 // each epoch restarts its blocks (ceil or floor of its batches / accum
 // steps per epoch), with span the blocks run on across epochs.
@@ -352,6 +372,8 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
         fsdp_rows(&tb, o, c, t);
     else if (c->strategy)
         ddp_rows(&tb, o, c);
+    if (c->strategy && o->nranks > 1)
+        algo_row(&tb, o);
     int64_t per_epoch = sim_train_batches_per_epoch(c, run_sampler_replicas(o));
     row(&tb, "steps", "%lld (%lld batches per epoch; %.2f epochs)", (long long)c->steps,
         (long long)per_epoch, planned_epochs(c, per_epoch));

@@ -53,6 +53,15 @@ static int test_table_and_summary(void) {
     CHECK_STR_CONTAINS(r.out, "samples/s");
     CHECK_STR_CONTAINS(r.out, "wall time ");
     CHECK_STR_CONTAINS(r.out, "simulated time ");
+    CHECK(strstr(r.out, "| collectives") == NULL); // one rank: no collectives
+    tcli_result_free(&r);
+
+    // Several ranks: the table names the collectives' algorithm
+    const char *algo[] = {"run", "--strategy", "ddp", "-n", "2", "--steps", "1", "--algo",
+                          "dbtree", NULL};
+    tcli_run(&r, exe, algo, TIMEOUT_S);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "| collectives           | dbtree: NCCL's Tree: two binary");
     tcli_result_free(&r);
 
     // Not a terminal and no choice made: plain lines; --progress bar forces the bar.
