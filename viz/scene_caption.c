@@ -172,6 +172,9 @@ static const char *step_effect(const char *label, int algo, int coll) {
         return tree    ? "the result moves one level down the tree"
                : ring  ? "chunks move one rank along the chain"
                        : "the root sends its buffer to every rank";
+    if (streq(label, "reduce+broadcast"))
+        return "in each of the two trees, chunks of partial sums move one level up "
+               "while finished chunks move one level back down";
     if (streq(label, "gather"))
         return "every rank's part arrives at the root";
     if (streq(label, "scatter"))

@@ -41,7 +41,8 @@ VizTopo viz_topo_of(int coll, int algo, int world) {
     case SIM_ALGO_RING:
         return coll == SIM_COLL_BROADCAST || coll == SIM_COLL_REDUCE ? VIZ_TOPO_CHAIN
                                                                      : VIZ_TOPO_RING;
-    case SIM_ALGO_TREE: return VIZ_TOPO_TREE;
+    case SIM_ALGO_TREE:
+    case SIM_ALGO_DBTREE: return VIZ_TOPO_TREE;
     case SIM_ALGO_NAIVE: return VIZ_TOPO_STAR;
     case SIM_ALGO_DIRECT: return VIZ_TOPO_DIRECT;
     default: return VIZ_TOPO_RING;
