@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "scene.h"
+#include "schedule.h" // defines: sim_dbtree_height
 #include "test_env.h"
 #include "test_viz_scene_util.h"
 
@@ -60,6 +61,41 @@ static int check_held(const VizScene *s, int R, int done) {
             CHECK_EQ_INT(c->held[d * R + ch], bit(R) - 1);
         }
     }
+    return 0;
+}
+
+// NCCL's double binary tree: a tree on the screen, one phase whose steps
+// say what moves, and at the end every rank holds every rank's part of
+// both trees' chunks.
+static int check_dbtree(int R) {
+    TvsRun run;
+    CHECK(tvs_all_reduce(&run, R, 1, 1000, SIM_ALGO_DBTREE) == 0);
+    char err[256];
+    VizModel *m = viz_model_new(&run.t, err, sizeof err);
+    CHECK(m != NULL);
+    VizScene *s = viz_scene_new(m);
+    CHECK(s != NULL);
+    VizSceneOpts o = viz_scene_opts_default();
+    size_t i = SIZE_MAX;
+    int steps = 0, H = sim_dbtree_height(R);
+    while ((i = viz_model_next(m, i, VIZ_JUMP_COLL_STEP, 1)) != SIZE_MAX) {
+        CHECK_EQ_INT(viz_scene_at(m, i, &o, s), SIM_OK);
+        CHECK_EQ_INT(s->coll.topo, VIZ_TOPO_TREE);
+        CHECK_EQ_INT(s->coll.nsteps, 1 + 2 * H - 1); // one chunk per tree
+        CHECK(strcmp(s->coll.step_label, "reduce+broadcast") == 0);
+        CHECK_STR_CONTAINS(s->caption, "in each of the two trees, chunks of partial sums move "
+                                       "one level up");
+        CHECK_STR_CONTAINS(s->caption, "dbtree");
+        steps++;
+    }
+    CHECK_EQ_INT(steps, 2 * H);
+    CHECK_EQ_INT(viz_scene_at(m, viz_model_count(m) - 1, &o, s), SIM_OK);
+    CHECK_EQ_INT(s->coll.nchunks, 2);
+    for (int x = 0; x < R * s->coll.nchunks; x++)
+        CHECK_EQ_INT(s->coll.held[x], bit(R) - 1);
+    viz_scene_free(s);
+    viz_model_free(m);
+    tvs_free(&run);
     return 0;
 }
 
@@ -169,6 +205,11 @@ static int test_ring_all_reduce(void) {
     for (size_t k = 0; k < sizeof Rs / sizeof Rs[0]; k++)
         if (check_ring(Rs[k]) != 0) {
             fprintf(stderr, "  (ring all_reduce on %d ranks)\n", Rs[k]);
+            return 1;
+        }
+    for (size_t k = 0; k < sizeof Rs / sizeof Rs[0]; k++)
+        if (check_dbtree(Rs[k]) != 0) {
+            fprintf(stderr, "  (dbtree all_reduce on %d ranks)\n", Rs[k]);
             return 1;
         }
     return 0;

@@ -39,6 +39,7 @@ void tvs_trace_by_hand_free(VizTrace *t) {
 typedef struct {
     int colls;
     size_t count;
+    SimAlgo algo;
 } RingArg;
 
 static SimStatus ring_rank(SimRank *r, void *arg) {
@@ -50,7 +51,7 @@ static SimStatus ring_rank(SimRank *r, void *arg) {
     for (int k = 0; k < a->colls && st == SIM_OK; k++) {
         for (size_t i = 0; i < a->count; i++)
             buf[i] = (float)(r->rank + 1);
-        st = sim_all_reduce(r, buf, buf, a->count, SIM_FP32, SIM_SUM, SIM_ALGO_RING);
+        st = sim_all_reduce(r, buf, buf, a->count, SIM_FP32, SIM_SUM, a->algo);
     }
     free(buf);
     return st;
@@ -69,9 +70,13 @@ static int take_trace(TvsRun *run) {
 }
 
 int tvs_ring(TvsRun *run, int R, int colls, size_t count) {
+    return tvs_all_reduce(run, R, colls, count, SIM_ALGO_RING);
+}
+
+int tvs_all_reduce(TvsRun *run, int R, int colls, size_t count, SimAlgo algo) {
     memset(run, 0, sizeof *run);
     run->R = R;
-    RingArg a = {colls, count};
+    RingArg a = {colls, count, algo};
     SimStatus st = tworld_init_cpu(&run->w, R, 1, 30);
     if (st == SIM_OK)
         st = sim_world_run(&run->w, ring_rank, &a);

@@ -28,6 +28,8 @@ typedef struct {
 // `colls` ring all_reduces of `count` floats on R ranks. 0, or 1 after
 // printing why.
 int tvs_ring(TvsRun *run, int R, int colls, size_t count);
+// The same with another all_reduce algorithm.
+int tvs_all_reduce(TvsRun *run, int R, int colls, size_t count, SimAlgo algo);
 // `steps` iterations of mlp:16,32,32,4 on R ranks: DDP (ring all_reduce,
 // buckets of about 1 KiB, so there are several) when fsdp = 0, FSDP
 // FULL_SHARD when fsdp = 1.
