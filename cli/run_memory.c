@@ -377,8 +377,8 @@ static void suggest(const RunOptions *o, const Probe *p) {
     }
     long batch = 0, accum = 0;
     Need small;
-    if (dp_run ? smaller_batch_dp(o, p, &batch, &accum, &small)
-               : smaller_batch(o, p, &q, now, &batch, &accum, &small)) {
+    if (is_dp(o) ? smaller_batch_dp(o, p, &batch, &accum, &small)
+                 : smaller_batch(o, p, &q, now, &batch, &accum, &small)) {
         char what[96];
         snprintf(what, sizeof what, "--batch %ld --accum %ld (%ld samples per step)", batch,
                  accum, batch * accum);

@@ -82,8 +82,9 @@ int sim_coll_supports(SimCollKind k, SimAlgo a) {
 }
 
 // AUTO picks the one-shot direct algorithm: on ranks that share memory it
-// moves each byte the fewest times. Point-to-point and barrier have no
-// algorithm choice.
+// moves each byte the fewest times. NCCL without a cost to weigh is the
+// ring (sim_cost_resolve_algo weighs it); DBTREE outside all_reduce is the
+// ring. Point-to-point and barrier have no algorithm choice.
 SimAlgo sim_coll_resolve_algo(SimCollKind k, SimAlgo a) {
     if (a == SIM_ALGO_DBTREE && k != SIM_COLL_ALL_REDUCE)
         return sim_coll_supports(k, a) ? SIM_ALGO_RING : a;

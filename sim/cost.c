@@ -10,9 +10,9 @@
 // a collective of count 0 is free, as NCCL returns at once for it.
 //
 // The general evaluation asks the schedule for every rank's transfers, which
-// is O(R) calls per step. Ring, direct and tree schedules are evaluated from
+// is O(R) calls per step. Ring, direct and both tree schedules are evaluated from
 // their documented structure instead, giving bit-identical results: every
-// path feeds the same integer byte totals to the same rank_time() and takes
+// path feeds the same integer byte totals to the same sim_cost_rank_time() and takes
 // the maximum over the same set of values. With whole nodes (R a multiple of
 // the node size P, as every world has):
 //   ring    a step costs O(1) once the per-residue pattern counts are known
@@ -22,6 +22,7 @@
 //   direct  O(1) per step: ranks differ only by their chunk (two sizes) and
 //           their node's total (two sizes);
 //   tree    O(min(P, pairs)) per step, O(log R) steps;
+//   dbtree  O(kinds of tree place) per step (cost_dbtree.c);
 //   chain   (ring broadcast and reduce) O(1) per step for the whole
 //           collective, O(R) in all (sim_cost_step alone: the general path).
 // A last node smaller than P (a SimCost made by hand) takes the earlier
