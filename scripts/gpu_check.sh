@@ -6,17 +6,23 @@
 #   1. every test labelled cuda (each op against the cpu backend, the
 #      collectives in every world mode the machine has, process worlds and
 #      the trace merge, the NCCL peer);
-#   2. tests/test_cuda_cli.sh: strategy parity, every collective through
-#      `ddplab bench` with #wrong = 0, the cpu,cuda comparisons, the measured
-#      overlap and each op on both clocks, every lesson on cuda;
+#   2. tests/test_cuda_cli.sh's checks: strategy parity, every collective
+#      through `ddplab bench` with #wrong = 0, the cpu,cuda comparisons, the
+#      measured overlap and each op on both clocks, calibration, cancel and
+#      crash (part "cli");
+#   2b. tests/test_cuda_cli.sh's lessons: every lesson on cuda (part
+#      "lessons");
 #   3. bench/allreduce_vs_nccl.sh: ddplab's all_reduce against NCCL's own
 #      (2 or more GPUs; with one it says so).
 # Each part's whole output goes to LOG_DIR (default $OUT when set, else
-# gpu-check-logs): cuda-tests.log, cuda-cli.log, vs-nccl.log; a summary goes
+# gpu-check-logs): cuda-tests.log, cuda-cli.log, cuda-lessons.log,
+# vs-nccl.log; a summary goes
 # to stdout. Exit 0 when every part passed (skips included), 1 otherwise,
 # 77 without a GPU (GPU_CHECK_DRY_RUN=1 goes on anyway, every part skipping:
 # a rehearsal of this script on a machine without one). GPU_CHECK_PARTS
-# picks parts: "tests cli nccl" (the default: all three).
+# picks parts: "tests cli lessons nccl" (the default: all four). Parts run
+# one after another; to use a GPU machine's time well, run two or three
+# instances side by side, each with its parts and its own LOG_DIR.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bundle=${1:-gpu-bundle}
@@ -45,9 +51,9 @@ if [ -n "$missing" ]; then
     exit 1
 fi
 nvidia-smi -L 2>/dev/null | sed 's/ (UUID.*//'
-"$B/ddplab" run --backend cuda --steps 1 >/dev/null 2>"$logs/probe.err"
-if [ $? -eq 4 ] && grep -q "no CUDA device" "$logs/probe.err" && [ -z "${GPU_CHECK_DRY_RUN:-}" ]; then
-    echo "gpu_check: no GPU here ($(head -1 "$logs/probe.err"))"
+"$B/ddplab" run --backend cuda --steps 1 >/dev/null 2>"$B/probe.err"
+if [ $? -eq 4 ] && grep -q "no CUDA device" "$B/probe.err" && [ -z "${GPU_CHECK_DRY_RUN:-}" ]; then
+    echo "gpu_check: no GPU here ($(head -1 "$B/probe.err"))"
     exit 77
 fi
 
@@ -60,7 +66,7 @@ summary() { # name, exit code
     esac
 }
 
-parts=${GPU_CHECK_PARTS:-"tests cli nccl"}
+parts=${GPU_CHECK_PARTS:-"tests cli lessons nccl"}
 want() { [[ " $parts " == *" $1 "* ]]; }
 
 want tests && echo "== 1. the tests labelled cuda" | tee "$logs/cuda-tests.log"
@@ -75,12 +81,24 @@ want tests && while IFS=$'\t' read -r name exe args; do
 done < <(sed "s|@S@|$PWD|g" "$B/cuda-tests.list")
 
 if want cli; then
-    echo "== 2. tests/test_cuda_cli.sh" | tee "$logs/cuda-cli.log"
+    echo "== 2. tests/test_cuda_cli.sh's checks" | tee "$logs/cuda-cli.log"
     start=$(date +%s)
-    timeout 900 tests/test_cuda_cli.sh "$B/ddplab" lessons >>"$logs/cuda-cli.log" 2>&1
+    CUDA_CLI_PARTS=checks timeout 900 tests/test_cuda_cli.sh "$B/ddplab" lessons \
+        >>"$logs/cuda-cli.log" 2>&1
     rc=$?
-    summary "test_cuda_cli.sh ($(($(date +%s) - start)) s)" $rc
-    grep -E "^(ok|FAILED) " "$logs/cuda-cli.log" | grep -v "^ok     lesson" | head -40
+    summary "test_cuda_cli.sh checks ($(($(date +%s) - start)) s)" $rc
+    grep -E "^(ok|FAILED) " "$logs/cuda-cli.log" | head -40
+fi
+
+if want lessons; then
+    echo "== 2b. tests/test_cuda_cli.sh's lessons" | tee "$logs/cuda-lessons.log"
+    start=$(date +%s)
+    CUDA_CLI_PARTS=lessons timeout 900 tests/test_cuda_cli.sh "$B/ddplab" lessons \
+        >>"$logs/cuda-lessons.log" 2>&1
+    rc=$?
+    summary "test_cuda_cli.sh lessons ($(($(date +%s) - start)) s)" $rc
+    grep -E "^FAILED " "$logs/cuda-lessons.log" | head -40
+    echo "$(grep -c "^ok     lesson" "$logs/cuda-lessons.log") lessons played on cuda"
 fi
 
 if want nccl; then
