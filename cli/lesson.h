@@ -38,6 +38,8 @@ typedef struct {
     char *check;     // number questions: the fact name ("buckets", "out:peak ([0-9.]+)")
     double tol;      // tolerance (0: exact)
     int tol_relative; // 1: tol is a fraction of the fact (given as "2%": 0.02)
+    char *varies;    // number questions: why the fact may differ between machines
+                     // (NULL: it may not; --non-interactive then fails on a difference)
     char **choices;  // choice questions: [nchoices] "a) text" as written
     int nchoices;
     char **accept;   // word questions: [naccept] other spellings

@@ -8,11 +8,11 @@
 
 #include "lesson_internal.h"
 
-#define QKEYS "ask, type, answer, check, tolerance, choice, accept, explain"
+#define QKEYS "ask, type, answer, check, tolerance, varies, choice, accept, explain"
 
-enum { Q_ASK, Q_TYPE, Q_ANSWER, Q_CHECK, Q_TOL, Q_CHOICE, Q_ACCEPT, Q_EXPLAIN, Q_COUNT };
-static const char *const qkey_names[Q_COUNT] = {"ask",       "type",   "answer", "check",
-                                                "tolerance", "choice", "accept", "explain"};
+enum { Q_ASK, Q_TYPE, Q_ANSWER, Q_CHECK, Q_TOL, Q_VARIES, Q_CHOICE, Q_ACCEPT, Q_EXPLAIN, Q_COUNT };
+static const char *const qkey_names[Q_COUNT] = {"ask",    "type",   "answer", "check",  "tolerance",
+                                                "varies", "choice", "accept", "explain"};
 
 
 
@@ -188,6 +188,7 @@ static int check_question(const char *path, int fence, QRaw *r, const LessonRun 
         const char *what;
     } only[] = {{Q_CHECK, LESSON_Q_NUMBER, "number"},
                 {Q_TOL, LESSON_Q_NUMBER, "number"},
+                {Q_VARIES, LESSON_Q_NUMBER, "number"},
                 {Q_CHOICE, LESSON_Q_CHOICE, "choice"},
                 {Q_ACCEPT, LESSON_Q_WORD, "word"}};
     for (size_t i = 0; i < sizeof only / sizeof only[0]; i++)
@@ -287,13 +288,16 @@ int lesson_question_parse(const char *path, const char *text, size_t len, int fi
     q->ask = lesson_buf_take(&r.val[Q_ASK]);
     q->answer = lesson_buf_take(&r.val[Q_ANSWER]);
     q->check = r.line[Q_CHECK] ? lesson_buf_take(&r.val[Q_CHECK]) : NULL;
+    q->varies = r.line[Q_VARIES] && r.val[Q_VARIES].n > 0 ? lesson_buf_take(&r.val[Q_VARIES])
+                                                           : NULL;
     q->explain = lesson_buf_take(&r.val[Q_EXPLAIN]);
     if (r.nchoices > 0 && (q->choices = calloc((size_t)r.nchoices, sizeof *q->choices)) == NULL)
         goto oom;
     for (int i = 0; i < r.nchoices; i++, q->nchoices++)
         if ((q->choices[i] = lesson_buf_take(&r.choices[i])) == NULL)
             goto oom;
-    if (!q->ask || !q->answer || !q->explain || (r.line[Q_CHECK] && !q->check))
+    if (!q->ask || !q->answer || !q->explain || (r.line[Q_CHECK] && !q->check) ||
+        (r.line[Q_VARIES] && r.val[Q_VARIES].n > 0 && !q->varies))
         goto oom;
     if (shown(&q->ask) != 0 || shown(&q->explain) != 0)
         goto oom;
@@ -313,6 +317,7 @@ void lesson_question_free(LessonQuestion *q) {
     free(q->ask);
     free(q->answer);
     free(q->check);
+    free(q->varies);
     free(q->explain);
     for (int i = 0; i < q->nchoices; i++)
         free(q->choices[i]);

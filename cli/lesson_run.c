@@ -79,14 +79,18 @@ void lesson_session_close(LessonSession *s) {
 
 // 1 when the block keeps the cpu backend whatever --backend says: a phantom
 // run computes nothing (shapes only; the cuda backend refuses it), an
-// injected fault's diagnosis is the cpu backend's flight recorder, and a
-// comparison's figures are the cpu reference's (--compare-backends names
-// its own backends).
+// injected fault's diagnosis is the cpu backend's flight recorder, the
+// parameter server (async-ps) is an event simulation of its own on the
+// host, and a comparison's figures are the cpu reference's
+// (--compare-backends names its own backends).
 static int stays_on_cpu(const LessonRun *r) {
-    for (int i = 1; i < r->argc; i++)
-        if (strcmp(r->argv[i], "--phantom") == 0 || strcmp(r->argv[i], "--fault") == 0 ||
-            strncmp(r->argv[i], "--fault=", 8) == 0)
+    for (int i = 1; i < r->argc; i++) {
+        const char *a = r->argv[i], *next = i + 1 < r->argc ? r->argv[i + 1] : "";
+        if (strcmp(a, "--phantom") == 0 || strcmp(a, "--fault") == 0 ||
+            strncmp(a, "--fault=", 8) == 0 || strcmp(a, "--strategy=async-ps") == 0 ||
+            (strcmp(a, "--strategy") == 0 && strcmp(next, "async-ps") == 0))
             return 1;
+    }
     return lesson_run_compares(r);
 }
 

@@ -20,7 +20,10 @@
 # to stdout. Exit 0 when every part passed (skips included), 1 otherwise,
 # 77 without a GPU (GPU_CHECK_DRY_RUN=1 goes on anyway, every part skipping:
 # a rehearsal of this script on a machine without one). GPU_CHECK_PARTS
-# picks parts: "tests cli lessons nccl" (the default: all four). Parts run
+# picks parts: "tests cli lessons nccl" (the default: all four), and
+# "extra": the script GPU_CHECK_EXTRA names, run with DDPLAB set to the
+# unpacked ddplab and LOGS to LOG_DIR, its output to extra.log (a
+# measurement of the moment, without a change to this script). Parts run
 # one after another; to use a GPU machine's time well, run two or three
 # instances side by side, each with its parts and its own LOG_DIR.
 set -uo pipefail
@@ -110,5 +113,13 @@ if want nccl; then
     rc=$?
     summary "allreduce_vs_nccl.sh" $rc
     tail -n +2 "$logs/vs-nccl.log"
+fi
+if want extra; then
+    echo "== extra: ${GPU_CHECK_EXTRA:-(no GPU_CHECK_EXTRA)}" | tee "$logs/extra.log"
+    start=$(date +%s)
+    rc=2
+    [ -f "${GPU_CHECK_EXTRA:-}" ] && { DDPLAB=$B/ddplab LOGS=$logs timeout 600 bash "$GPU_CHECK_EXTRA" \
+        >>"$logs/extra.log" 2>&1; rc=$?; }
+    summary "extra ($(($(date +%s) - start)) s)" $rc
 fi
 exit $fail

@@ -404,6 +404,31 @@ static int test_compare_block(void) {
     return 0;
 }
 
+// Blocks that keep the cpu backend when the lesson is played on cuda: the
+// parameter server (its own event simulation on the host), a phantom run,
+// an injected fault. Another block gets --backend cuda.
+static int test_stays_on_cpu(void) {
+    Lesson l;
+    CHECK(parse("```ddplab\nrun --strategy async-ps -n 3 --steps 1\n```\n\n"
+                "```ddplab\nrun --strategy=async-ps -n 3 --steps 1\n```\n\n"
+                "```ddplab\nrun --phantom --strategy ddp -n 2 --steps 1\n```\n\n"
+                "```ddplab\nrun --strategy ddp -n 2 --steps 1 --fault slow:rank=1\n```\n\n"
+                "```ddplab\nrun --strategy ddp -n 2 --steps 1\n```\n",
+                &l) == 0);
+    LessonSession s = {.dir = "/x", .backend = "cuda"};
+    for (int i = 0; i < 5; i++) {
+        int argc, cuda = 0;
+        char **argv;
+        CHECK(lesson_run_argv(&s, &l.runs[i], "/x/b.ddptrace", &argc, &argv) == 0);
+        for (int k = 0; k + 1 < argc; k++)
+            cuda |= strcmp(argv[k], "--backend") == 0 && strcmp(argv[k + 1], "cuda") == 0;
+        CHECK_EQ_INT(cuda, i == 4);
+        free(argv);
+    }
+    lesson_free(&l);
+    return 0;
+}
+
 static int test_grade(void) {
     Lesson l;
     CHECK(parse("```ddplab\nplan -m gpt2\n```\n\n"
@@ -562,6 +587,7 @@ int main(void) {
     RUN(test_plan_block);
     RUN(test_run_argv);
     RUN(test_compare_block);
+    RUN(test_stays_on_cpu);
     RUN(test_grade);
     RUN(test_progress);
     RUN(test_wrap);

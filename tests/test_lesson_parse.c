@@ -268,8 +268,10 @@ static const Bad bad[] = {
     {"```ddplab\nrun\n\n  ~~~\n", 0, 9, "the ddplab block is not closed: line 12"},
     // Questions
     {"```ddplab\nrun\n```\n```question\ncolour: red\n```\n", 0, 13,
-     "unknown question key 'colour'; allowed: ask, type, answer, check, tolerance, choice, "
-     "accept, explain"},
+     "unknown question key 'colour'; allowed: ask, type, answer, check, tolerance, varies, "
+     "choice, accept, explain"},
+    {"```ddplab\nrun\n```\n```question\nask: a\ntype: word\nanswer: x\nvaries: cpu\n```\n", 0,
+     16, "'varies' is for number questions; this one is type word"},
     {"```question\nask x\n```\n", 0, 10, "'ask x' is not a 'key: value' line"},
     {"```question\n  more\n```\n", 0, 10, "no key comes before it"},
     {"```question\ntype: word\nanswer: x\n```\n", 0, 9, "the question has no ask"},
