@@ -214,7 +214,7 @@ static const char *cuda_last_error(void *vctx) {
 
 typedef struct {
     pthread_mutex_t mu;
-    SimStatus first; // first failure in time, or SIM_OK
+    SimStatus first; // the run's failure (run_failed), or SIM_OK
 } RunResult;
 
 typedef struct {
@@ -231,23 +231,34 @@ static SimStatus bind_device(CudaCtx *ctx, int rank) {
     return SIM_OK;
 }
 
+// The run's status is the first failure in time, but a rank that was only
+// aborted because another failed gives way to that one's own reason: the
+// peer whose watchdog fired can return after the ranks it woke (a crashed
+// rank's peers), and the run is then a timeout, with its diagnosis.
 static void run_failed(CudaCtx *ctx, RunResult *res, SimStatus st) {
     pthread_mutex_lock(&res->mu);
-    if (res->first == SIM_OK)
+    if (res->first == SIM_OK || (res->first == SIM_EABORTED && st != SIM_EABORTED))
         res->first = st;
     pthread_mutex_unlock(&res->mu);
     cuda_meet_abort(&ctx->meet); // nobody waits for a rank that has stopped
     cuda_devcoll_abort(ctx);
 }
 
+// With device collectives the rank has an enqueuer thread (cuda_enqueue.c)
+// for the run; it stops after the peers were told of a failure, so that
+// none of them waits for it in a step's barrier.
 static void *rank_thread(void *p) {
     RankThread *t = p;
-    SimStatus st = bind_device(t->ctx, t->rank);
+    CudaCtx *ctx = t->ctx;
+    SimStatus st = bind_device(ctx, t->rank);
+    if (st == SIM_OK && ctx->dc)
+        st = cuda_enq_start(ctx, t->rank);
     if (st == SIM_OK)
         st = t->entry(t->rank, t->arg);
-    atomic_store(&t->ctx->ranks[t->rank].exited, 1);
+    atomic_store(&ctx->ranks[t->rank].exited, 1);
     if (st != SIM_OK)
-        run_failed(t->ctx, t->result, st);
+        run_failed(ctx, t->result, st);
+    cuda_enq_stop(ctx, t->rank);
     return NULL;
 }
 
@@ -324,7 +335,9 @@ static void *cuda_alloc(void *vctx, int rank, size_t bytes) {
     return p;
 }
 
+// A buffer is freed only once no queued collective can still name it.
 static SimStatus free_on(CudaCtx *ctx, int rank, void *p) {
+    cuda_enq_drain(ctx, rank);
     CUDA_CHECK(cudaSetDevice(ctx->ranks[rank].device));
     CUDA_CHECK(cudaFree(p));
     return SIM_OK;
@@ -365,6 +378,7 @@ static SimStatus cuda_synchronize(void *vctx, int rank) {
     if (!rank_ok(ctx, rank))
         return SIM_EINVAL;
     CudaRank *r = &ctx->ranks[rank];
+    cuda_enq_drain(ctx, rank); // the comm stream holds everything launched
     CUDA_CHECK(cudaSetDevice(r->device));
     CUDA_CHECK(cudaStreamSynchronize(r->compute));
     CUDA_CHECK(cudaStreamSynchronize(r->comm));

@@ -33,6 +33,10 @@ typedef struct {
     cudaEvent_t *tev; // device collectives: [ntev] timing events of the steps
     int ntev;         // (cuda_devcoll.c); NCCL: [2], its start and end
     int whole;        // 1: tev brackets the whole collective (NCCL), not steps
+    cudaEvent_t ready; // recorded on the compute stream at launch
+    int queued;       // 1: handed to the rank's enqueuer (cuda_enqueue.c) as job,
+    CudaEnqJob job;   // which enqueues this copy of the call
+    SimCollCall call;
 } CudaPending;
 
 // ----------------------------------------------------------------------------
@@ -248,7 +252,34 @@ static void free_pending(CudaPending *p) {
     free(p->tev);
     if (p->done)
         (void)cudaEventDestroy(p->done);
+    if (p->ready)
+        (void)cudaEventDestroy(p->ready);
     free(p);
+}
+
+// A device collective of a rank with an enqueuer (all but send and recv):
+// the compute stream's point is marked here, on the rank's thread, and the
+// enqueuer puts the steps on the comm stream while this thread goes on.
+static SimStatus submit(CudaCtx *ctx, int rank, const SimCollCall *call, CudaPending *p) {
+    CudaRank *cr = &ctx->ranks[rank];
+    CUDA_CHECK(cudaSetDevice(cr->device));
+    CUDA_CHECK(cudaEventCreateWithFlags(&p->ready, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventRecord(p->ready, cr->compute));
+    p->call = *call;
+    p->job = (CudaEnqJob){.call = &p->call, .ready = p->ready, .done = p->done,
+                          .tev = p->ntev ? p->tev : NULL};
+    cuda_enq_submit(ctx, rank, &p->job);
+    p->queued = 1;
+    return SIM_OK;
+}
+
+// The same on the rank's own thread (no enqueuer: send and recv, whose
+// halves meet in pairs, and process worlds).
+static SimStatus enqueue_here(CudaCtx *ctx, int rank, const SimCollCall *call, CudaPending *p) {
+    CudaRank *cr = &ctx->ranks[rank];
+    CUDA_CHECK(cudaSetDevice(cr->device));
+    CUDA_CHECK(cudaEventRecord(cr->ready, cr->compute));
+    return cuda_devcoll_enqueue(ctx, rank, call, cr->ready, p->done, p->ntev ? p->tev : NULL);
 }
 
 SimStatus cuda_coll_launch(void *vctx, int rank, SimCollHandle *h) {
@@ -286,6 +317,10 @@ SimStatus cuda_coll_launch(void *vctx, int rank, SimCollHandle *h) {
             return ts;
         }
     }
+    int p2p = a->kind == SIM_COLL_SEND || a->kind == SIM_COLL_RECV;
+    int queue = ctx->dc && ctx->ranks[rank].enq && !p2p;
+    if (ctx->dc && p2p) // its messages go on the comm stream after the queued collectives
+        cuda_enq_drain(ctx, rank);
     if (ctx->dc && a->kind == SIM_COLL_SEND) {
         SimStatus ps = cuda_devcoll_post(ctx, rank, call);
         if (ps != SIM_OK) {
@@ -295,7 +330,6 @@ SimStatus cuda_coll_launch(void *vctx, int rank, SimCollHandle *h) {
     }
     CudaArrival arr = arrival_of(call);
     double start = call->arrive_sim;
-    int p2p = a->kind == SIM_COLL_SEND || a->kind == SIM_COLL_RECV;
     SimStatus st = ctx->proc ? cuda_proc_meet(ctx, rank, call, &start, why, sizeof why)
                    : p2p     ? cuda_meet_pair(&ctx->meet, rank, &arr, &start, why, sizeof why)
                              : cuda_meet_all(&ctx->meet, rank, &arr, &start, why, sizeof why);
@@ -305,8 +339,9 @@ SimStatus cuda_coll_launch(void *vctx, int rank, SimCollHandle *h) {
         return st;
     }
     call->start_sim = start;
-    st = ctx->dc ? cuda_devcoll_enqueue(ctx, rank, call, p->done, p->ntev ? p->tev : NULL)
-                 : enqueue(ctx, rank, a, p->done, p->whole ? p->tev : NULL);
+    st = queue     ? submit(ctx, rank, call, p)
+         : ctx->dc ? enqueue_here(ctx, rank, call, p)
+                   : enqueue(ctx, rank, a, p->done, p->whole ? p->tev : NULL);
     if (st != SIM_OK) {
         cuda_meet_abort(&ctx->meet); // peers must not start anything more
         free_pending(p);
@@ -409,7 +444,9 @@ SimStatus cuda_coll_wait(void *vctx, int rank, SimCollHandle *h) {
     CudaPending *p = h->impl;
     if (p == NULL)
         return SIM_OK; // nothing was enqueued
-    SimStatus st = wait_pending(vctx, rank, &h->call, p);
+    SimStatus st = p->queued ? cuda_enq_wait(vctx, rank, &p->job) : SIM_OK;
+    if (st == SIM_OK)
+        st = wait_pending(vctx, rank, &h->call, p);
     if (st == SIM_OK && p->ntev > 0)
         st = report_steps(vctx, rank, &h->call, p);
     free_pending(p);

@@ -414,7 +414,7 @@ static SimStatus send_wait(CudaCtx *ctx, int rank, const SimCollCall *call) {
 }
 
 SimStatus cuda_devcoll_enqueue(CudaCtx *ctx, int rank, const SimCollCall *call,
-                               cudaEvent_t done, cudaEvent_t *tev) {
+                               cudaEvent_t ready, cudaEvent_t done, cudaEvent_t *tev) {
     CudaRank *cr = &ctx->ranks[rank];
     CUDA_CHECK(cudaSetDevice(cr->device));
     if (call->args.kind == SIM_COLL_SEND || call->args.kind == SIM_COLL_RECV) {
@@ -426,8 +426,7 @@ SimStatus cuda_devcoll_enqueue(CudaCtx *ctx, int rank, const SimCollCall *call,
     if (call->args.kind != SIM_COLL_BARRIER) { // a barrier is the host meeting alone
         const SimSched *s = &call->sched;
         // The comm stream starts when the compute stream has produced the data.
-        CUDA_CHECK(cudaEventRecord(cr->ready, cr->compute));
-        CUDA_CHECK(cudaStreamWaitEvent(cr->comm, cr->ready, 0));
+        CUDA_CHECK(cudaStreamWaitEvent(cr->comm, ready, 0));
         if (tev) // when the GPU starts the collective: its data exist
             CUDA_CHECK(cudaEventRecord(tev[0], cr->comm));
         SimStatus st = ensure_events(ctx, rank, s->nsteps + 1);

@@ -9,12 +9,14 @@
 // contract of sim/schedule.h is kept on the GPU with CUDA events: after each
 // step every rank records an event on its comm stream, and before step t a
 // rank's stream waits for the events of its sources and of the ranks that
-// read its buffer at step t-1. The rank threads enqueue step by step with a
-// host barrier between steps, so that an event is always recorded before a
-// peer's stream is told to wait for it (a wait on an event not yet recorded
-// would not wait). The barrier only orders the enqueueing (microseconds);
-// no host thread waits for the GPU, and the GPU cannot hang on a peer that
-// failed, because every wait refers to an event already recorded.
+// read its buffer at step t-1. Each rank's enqueuer thread (cuda_enqueue.c)
+// enqueues step by step with a host barrier between steps, so that an event
+// is always recorded before a peer's stream is told to wait for it (a wait
+// on an event not yet recorded would not wait). The barrier only orders the
+// enqueueing; no host thread waits for the GPU, the rank's own thread is
+// back at its compute stream as soon as the host meeting is over, and the
+// GPU cannot hang on a peer that failed, because every wait refers to an
+// event already recorded.
 #ifndef DDPLAB_BACKEND_CUDA_DEVCOLL_H
 #define DDPLAB_BACKEND_CUDA_DEVCOLL_H
 

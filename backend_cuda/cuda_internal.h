@@ -7,7 +7,11 @@
 // host (cuda_meet.c): that gives every rank the simulated start time (the
 // latest arrival), checks that all ranks called the same collective, and makes
 // sure no rank enqueues an NCCL kernel that its peers will never match, which
-// would hang the GPU. Only then is the NCCL call enqueued on `comm`.
+// would hang the GPU. Only then is the NCCL call enqueued on `comm`. When
+// ranks share GPUs (ddplab's device collectives) each rank also has an
+// enqueuer thread that puts a collective's steps on `comm` after the
+// meeting (cuda_enqueue.c), so the rank's thread is back at its compute
+// stream at once, as it is after an NCCL call.
 //
 // Errors: every CUDA, NCCL and cuBLAS call goes through a CHECK macro, which
 // prints the library's error string, the rank and device, the function,
@@ -50,6 +54,8 @@ typedef struct {
     int op_timed;           // op_wall holds the current op's device times
     double op_wall[2];      // its kernels' start and end, on the sim_wall_now() clock
     atomic_int exited;      // its thread's entry returned in the current run
+    struct CudaEnq *enq;    // its enqueuer thread (cuda_enqueue.c) while a run of
+                            // device collectives is on; else NULL
 } CudaRank;
 
 typedef struct {
@@ -85,8 +91,10 @@ SimStatus cuda_devcoll_open(CudaCtx *ctx);
 void cuda_devcoll_close(CudaCtx *ctx);
 void cuda_devcoll_abort(CudaCtx *ctx);
 void cuda_devcoll_reset(CudaCtx *ctx);
+// `ready` was recorded on the rank's compute stream when it launched the
+// collective: the comm stream starts after it.
 SimStatus cuda_devcoll_enqueue(CudaCtx *ctx, int rank, const SimCollCall *call,
-                               cudaEvent_t done, cudaEvent_t *tev);
+                               cudaEvent_t ready, cudaEvent_t done, cudaEvent_t *tev);
 // A send's first half, before the pair meets: posts the buffer and an event
 // after which its data exist (cuda_devcoll_enqueue does the rest).
 SimStatus cuda_devcoll_post(CudaCtx *ctx, int rank, const SimCollCall *call);
@@ -102,6 +110,24 @@ SimStatus cuda_event_wall(CudaCtx *ctx, int rank, cudaEvent_t ev, double *wall);
 // exact however long the run.
 SimStatus cuda_event_next(CudaCtx *ctx, int rank, cudaEvent_t ev0, double w0, cudaEvent_t ev1,
                           double *w1);
+
+// The enqueuer threads of device collectives (cuda_enqueue.c): start and
+// stop one per rank thread; submit hands it a job (a collective after the
+// host meeting), wait blocks until that job is on the comm stream (its
+// status: the enqueue's), drain until every submitted job is.
+typedef struct CudaEnqJob {
+    const SimCollCall *call; // in: the collective (stays valid until waited)
+    cudaEvent_t ready, done; // in: see cuda_devcoll_enqueue
+    cudaEvent_t *tev;
+    SimStatus st;            // out, once finished
+    int finished;
+    struct CudaEnqJob *next; // the queue's
+} CudaEnqJob;
+SimStatus cuda_enq_start(CudaCtx *ctx, int rank);
+void cuda_enq_stop(CudaCtx *ctx, int rank);
+void cuda_enq_submit(CudaCtx *ctx, int rank, CudaEnqJob *j);
+SimStatus cuda_enq_wait(CudaCtx *ctx, int rank, CudaEnqJob *j);
+void cuda_enq_drain(CudaCtx *ctx, int rank);
 
 // Collectives (cuda_coll.c): the ops table's coll_launch / coll_wait.
 SimStatus cuda_coll_launch(void *ctx, int rank, SimCollHandle *h);

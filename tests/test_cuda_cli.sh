@@ -16,7 +16,8 @@
 #      buckets: on the measured clock (CUDA events around each op's kernels
 #      and each collective) `ddplab report --clock both` measures how much of
 #      the bucket all-reduces ran under the backward pass, beside the
-#      simulated share, and each op's time on both clocks (to the log);
+#      simulated share (5% at least), and each op's time on both clocks (to
+#      the log);
 #   6. `ddplab bench --calibrate` measures the GPU as the profile's device
 #      (named by the driver, collectives beside the compute), and a DDP run
 #      priced with that profile and with the built-in dgx-h100 one gives
@@ -103,12 +104,17 @@ run_checks() {
        out=$("$ddplab" report "$tmpd/overlap.ddptrace" --clock both --from-step 3 2>&1); then
       pct=$(sed -n 's/^overlap: *\([0-9.]*\)% of the communication ran under compute on the measured clock.*/\1/p' <<<"$out")
       sed -n '/^run:/p; /^simulated vs measured/,$p' <<<"$out"
-      # the figure is what is measured (on one shared GPU it can be small, even 0):
-      # the check is that the report found the collectives on the GPU clock
-      if [ -n "$pct" ] && grep -q '^| all_reduce ' <<<"$out"; then
+      # the report found the collectives on the GPU clock, and some ran under
+      # the backward pass: the rank's thread is back at its compute stream
+      # while its enqueuer (or NCCL) puts the collective on the comm stream.
+      # On one H200 shared by the 4 ranks this measured 48.7%; with the
+      # steps enqueued on the rank's own thread it was 0.0 to 0.1%.
+      if [ -n "$pct" ] && grep -q '^| all_reduce ' <<<"$out" &&
+         awk -v p="$pct" 'BEGIN { exit !(p >= 5) }'; then
         echo "ok     measured overlap: ${pct}% of the bucket all-reduces ran under compute"
       else
-        echo "FAILED measured overlap: no figure ('${pct}')"; fail=1
+        echo "FAILED measured overlap: '${pct}'% of the bucket all-reduces ran under compute" \
+             "(5% at least)"; fail=1
       fi
     else
       echo "FAILED measured overlap: the run or the report failed:"; tail -5 "$tmpd/run.log"; fail=1
