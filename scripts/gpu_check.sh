@@ -83,23 +83,22 @@ want tests && while IFS=$'\t' read -r name exe args; do
     summary "$name ($(($(date +%s) - start)) s)" $rc
 done < <(sed "s|@S@|$PWD|g" "$B/cuda-tests.list")
 
+# One part of tests/test_cuda_cli.sh (CUDA_CLI_PARTS): its log, its verdict.
+cli_part() { # title, CUDA_CLI_PARTS, log file
+    echo "== $1" | tee "$3"
+    local start=$(date +%s)
+    CUDA_CLI_PARTS=$2 timeout 900 tests/test_cuda_cli.sh "$B/ddplab" lessons >>"$3" 2>&1
+    local rc=$?
+    summary "test_cuda_cli.sh $2 ($(($(date +%s) - start)) s)" $rc
+}
+
 if want cli; then
-    echo "== 2. tests/test_cuda_cli.sh's checks" | tee "$logs/cuda-cli.log"
-    start=$(date +%s)
-    CUDA_CLI_PARTS=checks timeout 900 tests/test_cuda_cli.sh "$B/ddplab" lessons \
-        >>"$logs/cuda-cli.log" 2>&1
-    rc=$?
-    summary "test_cuda_cli.sh checks ($(($(date +%s) - start)) s)" $rc
+    cli_part "2. tests/test_cuda_cli.sh's checks" checks "$logs/cuda-cli.log"
     grep -E "^(ok|FAILED) " "$logs/cuda-cli.log" | head -40
 fi
 
 if want lessons; then
-    echo "== 2b. tests/test_cuda_cli.sh's lessons" | tee "$logs/cuda-lessons.log"
-    start=$(date +%s)
-    CUDA_CLI_PARTS=lessons timeout 900 tests/test_cuda_cli.sh "$B/ddplab" lessons \
-        >>"$logs/cuda-lessons.log" 2>&1
-    rc=$?
-    summary "test_cuda_cli.sh lessons ($(($(date +%s) - start)) s)" $rc
+    cli_part "2b. tests/test_cuda_cli.sh's lessons" lessons "$logs/cuda-lessons.log"
     grep -E "^FAILED " "$logs/cuda-lessons.log" | head -40
     echo "$(grep -c "^ok     lesson" "$logs/cuda-lessons.log") lessons played on cuda"
 fi
