@@ -9,6 +9,7 @@
 //   an injected crash: the crashed rank waits, as a dead process would,
 //   until its peer's watchdog names it at the meeting and the world is
 //   aborted, or until every other rank has returned;
+//   the enqueuer threads of device collectives: order, failures, drain, stop;
 //   error lines: a failed CUDA, NCCL or cuBLAS call gives one line with the
 //   library, the error's text and name, the rank and its device, the call
 //   and, for the failures a learner meets, a hint; the status follows the
@@ -195,10 +196,52 @@ static int test_error_lines(void) {
     return 0;
 }
 
+// The enqueuer threads of device collectives (cuda_enqueue.c): jobs are
+// taken in the order submitted, a wait returns the enqueue's status, drain
+// and stop return. Each job fails at its first CUDA call here (device -1
+// exists on no machine), which must reach its wait, abort the host
+// meeting (peers start nothing more), and leave no thread behind.
+static int test_enqueuer_order_and_failure(void) {
+    CudaCtx *ctx = host_ctx(2);
+    CHECK(ctx != NULL);
+    for (int r = 0; r < 2; r++) {
+        ctx->ranks[r].device = -1;
+        CHECK(cuda_enq_start(ctx, r) == SIM_OK);
+        CHECK(ctx->ranks[r].enq != NULL);
+    }
+    SimCollCall call;
+    memset(&call, 0, sizeof call);
+    call.args.kind = SIM_COLL_ALL_REDUCE;
+    CudaEnqJob jobs[2][3];
+    memset(jobs, 0, sizeof jobs);
+    for (int r = 0; r < 2; r++)
+        for (int i = 0; i < 3; i++) {
+            jobs[r][i].call = &call;
+            cuda_enq_submit(ctx, r, &jobs[r][i]);
+        }
+    // the last job's wait: the earlier ones of the rank are finished too
+    CHECK(cuda_enq_wait(ctx, 0, &jobs[0][2]) != SIM_OK);
+    CHECK(jobs[0][0].finished && jobs[0][1].finished);
+    for (int i = 0; i < 3; i++)
+        CHECK(cuda_enq_wait(ctx, 1, &jobs[1][i]) == SIM_ENODEV); // no device -1
+    cuda_enq_drain(ctx, 0);
+    cuda_enq_drain(ctx, 1);
+    CHECK(cuda_meet_aborted(&ctx->meet));
+    CHECK_STR_CONTAINS(cuda_backend_ops.last_error(ctx), "cudaSetDevice");
+    for (int r = 0; r < 2; r++) {
+        cuda_enq_stop(ctx, r);
+        CHECK(ctx->ranks[r].enq == NULL);
+    }
+    cuda_enq_drain(ctx, 0); // without an enqueuer: nothing to wait for
+    host_ctx_free(ctx);
+    return 0;
+}
+
 int main(void) {
     int failures = 0;
     RUN(test_cancel_releases_and_refuses);
     RUN(test_crash_waits_for_the_watchdog);
     RUN(test_error_lines);
+    RUN(test_enqueuer_order_and_failure);
     return failures != 0;
 }
