@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(cmdline lesson trace ckpt profile npy progress answers text)
+all=(cmdline lesson trace ckpt shards profile npy progress answers text)
 limit=(-max_total_time=60)
 merge=0
 targets=()

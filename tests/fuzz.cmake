@@ -4,7 +4,7 @@
 # sanitizer report, seeds named ok-* must be accepted and bad-* rejected.
 # Runs in every build; libFuzzer itself is only needed to find new inputs
 # (scripts/fuzz.sh).
-set(DDPLAB_FUZZ_REPLAY cmdline trace ckpt profile npy progress answers text)
+set(DDPLAB_FUZZ_REPLAY cmdline trace ckpt shards profile npy progress answers text)
 if(DDPLAB_HAVE_MD4C)
   list(APPEND DDPLAB_FUZZ_REPLAY lesson) # without md4c every lesson is refused
 endif()
