@@ -40,9 +40,9 @@
 // nsteps = the world ring schedule's steps for n ranks; seq 0, as group calls
 // have no place in the world's collective sequence; simulated start and end
 // spanning the steps), so a view can draw the group collective as one block.
-// The point-to-point layer runs a rank's send and its receive one after the
-// other on the communication stream, so a ring step costs a send plus a
-// receive.
+// Links are full duplex: a ring step's send and receive both start at the
+// step's start on the communication stream, and the step ends at the later
+// of their ends (group.c, exchange).
 //
 // Errors: bad arguments (a rank that is not the member it claims to be, a
 // group that does not fit the world, NULL buffers, counts that overflow)
