@@ -149,13 +149,15 @@ static int trees(SimSplitMix *g, IvQuestion *q, char *err, size_t errlen) {
     iv_set_value(q, 0, "ring steps", "", rs.nsteps, 0, 0, 0);
     iv_set_value(q, 1, "tree steps", "", ts.nsteps, 0, 0, 0);
     snprintf(q->explain, sizeof q->explain,
-             "The ring takes 2(R-1) = %d steps with R = %d, each paying a link's latency, and "
-             "on several nodes every step waits for an InfiniBand hop. The two trees each "
-             "carry half the buffer (%zu elements) in K = %d chunk%s that climb one level a "
-             "step and come back down, overlapping: K + 2H - 1 = %d steps with H = "
-             "floor(log2 R) = %d. Every rank still moves about twice the buffer each way, so "
-             "the trees win where latency dominates (small buffers, many nodes) and NCCL's "
-             "tuner picks them there; `ddplab plan --algo nccl` makes the same choice.",
+             "The ring takes 2(R-1) = %d steps with R = %d, and a chunk passes them one "
+             "after the other, paying each link's latency: an InfiniBand hop every 8th "
+             "step, an NVLink hop otherwise. The two trees each carry half the buffer (%zu "
+             "elements) in K = %d chunk%s that climb one level a step and come back down, "
+             "overlapping: K + 2H - 1 = %d steps with H = floor(log2 R) = %d, and only the "
+             "first chunk's 2H levels pay latency. Every rank still moves about twice the "
+             "buffer each way, so the trees win where latency dominates (small buffers, "
+             "many nodes) and NCCL's tuner picks them there; `ddplab plan --algo nccl` makes "
+             "the same choice.",
              rs.nsteps, n, (count + 1) / 2, K, K == 1 ? "" : "s", ts.nsteps, H);
     snprintf(q->command, sizeof q->command,
              "ddplab bench -c all_reduce -a dbtree -n %d --nodes %d -b %dK -e %dK -w 0 -i 1", n,

@@ -314,11 +314,12 @@ static int list_xfers(const SimSched *s, int q, int step, int in, SimXfer *local
     return in ? sim_sched_incoming(s, q, step, x, n) : sim_sched_outgoing(s, q, step, x, n);
 }
 
-// The cost model's time of rank q at `step` (sim/cost.h: the largest latency
-// it uses plus the larger of its incoming and outgoing bytes / bandwidth),
+// The cost model's time of rank q at `step` (sim/cost.h: the latency the
+// step pays plus the larger of its incoming and outgoing bytes / bandwidth),
 // with each transfer's latency and bytes / bandwidth times its link factor.
 static double rank_time(const SimWorld *w, const SimSched *s, int q, int step, size_t es) {
     const SimFaultPlan *p = w->cfg.faults;
+    SimAlphaMode md = sim_cost_step_alpha(&w->cost, s, step);
     double alpha = 0.0, t[2] = {0.0, 0.0};
     int used = 0;
     for (int in = 0; in < 2; in++) {
@@ -330,7 +331,10 @@ static double rank_time(const SimWorld *w, const SimSched *s, int q, int step, s
             const SimLinkProfile *l = sim_cost_link(&w->cost, x[i].src, x[i].dst);
             double f = sim_fault_link_factor(p, x[i].src, x[i].dst);
             used = 1;
-            alpha = max2(alpha, f * l->alpha_s);
+            double a = md == SIM_ALPHA_FULL    ? l->alpha_s
+                       : md == SIM_ALPHA_INTRA ? w->cost.sys.intra.alpha_s
+                                               : 0.0;
+            alpha = max2(alpha, f * a);
             t[in] += f * (double)(x[i].count * es) / l->bw_Bps;
         }
         if (x != local)

@@ -4,9 +4,10 @@
 // The model, per schedule step: every rank r sums the bytes it receives and
 // the bytes it sends over each link class (intra-node, inter-node); its time
 // is alpha(r) + max(in_time, out_time), where in_time (out_time) adds
-// bytes/bw over the classes and alpha(r) is the largest latency among the
-// classes r moves bytes on. The step costs the maximum over ranks (ranks move
-// in lock-step). A transfer of zero bytes moves nothing and costs nothing, so
+// bytes/bw over the classes and alpha(r) is what the step's latency mode
+// (sim_cost_step_alpha, cost.h "Latency") says: the largest latency among
+// the classes r moves bytes on, the intra-node one, or none. The step costs
+// the maximum over ranks (ranks move in lock-step). A transfer of zero bytes moves nothing and costs nothing, so
 // a collective of count 0 is free, as NCCL returns at once for it.
 //
 // The general evaluation asks the schedule for every rank's transfers, which
@@ -17,8 +18,8 @@
 // the node size P, as every world has):
 //   ring    a step costs O(1) once the per-residue pattern counts are known
 //           (O(R) integer work, only for an all_reduce whose count R does not
-//           divide, on several nodes); when every step costs the same (equal
-//           chunks, or one link class) the whole collective is O(log R);
+//           divide, on several nodes); the whole collective is O(R), or
+//           O(log R) when every step costs the same (one link class);
 //   direct  O(1) per step: ranks differ only by their chunk (two sizes) and
 //           their node's total (two sizes);
 //   tree    O(min(P, pairs)) per step, O(log R) steps;
@@ -113,7 +114,7 @@ const SimLinkProfile *sim_cost_link(const SimCost *c, int src, int dst) {
     return class_link(c, sim_cost_link_class(c, src, dst));
 }
 
-double sim_cost_rank_time(const SimCost *c, const RankLoad *l) {
+double sim_cost_rank_time_mode(const SimCost *c, const RankLoad *l, SimAlphaMode m) {
     double alpha = 0.0, tin = 0.0, tout = 0.0;
     int used = 0;
     for (int k = 0; k < 2; k++) {
@@ -128,7 +129,53 @@ double sim_cost_rank_time(const SimCost *c, const RankLoad *l) {
         if (l->out[k] != 0)
             tout += (double)l->out[k] / lk->bw_Bps;
     }
+    if (m == SIM_ALPHA_INTRA)
+        alpha = c->sys.intra.alpha_s;
+    else if (m == SIM_ALPHA_NONE)
+        alpha = 0.0;
     return used ? alpha + (tin > tout ? tin : tout) : 0.0;
+}
+
+double sim_cost_rank_time(const SimCost *c, const RankLoad *l) {
+    return sim_cost_rank_time_mode(c, l, SIM_ALPHA_FULL);
+}
+
+static int is_ring_family(const SimSched *s) {
+    return s->kind == SIM_COLL_ALL_REDUCE || s->kind == SIM_COLL_REDUCE_SCATTER ||
+           s->kind == SIM_COLL_ALL_GATHER;
+}
+
+// The ring's rule (cost.h, "Latency"): node crossings every P steps.
+static SimAlphaMode ring_alpha(int R, int P, int step) {
+    return P >= R || P <= 1 || step % P == 0 ? SIM_ALPHA_FULL : SIM_ALPHA_INTRA;
+}
+
+// The chain's (ring broadcast and reduce, from position 0 = rank first):
+// at step t < R-1 the first chunk crosses from position t to t+1.
+static SimAlphaMode chain_alpha(int R, int P, int first, int step) {
+    if (step >= R - 1)
+        return SIM_ALPHA_NONE;
+    return P < R && (first + step + 1) % P == 0 ? SIM_ALPHA_FULL : SIM_ALPHA_INTRA;
+}
+
+static int is_chain(const SimSched *s) {
+    return (s->kind == SIM_COLL_BROADCAST || s->kind == SIM_COLL_REDUCE) &&
+           s->algo == SIM_ALGO_RING;
+}
+
+static int chain_first(const SimSched *s) {
+    return s->kind == SIM_COLL_REDUCE ? (s->root + 1) % s->nranks : s->root;
+}
+
+SimAlphaMode sim_cost_step_alpha(const SimCost *c, const SimSched *s, int step) {
+    int R = s->nranks, P = c->ranks_per_node;
+    if (is_ring_family(s) && s->algo == SIM_ALGO_RING)
+        return ring_alpha(R, P, step);
+    if (s->algo == SIM_ALGO_DBTREE)
+        return step < 2 * sim_dbtree_height(R) ? SIM_ALPHA_FULL : SIM_ALPHA_NONE;
+    if (is_chain(s))
+        return chain_alpha(R, P, chain_first(s), step);
+    return SIM_ALPHA_FULL;
 }
 
 // ----------------------------------------------------------------------------
@@ -168,11 +215,12 @@ static void add_transfers(const SimCost *c, const SimSched *s, int r, int step, 
 
 static double step_general(const SimCost *c, const SimSched *s, int step, size_t elem_size) {
     double worst = 0.0;
+    SimAlphaMode m = sim_cost_step_alpha(c, s, step);
     for (int r = 0; r < s->nranks; r++) {
         RankLoad load = {{0, 0}, {0, 0}};
         add_transfers(c, s, r, step, 1, elem_size, &load);
         add_transfers(c, s, r, step, 0, elem_size, &load);
-        double t = sim_cost_rank_time(c, &load);
+        double t = sim_cost_rank_time_mode(c, &load, m);
         if (t > worst)
             worst = t;
     }
@@ -193,7 +241,7 @@ typedef struct {
     int cls[2][2];            // link classes (cin, cout) that occur
     int nclasses;
     uint64_t cnt[2][2];       // how many j have pattern (large(j-1), large(j))
-    double time[2][2][2][2];  // [cin][cout][a][b]
+    double time[2][2][2][2][2]; // [mode: FULL, INTRA][cin][cout][a][b]
     const uint8_t *pat;       // optional [R]: 2 * large(j-1) + large(j)
 } RingModel;
 
@@ -249,23 +297,28 @@ static void ring_model_init(RingModel *k, const SimCost *c, const SimSched *s, s
     k->cnt[0][0] = R - 2 * m + c11;
     k->cnt[0][1] = k->cnt[1][0] = m - c11;
     k->cnt[1][1] = c11;
-    for (int i = 0; i < 16; i++) {
-        int cin = i >> 3, cout = (i >> 2) & 1, a = (i >> 1) & 1, b = i & 1;
+    for (int i = 0; i < 32; i++) {
+        int m = i >> 4, cin = (i >> 3) & 1, cout = (i >> 2) & 1, a = (i >> 1) & 1, b = i & 1;
         RankLoad l = {{0, 0}, {0, 0}};
         l.in[cin] = (k->q0 + (uint64_t)a) * es;
         l.out[cout] = (k->q0 + (uint64_t)b) * es;
-        k->time[cin][cout][a][b] = sim_cost_rank_time(c, &l);
+        k->time[m][cin][cout][a][b] = sim_cost_rank_time_mode(c, &l, (SimAlphaMode)m);
     }
+}
+
+// 0 (FULL) or 1 (INTRA): the row of k->time step pays.
+static int ring_mode(const RingModel *k, int step) {
+    return ring_alpha(k->R, k->P, step) == SIM_ALPHA_FULL ? 0 : 1;
 }
 
 // The largest of the 16 rank times over the (cin, cout, pattern) that
 // occur, as ring_step_time decides it.
-static double ring_worst(const RingModel *k, int seen[2][2][4]) {
+static double ring_worst(const RingModel *k, int m, int seen[2][2][4]) {
     double worst = 0.0;
     for (int i = 0; i < 16; i++) {
         int cin = i >> 3, cout = (i >> 2) & 1, p = i & 3;
-        if (seen[cin][cout][p] && k->time[cin][cout][p >> 1][p & 1] > worst)
-            worst = k->time[cin][cout][p >> 1][p & 1];
+        if (seen[cin][cout][p] && k->time[m][cin][cout][p >> 1][p & 1] > worst)
+            worst = k->time[m][cin][cout][p >> 1][p & 1];
     }
     return worst;
 }
@@ -281,14 +334,15 @@ static int ring_offset(const SimSched *s, int step, int R) {
 static double ring_step_time(const RingModel *k, const SimSched *s, int step) {
     int R = k->R, P = k->P;
     int ko = ring_offset(s, step, R); // rank q sends chunk q + ko
+    int md = ring_mode(k, step);
     double worst = 0.0;
     if (k->m == 0 || k->nclasses == 1) {
         // All chunks are equal, or one class holds every rank and so sees
         // every pattern: who holds what does not matter.
         for (int i = 0; i < 16; i++) {
             int cin = i >> 3, cout = (i >> 2) & 1, a = (i >> 1) & 1, b = i & 1;
-            if (k->cls[cin][cout] && k->cnt[a][b] > 0 && k->time[cin][cout][a][b] > worst)
-                worst = k->time[cin][cout][a][b];
+            if (k->cls[cin][cout] && k->cnt[a][b] > 0 && k->time[md][cin][cout][a][b] > worst)
+                worst = k->time[md][cin][cout][a][b];
         }
         return worst;
     }
@@ -313,7 +367,7 @@ static double ring_step_time(const RingModel *k, const SimSched *s, int step) {
     }
     for (int p = 0; p < 4; p++)
         seen[INTRA][INTRA][p] = left[p] > 0;
-    return ring_worst(k, seen);
+    return ring_worst(k, md, seen);
 }
 
 // ring_step_time's case of several classes and unequal chunks, on whole
@@ -321,7 +375,7 @@ static double ring_step_time(const RingModel *k, const SimSched *s, int step) {
 // j = ko (mod P), their last ranks those with j = ko + P - 1 (mod P), and
 // the interior ranks the rest. So a step's time depends on ko mod P only:
 // cnt[c][p] counts the chunks j = c (mod P) of pattern p.
-static double ring_residue_time(const RingModel *k, const uint64_t (*cnt)[4], int c0) {
+static double ring_residue_time(const RingModel *k, const uint64_t (*cnt)[4], int c0, int md) {
     int P = k->P, c1 = (c0 + P - 1) % P;
     const uint64_t total[4] = {k->cnt[0][0], k->cnt[0][1], k->cnt[1][0], k->cnt[1][1]};
     int seen[2][2][4];
@@ -331,16 +385,16 @@ static double ring_residue_time(const RingModel *k, const uint64_t (*cnt)[4], in
         seen[INTRA][INTER][p] = cnt[c1][p] > 0;
         seen[INTRA][INTRA][p] = total[p] != cnt[c0][p] + cnt[c1][p];
     }
-    return ring_worst(k, seen);
+    return ring_worst(k, md, seen);
 }
 
-// The whole ring collective on whole nodes with unequal chunks: the P
-// distinct step times once, then the steps' sum in order. -1 when out of
-// memory (the caller then prices step by step).
+// The whole ring collective on whole nodes with unequal chunks: the 2P
+// distinct step times (P residues, two latency modes) once, then the steps'
+// sum in order. -1 when out of memory (the caller then prices step by step).
 static double ring_coll_residues(const RingModel *k, const SimSched *s) {
     int P = k->P;
     uint64_t (*cnt)[4] = calloc((size_t)P, sizeof(*cnt));
-    double *val = malloc((size_t)P * sizeof(*val));
+    double (*val)[2] = malloc((size_t)P * sizeof(*val));
     if (cnt == NULL || val == NULL) {
         free(cnt);
         free(val);
@@ -348,18 +402,12 @@ static double ring_coll_residues(const RingModel *k, const SimSched *s) {
     }
     for (int j = 0; j < k->R; j++)
         cnt[j % P][ring_pattern(k, j)]++;
-    int same = 1;
-    for (int c = 0; c < P; c++) {
-        val[c] = ring_residue_time(k, (const uint64_t(*)[4])cnt, c);
-        same = same && val[c] == val[0];
-    }
+    for (int c = 0; c < P; c++)
+        for (int md = 0; md < 2; md++)
+            val[c][md] = ring_residue_time(k, (const uint64_t(*)[4])cnt, c, md);
     double total = 0.0;
-    if (same) {
-        total = sum_repeat(val[0], (uint64_t)s->nsteps);
-    } else {
-        for (int t = 0; t < s->nsteps; t++)
-            total += val[ring_offset(s, t, k->R) % P];
-    }
+    for (int t = 0; t < s->nsteps; t++)
+        total += val[ring_offset(s, t, k->R) % P][ring_mode(k, t)];
     free(cnt);
     free(val);
     return total;
@@ -493,15 +541,15 @@ static int chain_inter(const ChainModel *k, int p) {
     return k->P < k->R && (k->first + p) % k->P == 0;
 }
 
-// What position p moves at step t, priced.
-static double chain_position(const ChainModel *k, int p, int t) {
+// What position p moves at step t, priced with the step's latency mode m.
+static double chain_position(const ChainModel *k, int p, int t, SimAlphaMode m) {
     RankLoad l = {{0, 0}, {0, 0}};
     int R = k->R, in = t - p + 1, out = t - p;
     if (p >= 1 && in >= 0 && in < R)
         l.in[chain_inter(k, p)] += (k->q + (uint64_t)chain_large(k, in)) * k->es;
     if (p <= R - 2 && out >= 0 && out < R)
         l.out[chain_inter(k, p + 1)] += (k->q + (uint64_t)chain_large(k, out)) * k->es;
-    return sim_cost_rank_time(k->c, &l);
+    return sim_cost_rank_time_mode(k->c, &l, m);
 }
 
 // The whole chain on whole nodes (or one node); -1 when out of memory.
@@ -511,17 +559,17 @@ static double chain_coll(const SimCost *c, const SimSched *s, size_t es) {
     k.es = es;
     k.R = s->nranks;
     k.P = c->ranks_per_node;
-    k.first = s->kind == SIM_COLL_REDUCE ? (s->root + 1) % k.R : s->root;
+    k.first = chain_first(s);
     k.q = s->count / (uint64_t)k.R;
     k.m = s->count % (uint64_t)k.R;
     int R = k.R, P = k.P < R ? k.P : 1; // residues are kept only on several nodes
-    double both[2][2][4];               // [in class][out class][pattern]
-    for (int i = 0; i < 16; i++) {
-        int cin = i >> 3, cout = (i >> 2) & 1, a = (i >> 1) & 1, b = i & 1;
+    double both[3][2][2][4];            // [latency mode][in class][out class][pattern]
+    for (int i = 0; i < 48; i++) {
+        int md = i >> 4, cin = (i >> 3) & 1, cout = (i >> 2) & 1, a = (i >> 1) & 1, b = i & 1;
         RankLoad l = {{0, 0}, {0, 0}};
         l.in[cin] = (k.q + (uint64_t)a) * es;
         l.out[cout] = (k.q + (uint64_t)b) * es;
-        both[cin][cout][2 * a + b] = sim_cost_rank_time(c, &l);
+        both[md][cin][cout][2 * a + b] = sim_cost_rank_time_mode(c, &l, (SimAlphaMode)md);
     }
     uint64_t (*cnt)[4] = calloc((size_t)P, sizeof(*cnt));
     if (cnt == NULL)
@@ -542,17 +590,19 @@ static double chain_coll(const SimCost *c, const SimSched *s, size_t es) {
             tot[pat]--;
         }
         double worst = 0.0;
+        SimAlphaMode md = chain_alpha(R, k.P, k.first, t);
+        double(*b)[2][4] = both[md];
         int r0 = (k.first + t) % P, r1 = (k.first + t + 1) % P;
         for (int pat = 0; pat < 4 && lo <= hi; pat++) {
             double v[3] = {0, 0, 0};
             if (k.P >= R) { // one node
-                v[0] = tot[pat] ? both[INTRA][INTRA][pat] : 0;
+                v[0] = tot[pat] ? b[INTRA][INTRA][pat] : 0;
             } else if (P == 1) { // a rank per node
-                v[0] = tot[pat] ? both[INTER][INTER][pat] : 0;
+                v[0] = tot[pat] ? b[INTER][INTER][pat] : 0;
             } else {
-                v[0] = cnt[r0][pat] ? both[INTER][INTRA][pat] : 0;
-                v[1] = cnt[r1][pat] ? both[INTRA][INTER][pat] : 0;
-                v[2] = tot[pat] != cnt[r0][pat] + cnt[r1][pat] ? both[INTRA][INTRA][pat] : 0;
+                v[0] = cnt[r0][pat] ? b[INTER][INTRA][pat] : 0;
+                v[1] = cnt[r1][pat] ? b[INTRA][INTER][pat] : 0;
+                v[2] = tot[pat] != cnt[r0][pat] + cnt[r1][pat] ? b[INTRA][INTRA][pat] : 0;
             }
             for (int i = 0; i < 3; i++)
                 worst = v[i] > worst ? v[i] : worst;
@@ -561,7 +611,7 @@ static double chain_coll(const SimCost *c, const SimSched *s, size_t es) {
         for (int i = 0; i < 4; i++) {
             if (ends[i] < 0 || ends[i] >= R)
                 continue;
-            double v = chain_position(&k, ends[i], t);
+            double v = chain_position(&k, ends[i], t, md);
             worst = v > worst ? v : worst;
         }
         total += worst;
@@ -634,11 +684,6 @@ static double step_tree(const SimCost *c, const SimSched *s, int step, size_t es
 // ----------------------------------------------------------------------------
 // public entry points
 
-static int is_ring_family(const SimSched *s) {
-    return s->kind == SIM_COLL_ALL_REDUCE || s->kind == SIM_COLL_REDUCE_SCATTER ||
-           s->kind == SIM_COLL_ALL_GATHER;
-}
-
 double sim_cost_step(const SimCost *c, const SimSched *s, int step, size_t elem_size) {
     if (step < 0 || step >= s->nsteps || s->nranks < 2)
         return 0.0;
@@ -683,8 +728,14 @@ double sim_cost_coll(const SimCost *c, const SimSched *s, size_t elem_size) {
     if (is_ring_family(s) && s->algo == SIM_ALGO_RING && s->nranks > 1) {
         RingModel k;
         ring_model_init(&k, c, s, elem_size);
-        if (k.m == 0 || k.nclasses == 1) // every step costs the same
+        if (k.nclasses == 1) // one class: every step costs the same
             return sum_repeat(ring_step_time(&k, s, 0), (uint64_t)s->nsteps);
+        if (k.m == 0) { // equal chunks: two step times, by latency mode
+            double v[2] = {ring_step_time(&k, s, 0), ring_step_time(&k, s, 1)};
+            for (int t = 0; t < s->nsteps; t++)
+                total += v[ring_mode(&k, t)];
+            return total;
+        }
         if (k.R % k.P == 0) {
             double t = ring_coll_residues(&k, s);
             if (t >= 0.0)

@@ -11,6 +11,22 @@
 // the links r uses. Ranks move in lock-step, so the slowest link gates each
 // step, as it does in a real ring. A collective costs the sum of its steps.
 // Ring all_reduce on one link type thus costs 2(R-1)(alpha + S/(R*bw)).
+//
+// Latency. A link's latency is time of flight, not time the link is busy:
+// a collective pays the latencies along its longest chain of dependent
+// transfers, and each step pays what that chain gains at it
+// (sim_cost_step_alpha), as NCCL's own model counts its inter-node hops:
+//   ring (all_reduce, reduce_scatter, all_gather) on several nodes of P
+//     ranks: a chunk moves one rank per step, so any 2(R-1) consecutive
+//     ring links hold at most ceil(2(R-1)/P) node crossings; step t pays the
+//     inter-node latency when t is a multiple of P, else the intra-node one
+//     (one node, or a rank per node: every step as above);
+//   double binary tree, and the pipelined chain of ring broadcast and
+//     reduce: only the first chunk's path pays, so steps past it (t >= 2H
+//     for trees of height H, t >= R-1 for the chain) pay none; the chain's
+//     first R-1 steps pay their own hop's latency;
+//   every other schedule (direct, binomial tree, naive): each step waits for
+//     the one before, and pays as above.
 #ifndef DDPLAB_SIM_COST_H
 #define DDPLAB_SIM_COST_H
 
@@ -119,6 +135,13 @@ void sim_cost_init(SimCost *c, const SimSysProfile *sys, int nranks, int ranks_p
 const SimLinkProfile *sim_cost_link(const SimCost *c, int src, int dst);
 // Seconds for step t of the schedule, for a buffer of elements of elem_size bytes.
 double sim_cost_step(const SimCost *c, const SimSched *s, int step, size_t elem_size);
+// The latency step t pays (see "Latency" at the top of this file): FULL,
+// each rank the largest latency of the links it uses; INTRA, the
+// intra-node latency only (the step's hop on the longest path is inside a
+// node); NONE, no latency (a pipelined step behind the first chunk, whose
+// latency the earlier steps paid).
+typedef enum { SIM_ALPHA_FULL = 0, SIM_ALPHA_INTRA, SIM_ALPHA_NONE } SimAlphaMode;
+SimAlphaMode sim_cost_step_alpha(const SimCost *c, const SimSched *s, int step);
 // Seconds for the whole collective (sum of its steps; a barrier costs the
 // ceil(log2 R) latency rounds of a dissemination barrier).
 double sim_cost_coll(const SimCost *c, const SimSched *s, size_t elem_size);

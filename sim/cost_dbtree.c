@@ -85,6 +85,7 @@ double sim_cost_dbtree(const SimCost *c, const SimSched *s, size_t es, int first
     double total = 0.0;
     for (int t = first; t < last; t++) {
         double worst = 0.0;
+        SimAlphaMode md = sim_cost_step_alpha(c, s, t); // only the first chunk's path pays
         for (size_t i = 0; i < (kinds ? nk : (size_t)R); i++) {
             const DbKind *k = kinds ? &kinds[i] : &one;
             if (kinds == NULL)
@@ -92,7 +93,7 @@ double sim_cost_dbtree(const SimCost *c, const SimSched *s, size_t es, int first
             SimRankLoad l = {{0, 0}, {0, 0}};
             add_place(&k->t[0], bytes[0], K, t, H, &l);
             add_place(&k->t[1], bytes[1], K, t, H, &l);
-            double w = sim_cost_rank_time(c, &l);
+            double w = sim_cost_rank_time_mode(c, &l, md);
             worst = w > worst ? w : worst;
         }
         total += worst;

@@ -34,9 +34,12 @@ typedef struct {
 } SimRankLoad;
 
 // The link class between two ranks, and alpha(r) + max(in_time, out_time)
-// for one rank's load (0 if it moves nothing): every evaluation path ends
-// there, so they agree to the last bit.
+// for one rank's load (0 if it moves nothing), alpha(r) as the step's
+// latency mode says (sim_cost_step_alpha): every evaluation path ends
+// there, so they agree to the last bit. sim_cost_rank_time is the FULL
+// mode.
 int sim_cost_link_class(const SimCost *c, int src, int dst);
+double sim_cost_rank_time_mode(const SimCost *c, const SimRankLoad *l, SimAlphaMode m);
 double sim_cost_rank_time(const SimCost *c, const SimRankLoad *l);
 
 // The double binary tree's steps [first, last) (sim_cost_dbtree.c): the

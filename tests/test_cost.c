@@ -106,13 +106,15 @@ static int test_tree_naive_direct(void) {
 }
 
 // Two nodes of 4: the ring crosses 3 -> 4 and 7 -> 0, and those ranks pay
-// the slow link's latency and bandwidth on every step.
+// the slow link's bandwidth on every step. Its latency is time of flight: a
+// chunk's path of 14 links crosses nodes at most 4 times (every 4th step,
+// from step 0), and the other 10 steps pay the intra-node latency.
 static int test_ring_two_nodes(void) {
-    const double alpha = 1e-5, bw = 1e8;
+    const double alpha = 1e-5, alpha_intra = 1e-6, bw = 1e8;
     int R = 8;
     size_t count = 8 * 1024;
     double S = (double)count * 4;
-    double want = 2 * (R - 1) * (alpha + S / (R * bw));
+    double want = 2 * (R - 1) * (S / (R * bw)) + 4 * alpha + 10 * alpha_intra;
     double got = coll_cost(SIM_COLL_ALL_REDUCE, SIM_ALGO_RING, R, 4, count, 4);
     CHECK_NEAR(got, want, REL(want));
     // The same ring on one node is much faster.

@@ -5,9 +5,35 @@
 #include <stdint.h>
 #include <stdio.h>
 
+// The latency a step pays (sim/cost.h, "Latency"), worked out here on its
+// own: 0 the largest latency of the links a rank uses, 1 the intra-node
+// one, 2 none.
+static int ref_alpha_mode(const SimCost *c, const SimSched *s, int step) {
+    int R = s->nranks, P = c->ranks_per_node;
+    int ring = s->kind == SIM_COLL_ALL_REDUCE || s->kind == SIM_COLL_REDUCE_SCATTER ||
+               s->kind == SIM_COLL_ALL_GATHER;
+    if (s->algo == SIM_ALGO_RING && ring)
+        return P >= R || P == 1 || step % P == 0 ? 0 : 1;
+    if (s->algo == SIM_ALGO_DBTREE) {
+        int H = 0;
+        while ((2 << H) <= R)
+            H++; // floor(log2 R)
+        return step < 2 * H ? 0 : 2;
+    }
+    if (s->algo == SIM_ALGO_RING &&
+        (s->kind == SIM_COLL_BROADCAST || s->kind == SIM_COLL_REDUCE)) {
+        int first = s->kind == SIM_COLL_REDUCE ? (s->root + 1) % R : s->root;
+        if (step >= R - 1)
+            return 2;
+        return P < R && (first + step + 1) % P == 0 ? 0 : 1;
+    }
+    return 0;
+}
+
 double tcost_ref_step(const SimCost *c, const SimSched *s, int step, size_t es) {
     static SimXfer x[TCOST_REF_MAX_XFERS];
     double worst = 0.0;
+    int mode = ref_alpha_mode(c, s, step);
     for (int r = 0; r < s->nranks; r++) {
         // bytes in and out of rank r over [0] the intra-node and [1] the
         // inter-node link
@@ -36,6 +62,10 @@ double tcost_ref_step(const SimCost *c, const SimSched *s, int step, size_t es) 
             if (out[k])
                 tout += (double)out[k] / lk[k]->bw_Bps;
         }
+        if (mode == 1)
+            alpha = c->sys.intra.alpha_s;
+        else if (mode == 2)
+            alpha = 0.0;
         double t = used ? alpha + (tin > tout ? tin : tout) : 0.0;
         if (t > worst)
             worst = t;
