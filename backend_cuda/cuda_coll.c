@@ -257,9 +257,10 @@ static void free_pending(CudaPending *p) {
     free(p);
 }
 
-// A device collective of a rank with an enqueuer (all but send and recv):
-// the compute stream's point is marked here, on the rank's thread, and the
-// enqueuer puts the steps on the comm stream while this thread goes on.
+// A device collective (all but send and recv): the compute stream's point
+// is marked here, on the rank's thread, and the rank's enqueuer (started
+// with the rank's thread, cuda_backend.c) puts the steps on the comm stream
+// while this thread goes on.
 static SimStatus submit(CudaCtx *ctx, int rank, const SimCollCall *call, CudaPending *p) {
     CudaRank *cr = &ctx->ranks[rank];
     CUDA_CHECK(cudaSetDevice(cr->device));
@@ -273,13 +274,10 @@ static SimStatus submit(CudaCtx *ctx, int rank, const SimCollCall *call, CudaPen
     return SIM_OK;
 }
 
-// The same on the rank's own thread (no enqueuer: send and recv, whose
-// halves meet in pairs, and process worlds).
-static SimStatus enqueue_here(CudaCtx *ctx, int rank, const SimCollCall *call, CudaPending *p) {
-    CudaRank *cr = &ctx->ranks[rank];
-    CUDA_CHECK(cudaSetDevice(cr->device));
-    CUDA_CHECK(cudaEventRecord(cr->ready, cr->compute));
-    return cuda_devcoll_enqueue(ctx, rank, call, cr->ready, p->done, p->ntev ? p->tev : NULL);
+// Send and receive, whose halves meet in pairs, on the rank's own thread
+// (they mark the compute stream's point themselves: cuda_devcoll.c).
+static SimStatus enqueue_p2p(CudaCtx *ctx, int rank, const SimCollCall *call, CudaPending *p) {
+    return cuda_devcoll_enqueue(ctx, rank, call, NULL, p->done, NULL);
 }
 
 SimStatus cuda_coll_launch(void *vctx, int rank, SimCollHandle *h) {
@@ -318,7 +316,6 @@ SimStatus cuda_coll_launch(void *vctx, int rank, SimCollHandle *h) {
         }
     }
     int p2p = a->kind == SIM_COLL_SEND || a->kind == SIM_COLL_RECV;
-    int queue = ctx->dc && ctx->ranks[rank].enq && !p2p;
     if (ctx->dc && p2p) // its messages go on the comm stream after the queued collectives
         cuda_enq_drain(ctx, rank);
     if (ctx->dc && a->kind == SIM_COLL_SEND) {
@@ -339,9 +336,9 @@ SimStatus cuda_coll_launch(void *vctx, int rank, SimCollHandle *h) {
         return st;
     }
     call->start_sim = start;
-    st = queue     ? submit(ctx, rank, call, p)
-         : ctx->dc ? enqueue_here(ctx, rank, call, p)
-                   : enqueue(ctx, rank, a, p->done, p->whole ? p->tev : NULL);
+    st = !ctx->dc ? enqueue(ctx, rank, a, p->done, p->whole ? p->tev : NULL)
+         : p2p    ? enqueue_p2p(ctx, rank, call, p)
+                  : submit(ctx, rank, call, p);
     if (st != SIM_OK) {
         cuda_meet_abort(&ctx->meet); // peers must not start anything more
         free_pending(p);

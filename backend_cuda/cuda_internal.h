@@ -92,7 +92,7 @@ void cuda_devcoll_close(CudaCtx *ctx);
 void cuda_devcoll_abort(CudaCtx *ctx);
 void cuda_devcoll_reset(CudaCtx *ctx);
 // `ready` was recorded on the rank's compute stream when it launched the
-// collective: the comm stream starts after it.
+// collective: the comm stream starts after it (send and recv: unused).
 SimStatus cuda_devcoll_enqueue(CudaCtx *ctx, int rank, const SimCollCall *call,
                                cudaEvent_t ready, cudaEvent_t done, cudaEvent_t *tev);
 // A send's first half, before the pair meets: posts the buffer and an event

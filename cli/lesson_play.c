@@ -49,8 +49,11 @@ typedef struct {
     int eof;            // the answers ended: later questions are skipped
 } Play;
 
-static void failure(Play *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void failure(Play *p, int line, const char *fmt, ...) {
+// One line on stderr, "LESSON:LINE: ...", after the transcript so far; a
+// failure (fails = 1) is counted, a note is not.
+static void report(Play *p, int line, int fails, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void report(Play *p, int line, int fails, const char *fmt, ...) {
     fflush(p->o->out);
     fprintf(stderr, "%s:%d: ", p->l->path, line);
     va_list ap;
@@ -58,8 +61,9 @@ static void failure(Play *p, int line, const char *fmt, ...) {
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
-    p->res->failures++;
+    p->res->failures += fails;
 }
+#define failure(p, line, ...) report(p, line, 1, __VA_ARGS__)
 
 static void since_add(Play *p, const char *text) {
     size_t n = strlen(text);
@@ -329,12 +333,10 @@ static void ask(Play *p, int k) {
     if (p->o->non_interactive && have && g != LESSON_GRADE_RIGHT) {
         char num[64];
         lesson_grade_number(fact, num, sizeof num);
-        if (q->varies) { // the figure is this machine's: a note, not a failure
-            fflush(out);
-            fprintf(stderr, "%s:%d: note: the recorded answer is %s, this machine computed %s "
-                    "(it varies with %s)\n", p->l->path, q->line,
-                    q->answer ? q->answer : "(none)", num, q->varies);
-        } else
+        if (q->varies) // the figure is this machine's: a note, not a failure
+            report(p, q->line, 0, "note: the recorded answer is %s, this machine computed %s "
+                   "(it varies with %s)", q->answer ? q->answer : "(none)", num, q->varies);
+        else
             failure(p, q->line, "the recorded answer is %s but the run computed %s (fact %s)",
                     q->answer ? q->answer : "(none)", num, q->check);
     } else if (p->o->non_interactive && g != LESSON_GRADE_RIGHT && q->type != LESSON_Q_NUMBER) {

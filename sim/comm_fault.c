@@ -331,10 +331,7 @@ static double rank_time(const SimWorld *w, const SimSched *s, int q, int step, s
             const SimLinkProfile *l = sim_cost_link(&w->cost, x[i].src, x[i].dst);
             double f = sim_fault_link_factor(p, x[i].src, x[i].dst);
             used = 1;
-            double a = md == SIM_ALPHA_FULL    ? l->alpha_s
-                       : md == SIM_ALPHA_INTRA ? w->cost.sys.intra.alpha_s
-                                               : 0.0;
-            alpha = max2(alpha, f * a);
+            alpha = max2(alpha, f * sim_cost_alpha(&w->cost, l->alpha_s, md));
             t[in] += f * (double)(x[i].count * es) / l->bw_Bps;
         }
         if (x != local)

@@ -7,8 +7,9 @@
 // bytes/bw over the classes and alpha(r) is what the step's latency mode
 // (sim_cost_step_alpha, cost.h "Latency") says: the largest latency among
 // the classes r moves bytes on, the intra-node one, or none. The step costs
-// the maximum over ranks (ranks move in lock-step). A transfer of zero bytes moves nothing and costs nothing, so
-// a collective of count 0 is free, as NCCL returns at once for it.
+// the maximum over ranks (ranks move in lock-step). A transfer of zero bytes
+// moves nothing and costs nothing, so a collective of count 0 is free, as
+// NCCL returns at once for it.
 //
 // The general evaluation asks the schedule for every rank's transfers, which
 // is O(R) calls per step. Ring, direct and both tree schedules are evaluated from
@@ -129,11 +130,11 @@ double sim_cost_rank_time_mode(const SimCost *c, const RankLoad *l, SimAlphaMode
         if (l->out[k] != 0)
             tout += (double)l->out[k] / lk->bw_Bps;
     }
-    if (m == SIM_ALPHA_INTRA)
-        alpha = c->sys.intra.alpha_s;
-    else if (m == SIM_ALPHA_NONE)
-        alpha = 0.0;
-    return used ? alpha + (tin > tout ? tin : tout) : 0.0;
+    return used ? sim_cost_alpha(c, alpha, m) + (tin > tout ? tin : tout) : 0.0;
+}
+
+double sim_cost_alpha(const SimCost *c, double link_alpha, SimAlphaMode m) {
+    return m == SIM_ALPHA_FULL ? link_alpha : m == SIM_ALPHA_INTRA ? c->sys.intra.alpha_s : 0.0;
 }
 
 double sim_cost_rank_time(const SimCost *c, const RankLoad *l) {

@@ -142,6 +142,8 @@ double sim_cost_step(const SimCost *c, const SimSched *s, int step, size_t elem_
 // latency the earlier steps paid).
 typedef enum { SIM_ALPHA_FULL = 0, SIM_ALPHA_INTRA, SIM_ALPHA_NONE } SimAlphaMode;
 SimAlphaMode sim_cost_step_alpha(const SimCost *c, const SimSched *s, int step);
+// The latency a transfer on a link of latency link_alpha pays under mode m.
+double sim_cost_alpha(const SimCost *c, double link_alpha, SimAlphaMode m);
 // Seconds for the whole collective (sum of its steps; a barrier costs the
 // ceil(log2 R) latency rounds of a dissemination barrier).
 double sim_cost_coll(const SimCost *c, const SimSched *s, size_t elem_size);
