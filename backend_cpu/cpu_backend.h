@@ -4,7 +4,7 @@
 #ifndef DDPLAB_CPU_BACKEND_H
 #define DDPLAB_CPU_BACKEND_H
 
-#include "backend.h" // defines: SimBackendOps
+#include "engine/backend.h" // defines: SimBackendOps
 
 extern const SimBackendOps cpu_backend_ops;
 

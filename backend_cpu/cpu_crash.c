@@ -6,7 +6,7 @@
 // diagnosis reads), enters no collective, and its peers wait for it in
 // their next collective until the watchdog fires and aborts the world.
 // Only its thread must not return before then: its buffers stay valid while
-// a peer might still look at them, as sim/backend.h asks. It waits
+// a peer might still look at them, as sim/engine/backend.h asks. It waits
 // politely, in short sleeps, without burning a core.
 #include <time.h>
 

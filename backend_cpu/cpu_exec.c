@@ -1,5 +1,5 @@
 // backend_cpu/cpu_exec.c: the schedule executor, which runs any collective
-// algorithm of sim/schedule.h by really moving its chunks between rank buffers.
+// algorithm of sim/coll/schedule.h by really moving its chunks between rank buffers.
 //
 // One collective on one rank:
 //   1. prepare the work buffer (recv, send, or the rank's scratch) and make

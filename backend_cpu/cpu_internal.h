@@ -3,7 +3,7 @@
 //
 // Ranks are threads of one process. A collective is executed inline by every
 // rank: a rendezvous of all ranks (which also checks that they all called the
-// same collective), then the schedule of sim/schedule.h, each rank pulling its
+// same collective), then the schedule of sim/coll/schedule.h, each rank pulling its
 // incoming chunks straight out of its peers' buffers. Ranks synchronise only
 // through the counters below: C11 atomics with acquire/release ordering (so
 // ThreadSanitizer sees every happens-before edge), and a Linux futex on the
@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h" // defines: SimBackendConfig, SimCollCall, SimStatus
-#include "schedule.h"   // defines: SimXfer
+#include "engine/backend.h" // defines: SimBackendConfig, SimCollCall, SimStatus
+#include "coll/schedule.h"   // defines: SimXfer
 
 #define CPU_CACHE_LINE 64
 #define CPU_ERROR_MAX 4096 // bytes of diagnosis kept for last_error (as SimWorld's)

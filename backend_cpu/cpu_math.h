@@ -1,4 +1,4 @@
-// backend_cpu/cpu_math.h: the CPU backend's math kernels (sim/kernels.h),
+// backend_cpu/cpu_math.h: the CPU backend's math kernels (sim/engine/kernels.h),
 // private to backend_cpu/. Each cpu_math_*.c file holds one family; cpu_math.c
 // puts them into the one table `cpu_math_ops` that the backend exports.
 //
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels.h" // defines: SimMathOps, SimAct, SimSgdHyper, SimAdamHyper
+#include "engine/kernels.h" // defines: SimMathOps, SimAct, SimSgdHyper, SimAdamHyper
 
 // Scratch memory owned by one rank, grown on demand and freed with the
 // backend; valid until the rank's next call. NULL when out of memory.

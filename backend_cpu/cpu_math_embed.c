@@ -1,7 +1,7 @@
 // backend_cpu/cpu_math_embed.c: token + position embedding, as in GPT-2:
 // out[b,t,:] = wte[idx[b,t],:] + wpe[t,:]. Backward scatters the gradient of
 // each position back into the rows it came from (accumulating). Token ids
-// are checked by the wrapper (sim/ops.c) against the vocabulary; a negative
+// are checked by the wrapper (sim/engine/ops.c) against the vocabulary; a negative
 // id is still refused here so that no bad index ever reaches memory.
 #include "cpu_math.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cpu_math.h"
-#include "dtype.h"
+#include "base/dtype.h"
 
 // ----------------------------------------------------------------------------
 // amp: rounded copies of the operands

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cpu_math.h"
-#include "dtype.h"
+#include "base/dtype.h"
 
 SimStatus cpu_math_add(void *ctx, int rank, float *out, const float *a, const float *b, size_t n) {
     (void)ctx;

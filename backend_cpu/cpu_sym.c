@@ -7,7 +7,7 @@
 // rank 0 does, holds what rank 0 holds, and leaves when rank 0 leaves. A
 // collective therefore completes at once: it starts at rank 0's arrival
 // (start_sim = arrive_sim, the latest arrival when all arrive together) and
-// ends when the cost model says (sim/comm.c adds sim_cost_coll, as for any
+// ends when the cost model says (sim/engine/comm.c adds sim_cost_coll, as for any
 // backend); a send or a receive likewise. The work per collective is the
 // cost model's, nothing per rank, so 16384 ranks cost about what 8 do.
 //
@@ -18,7 +18,7 @@
 // replicas, layer-owner's owners, uneven inputs: those refuse represent
 // mode in their set-up).
 //
-// Trace: every collective's own event (SIM_EV_COLL, written by sim/comm.c)
+// Trace: every collective's own event (SIM_EV_COLL, written by sim/engine/comm.c)
 // is always there. Its steps and transfers (SIM_EV_COLL_STEP, SIM_EV_XFER)
 // are reported only up to CPU_SYM_STEP_RANKS ranks: a ring over R ranks has
 // 2(R-1) steps per all_reduce, millions of events per training step at

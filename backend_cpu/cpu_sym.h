@@ -4,7 +4,7 @@
 #ifndef DDPLAB_CPU_SYM_H
 #define DDPLAB_CPU_SYM_H
 
-#include "backend.h" // defines: SimBackendOps
+#include "engine/backend.h" // defines: SimBackendOps
 
 // Ranks whose collectives still report their steps (and transfers) to the
 // trace; above it only each collective's own event is traced.

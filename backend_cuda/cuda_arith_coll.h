@@ -1,7 +1,7 @@
 // backend_cuda/cuda_arith_coll.h: the per-element arithmetic of ddplab's own
 // device collectives (cuda_devcoll.cu), in the CUDA_HD convention of
 // cuda_arith.h: dst[i] = dst[i] (op) src[i] exactly as the cpu backend's
-// sim_reduce_inplace does it (sim/dtype.c): fp16 and bf16 widened to fp32,
+// sim_reduce_inplace does it (sim/base/dtype.c): fp16 and bf16 widened to fp32,
 // combined, rounded back to nearest even; integers wrap; MAX and MIN keep a
 // NaN of either side. tests/test_cuda_arith_coll.c checks it against
 // sim_reduce_inplace on the host.
@@ -13,7 +13,7 @@
 
 #include "cuda_arith.h"     // defines: CUDA_HD
 #include "cuda_arith_vec.h" // defines: cuda_f16_to_f32, cuda_f32_to_f16, ...
-#include "dtype.h"          // defines: SimDtype, SimRedOp
+#include "base/dtype.h"          // defines: SimDtype, SimRedOp
 
 static inline CUDA_HD float cuda_red_f32(float a, float b, SimRedOp op) {
     switch (op) {

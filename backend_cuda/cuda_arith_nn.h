@@ -25,7 +25,7 @@
 
 #include "cuda_arith.h"     // defines: CUDA_HD
 #include "cuda_arith_vec.h" // defines: cuda_f32_to_f16, cuda_f16_to_f32, ...
-#include "dtype.h"          // defines: SimDtype
+#include "base/dtype.h"          // defines: SimDtype
 
 // ----------------------------------------------------------------------------
 // Mixed precision and Linear

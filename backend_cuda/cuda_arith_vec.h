@@ -12,7 +12,7 @@
 //   CMakeLists.txt), so a*b + c rounds twice on both sides and fmaf() is
 //   the only fused operation, on both sides;
 // - fp16/bf16 conversions are integer bit operations, round to nearest even,
-//   with NaN kept NaN as sim/dtype.c does;
+//   with NaN kept NaN as sim/base/dtype.c does;
 // - the optimizer coefficients are derived in double and rounded to fp32
 //   exactly where cpu_math_optim.c does it (cuda_sgd_coef, cuda_adam_coef).
 // Two differences remain on the GPU. Its libm: erff, expf and tanhf are
@@ -30,8 +30,8 @@
 #include <string.h>
 
 #include "cuda_arith.h" // defines: CUDA_HD
-#include "dtype.h"      // defines: SimDtype
-#include "kernels.h"    // defines: SimAct, SimSgdHyper, SimAdamHyper
+#include "base/dtype.h"      // defines: SimDtype
+#include "engine/kernels.h"    // defines: SimAct, SimSgdHyper, SimAdamHyper
 
 // ----------------------------------------------------------------------------
 // Bits of an fp32 value (memcpy: defined in C and C++, one move on the GPU)
@@ -147,7 +147,7 @@ static inline CUDA_HD double cuda_sumsq_term(float x) {
 }
 
 // ----------------------------------------------------------------------------
-// fp16 / bf16 conversions (sim/dtype.c): round to nearest, ties to even;
+// fp16 / bf16 conversions (sim/base/dtype.c): round to nearest, ties to even;
 // overflow to inf; NaN stays NaN with its top payload bits and the quiet bit
 // set. Integer arithmetic only.
 
@@ -226,7 +226,7 @@ static inline CUDA_HD float cuda_bf16_to_f32(uint16_t b) {
 // and out-of-range values saturate, as the GPU's own conversions do.
 
 // Bytes per element, 0 for an invalid dtype (sim_dtype_size, which the .cu
-// files cannot call: sim/dtype.h declares it without C linkage for C++).
+// files cannot call: sim/base/dtype.h declares it without C linkage for C++).
 static inline CUDA_HD size_t cuda_dtype_bytes(SimDtype dt) {
     switch (dt) {
     case SIM_FP32: return 4;

@@ -445,7 +445,7 @@ SimStatus cuda_ctx_op_done(void *vctx, int rank, const char *func, const char *f
     return SIM_OK;
 }
 
-// Device timing of math ops (sim/backend.h: op_begin, op_times). A failed
+// Device timing of math ops (sim/engine/backend.h: op_begin, op_times). A failed
 // record only costs the op its device times: the trace keeps the host's.
 static void cuda_op_begin(void *vctx, int rank) {
     CudaCtx *ctx = vctx;
@@ -499,7 +499,7 @@ static SimStatus cuda_mem_info(void *vctx, int rank, int *device, uint64_t *used
     return SIM_OK;
 }
 
-// An injected crash (`--fault crash:...`, sim/comm_fault.c) on the rank's
+// An injected crash (`--fault crash:...`, sim/engine/comm_fault.c) on the rank's
 // own thread: from here on the rank takes part in nothing, as a dead process
 // would, so its peers wait for it at their next meeting until the watchdog
 // names it (the world is then aborted), or finish without it. Its buffers

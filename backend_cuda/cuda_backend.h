@@ -8,7 +8,7 @@
 #ifndef DDPLAB_BACKEND_CUDA_H
 #define DDPLAB_BACKEND_CUDA_H
 
-#include "backend.h" // defines: SimBackendOps
+#include "engine/backend.h" // defines: SimBackendOps
 
 extern const SimBackendOps cuda_backend_ops;
 

@@ -386,7 +386,7 @@ static SimStatus give_up(CudaCtx *ctx, int rank, const SimCollCall *call, SimSta
 // Polls `done`: spins for the first 200 microseconds (small collectives end
 // within that), then sleeps that grow to a millisecond, so that a long wait
 // leaves the CPU to others. The watchdog counts from the start of the wait.
-// (<sched.h> and sched_yield are out of reach: sim/schedule.h shadows it.)
+// (<sched.h> and sched_yield are out of reach: sim/coll/schedule.h shadows it.)
 static SimStatus wait_done(CudaCtx *ctx, int rank, const SimCollCall *call, cudaEvent_t done) {
     CudaRank *r = &ctx->ranks[rank];
     if (r->nccl_aborted) { // an earlier wait of this rank gave up

@@ -1,12 +1,12 @@
 // backend_cuda/cuda_devcoll.h: ddplab's own device-memory collectives, for
 // worlds whose ranks share GPUs (NCCL refuses two ranks of one communicator
 // on one GPU; cuda_world.h decides). They execute the very schedules of
-// sim/schedule.h that the cpu backend executes and the views animate.
+// sim/coll/schedule.h that the cpu backend executes and the views animate.
 //
 // Asynchronous, as NCCL is: launch only ENQUEUES the schedule on the rank's
 // comm stream and returns, so a DDP bucket's all-reduce runs on the GPU while
 // the rank goes on with its backward pass on the compute stream. The ordering
-// contract of sim/schedule.h is kept on the GPU with CUDA events: after each
+// contract of sim/coll/schedule.h is kept on the GPU with CUDA events: after each
 // step every rank records an event on its comm stream, and before step t a
 // rank's stream waits for the events of its sources and of the ranks that
 // read its buffer at step t-1. Each rank's enqueuer thread (cuda_enqueue.c)
@@ -24,7 +24,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "dtype.h" // defines: SimDtype, SimRedOp
+#include "base/dtype.h" // defines: SimDtype, SimRedOp
 
 #ifdef __cplusplus
 extern "C" {

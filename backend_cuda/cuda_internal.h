@@ -29,7 +29,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "backend.h"   // defines: SimBackendOps, SimBackendConfig, SimCollHandle
+#include "engine/backend.h"   // defines: SimBackendOps, SimBackendConfig, SimCollHandle
 #include "cuda_meet.h" // defines: CudaMeet
 #include "cuda_world.h" // defines: CudaWorldPlan
 

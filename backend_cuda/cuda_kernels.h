@@ -14,7 +14,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "dtype.h" // defines: SimDtype
+#include "base/dtype.h" // defines: SimDtype
 
 #ifdef __CUDACC__
 #define CUDA_HOST_DEVICE __host__ __device__

@@ -7,7 +7,7 @@
 // the backend's context through the accessors below, implemented in
 // cuda_backend.c.
 //
-// Timing: sim/ops.c calls the backend's op_begin before an op's kernels,
+// Timing: sim/engine/ops.c calls the backend's op_begin before an op's kernels,
 // which records a timing event on the rank's compute stream. Every math op
 // ends with CUDA_OP_DONE, which checks the launch, records the end event and
 // waits for the compute stream; the two events then give the kernels' own
@@ -23,7 +23,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "status.h" // defines: SimStatus
+#include "base/status.h" // defines: SimStatus
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 // backend_cuda/cuda_math.h: the CUDA backend's math kernels, the `math` table
-// of its ops (sim/kernels.h gives every slot's contract, shapes and
+// of its ops (sim/engine/kernels.h gives every slot's contract, shapes and
 // accumulation rules; these match the cpu backend's backend_cpu/cpu_math.h).
 // Implemented in cuda_math_*.cu; the table is in cuda_math_table.c.
 //
@@ -11,7 +11,7 @@
 #ifndef DDPLAB_BACKEND_CUDA_MATH_H
 #define DDPLAB_BACKEND_CUDA_MATH_H
 
-#include "kernels.h" // defines: SimMathOps, SimAct, SimSgdHyper, SimAdamHyper
+#include "engine/kernels.h" // defines: SimMathOps, SimAct, SimSgdHyper, SimAdamHyper
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 // backend_cuda/cuda_math_act.cu: element-wise activations and their
-// derivatives on the GPU (sim/kernels.h act_forward / act_backward), one
+// derivatives on the GPU (sim/engine/kernels.h act_forward / act_backward), one
 // thread per element in grid-stride loops; the arithmetic is
 // cuda_arith_vec.h's (relu, GELU with erf, GELU with tanh), the cpu
 // backend's formulas. Built with --fmad=false (see cuda_arith_vec.h).

@@ -1,5 +1,5 @@
 // backend_cuda/cuda_math_attention.cu: causal multi-head self-attention on the
-// GPU (sim/kernels.h), with cuda_arith_nn.h's arithmetic (the cpu backend's
+// GPU (sim/engine/kernels.h), with cuda_arith_nn.h's arithmetic (the cpu backend's
 // cpu_math_attention.c loops).
 //
 // Forward: one thread per (b, t, head); each writes only its own rows of

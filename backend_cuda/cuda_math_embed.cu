@@ -1,5 +1,5 @@
 // backend_cuda/cuda_math_embed.cu: token + position embedding on the GPU
-// (sim/kernels.h embedding_forward / embedding_backward), with
+// (sim/engine/kernels.h embedding_forward / embedding_backward), with
 // cuda_arith_vec.h's arithmetic. Built with --fmad=false (see
 // cuda_arith_vec.h).
 //

@@ -1,4 +1,4 @@
-// backend_cuda/cuda_math_linear.cu: matrix products on the GPU (sim/kernels.h
+// backend_cuda/cuda_math_linear.cu: matrix products on the GPU (sim/engine/kernels.h
 // gemm, linear_forward, linear_backward) through cuBLAS, plus the bias
 // kernels around them.
 //

@@ -1,5 +1,5 @@
 // backend_cuda/cuda_math_loss.cu: softmax cross-entropy on the GPU
-// (sim/kernels.h), one thread per row, with cuda_arith_nn.h's arithmetic
+// (sim/engine/kernels.h), one thread per row, with cuda_arith_nn.h's arithmetic
 // (the cpu backend's cpu_math_loss.c).
 //
 // A target outside [0, V) is SIM_EINVAL, as on the cpu backend: the kernel

@@ -1,5 +1,5 @@
 // backend_cuda/cuda_math_norm.cu: LayerNorm and BatchNorm1d on the GPU
-// (sim/kernels.h), with cuda_arith_nn.h's arithmetic, which is the cpu
+// (sim/engine/kernels.h), with cuda_arith_nn.h's arithmetic, which is the cpu
 // backend's (cpu_math_norm.c) statement by statement.
 //
 // LayerNorm: one thread per row for the normalisation and dinp, one thread

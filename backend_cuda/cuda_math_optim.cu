@@ -1,5 +1,5 @@
 // backend_cuda/cuda_math_optim.cu: one step of torch.optim.SGD and
-// torch.optim.Adam / AdamW on the GPU (sim/kernels.h sgd_step / adam_step),
+// torch.optim.Adam / AdamW on the GPU (sim/engine/kernels.h sgd_step / adam_step),
 // one thread per parameter. The coefficients are derived here on the host,
 // in double, and rounded to fp32 where the cpu backend rounds them
 // (cuda_sgd_coef, cuda_adam_coef); the per-element updates are

@@ -1,4 +1,4 @@
-// backend_cuda/cuda_math_table.c: the CUDA backend's math table (sim/kernels.h).
+// backend_cuda/cuda_math_table.c: the CUDA backend's math table (sim/engine/kernels.h).
 #include <stddef.h>
 
 #include "cuda_math.h" // defines: cuda_math_*

@@ -1,10 +1,10 @@
 // backend_cuda/cuda_math_vec.cu: the small element-wise and reduction ops on
-// the GPU (sim/kernels.h add, axpy, scale, fill, sumsq, nonfinite, cast), with
+// the GPU (sim/engine/kernels.h add, axpy, scale, fill, sumsq, nonfinite, cast), with
 // cuda_arith_vec.h's arithmetic: the cpu backend's (cpu_math_misc.c), bit for
 // bit but for the order of sumsq's additions. Built with --fmad=false (see
 // cuda_arith_vec.h).
 //
-// sumsq and nonfinite write a HOST scalar (sim/ops_vec.c passes the address
+// sumsq and nonfinite write a HOST scalar (sim/engine/ops_vec.c passes the address
 // of a local): the result is reduced on the device, copied back on the
 // rank's compute stream, and valid when the op returns (CUDA_OP_DONE waits
 // for the stream).

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h" // defines: SimStatus
+#include "base/status.h" // defines: SimStatus
 
 #define CUDA_MEET_NONE UINT64_MAX
 

@@ -34,7 +34,7 @@
 
 #include <stddef.h>
 
-#include "status.h" // defines: SimStatus
+#include "base/status.h" // defines: SimStatus
 
 #define CUDA_RDZV_MAX_BLOB 4096         // bytes cuda_rdzv_bcast carries at most
 #define CUDA_RDZV_DEFAULT_TIMEOUT 300.0 // seconds, without DDPLAB_RENDEZVOUS_TIMEOUT

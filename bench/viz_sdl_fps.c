@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm.h"
+#include "engine/comm.h"
 #include "cpu_backend.h"
 #include "view_sdl_internal.h"
-#include "world.h"
+#include "engine/world.h"
 
 enum { TARGET_FPS = 60 };
 

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "backend.h" // defines: SimBackendOps
+#include "engine/backend.h" // defines: SimBackendOps
 
 // The compiled-in backends offered to the user, NULL-terminated. The first
 // one is the default.

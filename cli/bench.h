@@ -10,7 +10,7 @@
 //   bench_device.c    measuring this machine's compute as the profile's device
 //   bench.c           bench_main: puts the pieces together
 //
-// Terms used throughout (nccl-tests' conventions, see sim/coll.h):
+// Terms used throughout (nccl-tests' conventions, see sim/coll/coll.h):
 //   R      ranks in the world
 //   count  elements of the collective's count argument (NCCL convention)
 //   size   bytes used for algbw: sim_coll_algbw_bytes(kind, count, dtype, R)
@@ -22,10 +22,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "backend.h" // defines: SimBackendOps
-#include "coll.h"    // defines: SimCollKind, SimAlgo
-#include "cost.h"    // defines: SimSysProfile
-#include "world.h"   // defines: SimWorld, SimRank
+#include "engine/backend.h" // defines: SimBackendOps
+#include "coll/coll.h"    // defines: SimCollKind, SimAlgo
+#include "cost/cost.h"    // defines: SimSysProfile
+#include "engine/world.h"   // defines: SimWorld, SimRank
 
 // In the bench, SIM_COLL_SEND stands for "sendrecv": a ring exchange in which
 // every rank r sends to r+1 and receives from r-1.

@@ -5,13 +5,13 @@
 // Every rank measures at the same time, as every rank computes at the same
 // time in a training run (R threads sharing the cores, caches and memory, or
 // R ranks sharing a GPU), and each rank's kernels are the backend's own,
-// called through its math table (sim/kernels.h) on memory from its allocator.
+// called through its math table (sim/engine/kernels.h) on memory from its allocator.
 // Three figures, each the median over timed rounds (a noisy machine slows
 // some rounds; the median is what a run typically sees), averaged over the
 // ranks:
 //   matmul rate  FLOP/s of Linear forward and backward (dinp, dweight and
 //                dbias) on the plan's layers. FLOPs are counted as the cost
-//                model counts them (sim/ops_nn.c: 2NC*OC forward, 4NC*OC +
+//                model counts them (sim/engine/ops_nn.c: 2NC*OC forward, 4NC*OC +
 //                N*OC backward).
 //   bandwidth    bytes per second of one pass over the plan's buffer,
 //                counting each byte read and written (2S / t), the way the
@@ -38,7 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "comm.h" // defines: sim_barrier, sim_wall_now
+#include "engine/comm.h" // defines: sim_barrier, sim_wall_now
 
 #define DEV_ROUNDS 25        // timed rounds of each measurement
 #define DEV_WARMUP 3         // untimed rounds first (page faults, BLAS buffers)

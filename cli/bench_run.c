@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm.h" // defines: sim_coll_launch, sim_send, sim_barrier
+#include "engine/comm.h" // defines: sim_coll_launch, sim_send, sim_barrier
 
 // One rank's buffers, sized for the largest point of the sweep.
 typedef struct {

@@ -1,13 +1,13 @@
 // cli/compare.h: `ddplab compare A.st B.st [--json] [--top N] [--all]`:
 // two safetensors files (checkpoints) compared tensor by tensor, by name,
-// in units in the last place (sim/ulp.h), plus the metadata that differs.
+// in units in the last place (sim/base/ulp.h), plus the metadata that differs.
 #ifndef DDPLAB_CLI_COMPARE_H
 #define DDPLAB_CLI_COMPARE_H
 
 #include <stdio.h>
 
-#include "safetensors.h" // defines: SimStFile, SimStTensor
-#include "ulp.h"         // defines: SimUlpStats
+#include "formats/safetensors.h" // defines: SimStFile, SimStTensor
+#include "base/ulp.h"         // defines: SimUlpStats
 
 typedef struct {
     const char *path[2]; // A and B

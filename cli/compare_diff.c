@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "compare.h"
-#include "errbuf.h" // defines: sim_errbuf_fail
+#include "base/errbuf.h" // defines: sim_errbuf_fail
 
 static int64_t numel(const SimStTensor *t) {
     int64_t n = 1;

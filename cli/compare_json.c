@@ -17,7 +17,7 @@
 // exact integer; in a float tensor 18446744073709551615 (2^64 - 1) means a
 // NaN met a number. Values JSON cannot hold (NaN, infinities) are null.
 #include "compare.h"
-#include "outfile.h" // defines: SimJsonOut
+#include "base/outfile.h" // defines: SimJsonOut
 
 // ", "k": v for the plain fields.
 static void i64_field(SimJsonOut *o, const char *k, int64_t v) {

@@ -1,9 +1,9 @@
 // cli/interview.h: `ddplab interview`, a drill of interview questions on
 // data-parallel training whose answers come from the engine: memory per GPU
-// from sim/memory_formula.h, bus bandwidth and ring schedules from
-// sim/coll.h and sim/schedule.h, DDP buckets from sim/ddp_buckets.h on a
-// real model's parameters, FSDP shards and divide factors from sim/fsdp.h,
-// batches and learning rates from sim/sampler.h and sim/lr_schedule.h, and
+// from sim/cost/memory_formula.h, bus bandwidth and ring schedules from
+// sim/coll/coll.h and sim/coll/schedule.h, DDP buckets from sim/strategy/ddp_buckets.h on a
+// real model's parameters, FSDP shards and divide factors from sim/strategy/fsdp.h,
+// batches and learning rates from sim/data/sampler.h and sim/model/lr_schedule.h, and
 // multiple-choice "what breaks if ..." questions on the failure modes that
 // `ddplab run` reproduces.
 //
@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sampler.h" // defines: SimSplitMix
+#include "data/sampler.h" // defines: SimSplitMix
 
 typedef enum {
     IV_MEMORY = 0,   // model states per GPU: DDP, ZeRO-1/2/3, FSDP FULL_SHARD

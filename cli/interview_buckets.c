@@ -1,12 +1,12 @@
 // cli/interview_buckets.c: DDP's gradient buckets for a preset at a bucket
 // cap: the single bucket of iteration 0 and the plan rebuilt from the
 // gradient-ready order with the 1 MiB first bucket, both by
-// sim/ddp_buckets.h on the model's real parameter sizes and the order its
+// sim/strategy/ddp_buckets.h on the model's real parameter sizes and the order its
 // backward makes them ready.
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ddp_buckets.h" // defines: sim_ddp_*, SimBucketPlan
+#include "strategy/ddp_buckets.h" // defines: sim_ddp_*, SimBucketPlan
 #include "interview.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))

@@ -2,13 +2,13 @@
 // algorithm bandwidth (sim_coll_busbw_factor) or from a measured size and
 // time (sim_coll_algbw_bytes), and the ring all_reduce's steps and bytes
 // sent per rank, and the ring's steps against NCCL's double binary tree's,
-// counted on the schedules the cpu backend executes (sim/schedule.h).
+// counted on the schedules the cpu backend executes (sim/coll/schedule.h).
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "coll.h"     // defines: sim_coll_*
+#include "coll/coll.h"     // defines: sim_coll_*
 #include "interview.h"
-#include "schedule.h" // defines: SimSched, sim_sched_*
+#include "coll/schedule.h" // defines: SimSched, sim_sched_*
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

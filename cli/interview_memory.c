@@ -1,13 +1,13 @@
 // cli/interview_memory.c: "how much memory per GPU": the model states of
 // mixed-precision Adam under DDP, ZeRO-1/2/3 and FSDP FULL_SHARD, from
-// sim/memory_formula.h (the ZeRO paper's 2 + 2 + K bytes per parameter,
+// sim/cost/memory_formula.h (the ZeRO paper's 2 + 2 + K bytes per parameter,
 // K = 12), for a preset or a round number of parameters.
 #include <stdio.h>
 #include <string.h>
 
 #include "interview.h"
-#include "memory_formula.h" // defines: sim_memf_*
-#include "model.h"          // defines: sim_model_preset_at
+#include "cost/memory_formula.h" // defines: sim_memf_*
+#include "model/model.h"          // defines: sim_model_preset_at
 
 static const char *const presets[] = {"gpt2-xl", "bert-large", "llama2-7b", "llama2-13b",
                                       "llama2-70b", "llama3-8b", "llama3-70b", "gpt3-175b"};

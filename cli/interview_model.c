@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "backends.h" // defines: cli_backend_find
-#include "fsdp.h"     // defines: sim_fsdp_plan_build, SimFsdpPlan
+#include "strategy/fsdp.h"     // defines: sim_fsdp_plan_build, SimFsdpPlan
 #include "interview.h"
-#include "model.h"    // defines: sim_model_*
-#include "world.h"    // defines: SimWorld, sim_world_*
+#include "model/model.h"    // defines: sim_model_*
+#include "engine/world.h"    // defines: SimWorld, sim_world_*
 
 typedef struct {
     const SimModelSpec *spec;

@@ -1,12 +1,12 @@
 // cli/interview_sharding.c: FSDP's flat parameters: the shard each rank
 // keeps of a unit and the padding that makes the unit divide evenly (the
-// plan of sim/fsdp.h, built on a real MLP), and the gradient divide factors
+// plan of sim/strategy/fsdp.h, built on a real MLP), and the gradient divide factors
 // of FSDP's default hooks (sim_fsdp_divide_factors).
 #include <stdio.h>
 
-#include "fsdp.h"           // defines: sim_fsdp_divide_factors
+#include "strategy/fsdp.h"           // defines: sim_fsdp_divide_factors
 #include "interview.h"
-#include "memory_formula.h" // defines: sim_memf_shard_numel
+#include "cost/memory_formula.h" // defines: sim_memf_shard_numel
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

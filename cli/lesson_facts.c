@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"   // defines: sim_coll_title, sim_coll_name
-#include "memory.h" // defines: SIM_MEM_DEVICE
+#include "coll/coll.h"   // defines: sim_coll_title, sim_coll_name
+#include "engine/memory.h" // defines: SIM_MEM_DEVICE
 
 void lesson_facts_init(LessonFacts *f) {
     memset(f, 0, sizeof *f);

@@ -1,5 +1,5 @@
 // cli/lesson_progress.c: the learner's progress file (lesson_progress.h),
-// read with cJSON and written through sim/outfile.h (a temporary beside the
+// read with cJSON and written through sim/base/outfile.h (a temporary beside the
 // file, renamed over it), so an interrupted write never leaves half a file.
 #include "lesson_progress.h"
 
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "outfile.h" // defines: SimOutFile, sim_outfile_*
+#include "base/outfile.h" // defines: SimOutFile, sim_outfile_*
 
 // Entries a progress file may hold: far more lessons than there are, few
 // enough that looking each up among the others stays quick (200000 took a

@@ -10,7 +10,7 @@
 #include "backends.h" // defines: cli_backends
 #include "cli.h"      // defines: CLI_EXIT_*, bench_main, bench_help
 #include "compare.h"  // defines: compare_main, compare_help
-#include "cost.h"     // defines: sim_sys_count, sim_sys_at, sim_device_at
+#include "cost/cost.h"     // defines: sim_sys_count, sim_sys_at, sim_device_at
 #include "report.h"   // defines: report_main, report_help
 
 #ifndef DDPLAB_VERSION

@@ -1,7 +1,7 @@
 // cli/merge_traces.c: `ddplab merge-traces OUT IN...` and the merge that
 // `ddplab run --rendezvous` does on rank 0 (see merge_traces.h). The inputs
 // are read with the views' loader (viz/vtrace.h), their events put back
-// into one engine trace (sim/trace_merge.h) and written by its writers, so
+// into one engine trace (sim/trace/trace_merge.h) and written by its writers, so
 // a merged trace is byte for byte what one process running every rank
 // would have written, but for the wall times: each process's own clock,
 // which merge_traces_files_ex can align on a collective.
@@ -12,13 +12,13 @@
 #include <string.h>
 
 #include "cli.h"         // defines: CLI_EXIT_*
-#include "coll.h"        // defines: SIM_COLL_*
+#include "coll/coll.h"        // defines: SIM_COLL_*
 #include "opts.h"        // defines: cli_opt_output_problem
-#include "trace_merge.h" // defines: sim_trace_absorb, sim_trace_add_dropped
+#include "trace/trace_merge.h" // defines: sim_trace_absorb, sim_trace_add_dropped
 #include "vtrace.h"      // defines: VizTrace, viz_trace_load
 
 // The events a .ddptrace file's run dropped beyond its per-rank limit: the
-// header's u64 at byte 32 (sim/trace_bin.c), which the views' loader does
+// header's u64 at byte 32 (sim/trace/trace_bin.c), which the views' loader does
 // not keep. 0 for JSON lines, which do not say.
 static size_t header_dropped(const char *path) {
     unsigned char h[40];

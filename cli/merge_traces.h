@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "status.h" // defines: SimStatus
+#include "base/status.h" // defines: SimStatus
 
 typedef struct {
     size_t events;  // events written

@@ -39,7 +39,7 @@ int cli_opt_output_problem(const char *path, const char **what, const char **all
         return problem(what, allowed, "is empty", "a file name");
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return problem(what, allowed, "is a directory", "a file name");
-    // A device or pipe (/dev/stdout) is written in place (sim/outfile.h).
+    // A device or pipe (/dev/stdout) is written in place (sim/base/outfile.h).
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return access(path, W_OK) == 0
                    ? 0

@@ -15,11 +15,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cost.h"   // defines: SimSysProfile, SimDeviceProfile
-#include "ddp.h"    // defines: SimDdpOptions
-#include "fsdp.h"   // defines: SimFsdpOptions
-#include "memory.h" // defines: SimMemLedger
-#include "model.h"  // defines: SimModelSpec
+#include "cost/cost.h"   // defines: SimSysProfile, SimDeviceProfile
+#include "strategy/ddp.h"    // defines: SimDdpOptions
+#include "strategy/fsdp.h"   // defines: SimFsdpOptions
+#include "engine/memory.h" // defines: SimMemLedger
+#include "model/model.h"  // defines: SimModelSpec
 
 #define PLAN_MAX_SWEEP 64
 

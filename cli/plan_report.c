@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "memory_formula.h" // defines: sim_memf_zero
+#include "cost/memory_formula.h" // defines: sim_memf_zero
 
 // "12.34 GB" (decimal, as GPU memory is sold and the ZeRO paper prints).
 static const char *gb(double bytes, char *buf, size_t len) {

@@ -3,7 +3,7 @@
 // The world has the configuration's R ranks, but on the "sym" backend only
 // rank 0 runs: every rank of a data-parallel strategy does the same thing on
 // data of the same shape, so rank 0's ledger and clocks are every rank's
-// (sim/world.h: represent). The training loop takes two optimizer steps on
+// (sim/engine/world.h: represent). The training loop takes two optimizer steps on
 // a synthetic token set (the sampler reading it as one replica, so the set
 // stays a few micro-batches long whatever R is); the second step is the one
 // reported, since the first carries one-time work (DDP's bucket rebuild).
@@ -15,10 +15,10 @@
 
 #include "backends.h"    // defines: cli_backend_find
 #include "cli.h"         // defines: CLI_EXIT_*
-#include "dataset.h"     // defines: SimDataset, sim_dataset_synth
-#include "dp.h"          // defines: sim_dp_strategy
-#include "optim_flags.h" // defines: sim_optim_flags_set
-#include "train.h"       // defines: SimTrainer, sim_train_run
+#include "data/dataset.h"     // defines: SimDataset, sim_dataset_synth
+#include "strategy/dp.h"          // defines: sim_dp_strategy
+#include "model/optim_flags.h" // defines: sim_optim_flags_set
+#include "train/train.h"       // defines: SimTrainer, sim_train_run
 
 #define PLAN_STEPS 2
 #define PLAN_TRACE_CAP 4000000 // events kept for rank 0

@@ -1,13 +1,13 @@
 // cli/report.h: `ddplab report TRACE [--png FILE] [--json]`: the per-rank
-// summary of a recorded run (sim/trace_report.h) as tables, JSON or a
+// summary of a recorded run (sim/trace/trace_report.h) as tables, JSON or a
 // stacked bar chart.
 #ifndef DDPLAB_CLI_REPORT_H
 #define DDPLAB_CLI_REPORT_H
 
 #include <stdio.h>
 
-#include "status.h"       // defines: SimStatus
-#include "trace_report.h" // defines: SimTraceReport
+#include "base/status.h"       // defines: SimStatus
+#include "trace/trace_report.h" // defines: SimTraceReport
 #include "vtrace.h"       // defines: VizTrace
 
 typedef struct {

@@ -1,5 +1,5 @@
 // cli/report_chrome.c: reads back the Chrome trace JSON that `ddplab run
-// --trace FILE.json` writes (sim/trace_export.c), for `ddplab report`: each
+// --trace FILE.json` writes (sim/trace/trace_export.c), for `ddplab report`: each
 // "ph":"X" event becomes a SimEvent again (pid = rank, tid = stream, cat =
 // kind, ts / dur in microseconds, the kind's fields in "args"); counters
 // ("C") and metadata ("M") are skipped. Replay keeps refusing this format:
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"   // defines: sim_coll_parse
-#include "memory.h" // defines: sim_mem_cat_key, sim_mem_space_name
+#include "coll/coll.h"   // defines: sim_coll_parse
+#include "engine/memory.h" // defines: sim_mem_cat_key, sim_mem_space_name
 #include "report.h"
 
 // The whole file, NUL-terminated (heap), or NULL with err set.
@@ -110,7 +110,7 @@ static int to_event(const cJSON *e, size_t idx, SimEvent *ev, char *err, size_t 
                  "or dur missing or out of range)", idx);
         return -1;
     }
-    // ts/dur are one clock and args hold the other (sim/trace_export.c).
+    // ts/dur are one clock and args hold the other (sim/trace/trace_export.c).
     double wts = ts, wdur = dur;
     if (args != NULL && cJSON_GetObjectItemCaseSensitive(args, "sim_start_us") != NULL) {
         ts = num_of(args, "sim_start_us", ts);

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"   // defines: sim_coll_name
-#include "memory.h" // defines: sim_mem_cat_key
+#include "coll/coll.h"   // defines: sim_coll_name
+#include "engine/memory.h" // defines: sim_mem_cat_key
 #include "report.h"
 
 // The unit of the time tables, from the longest span: s, ms or us.

@@ -1,5 +1,5 @@
 // cli/run.c: `ddplab run`: options -> data -> world of ranks -> the
-// engine's training loop (sim/train.h) on every rank -> metrics, trace and
+// engine's training loop (sim/train/train.h) on every rank -> metrics, trace and
 // summary. Each part is in its own file (see run.h); this one decides the
 // order and the exit code.
 //
@@ -14,8 +14,8 @@
 
 #include "backends.h" // defines: cli_backend_find
 #include "cli.h"      // defines: CLI_EXIT_*
-#include "layer_owner.h" // defines: sim_layer_owner_strategy
-#include "outfile.h"  // defines: SimOutFile
+#include "strategy/layer_owner.h" // defines: sim_layer_owner_strategy
+#include "base/outfile.h"  // defines: SimOutFile
 #include "run_compare.h" // defines: RunCompareSide, run_compare_side_begin
 #include "run_elastic.h" // defines: RunElasticRound, run_elastic_round_*
 #include "run_proc.h"   // defines: run_proc_prepare, run_proc_trace
@@ -133,7 +133,7 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
         c->strategy_cfg = &o->fsdp;
         c->loss_log = o->loss_log;
     } else if (strcmp(o->strategy, "layer-owner") == 0) {
-        // the wrong picture of FSDP, for the lessons (sim/layer_owner.h)
+        // the wrong picture of FSDP, for the lessons (sim/strategy/layer_owner.h)
         static const SimLayerOwnerOptions layer_owner = {SIM_ALGO_AUTO};
         c->strategy = &sim_layer_owner_strategy;
         c->strategy_cfg = &layer_owner;
@@ -150,7 +150,7 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
 
 // The trainer whose error explains a failed run: one that failed on bad
 // input, else a rank that --fault crash killed (its peers' timeout follows
-// from it; sim/comm_fault.c words it "rank R crashed (injected fault ...)"),
+// from it; sim/engine/comm_fault.c words it "rank R crashed (injected fault ...)"),
 // else the lowest rank that failed for a reason of its own (others only say
 // they were aborted), else rank 0.
 static const SimTrainer *failed_trainer(const SimTrainer *t, int n) {

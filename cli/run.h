@@ -7,23 +7,23 @@
 //
 // Today one strategy exists, `single`: one rank trains alone, as a plain
 // PyTorch script would. The training loop itself is the engine's
-// (sim/train.h), so the strategies to come reuse it.
+// (sim/train/train.h), so the strategies to come reuse it.
 #ifndef DDPLAB_CLI_RUN_H
 #define DDPLAB_CLI_RUN_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cost.h"        // defines: SimSysProfile
-#include "dataset.h"     // defines: SimDataset
-#include "ddp.h"         // defines: SimDdpOptions
-#include "dp.h"          // defines: SimDpOptions
-#include "fault.h"       // defines: SimFaultPlan
-#include "fsdp.h"        // defines: SimFsdpOptions
-#include "memory_formula.h" // defines: SimMemfPlan
-#include "model.h"       // defines: SimModelSpec
-#include "optim_flags.h" // defines: SimOptimFlags
-#include "train.h"       // defines: SimTrainConfig, SimStepStats
+#include "cost/cost.h"        // defines: SimSysProfile
+#include "data/dataset.h"     // defines: SimDataset
+#include "strategy/ddp.h"         // defines: SimDdpOptions
+#include "strategy/dp.h"          // defines: SimDpOptions
+#include "engine/fault.h"       // defines: SimFaultPlan
+#include "strategy/fsdp.h"        // defines: SimFsdpOptions
+#include "cost/memory_formula.h" // defines: SimMemfPlan
+#include "model/model.h"       // defines: SimModelSpec
+#include "model/optim_flags.h" // defines: SimOptimFlags
+#include "train/train.h"       // defines: SimTrainConfig, SimStepStats
 #include "viz_cli.h"     // defines: CliViz
 
 // Everything the command line says, checked.
@@ -206,7 +206,7 @@ void run_report_eval(RunReport *rep, const SimEvalStats *s);
 void run_report_summary(RunReport *rep, const SimTrainer *t);
 // After the world's ranks have all returned (it reads every rank's trace
 // buffer): how much of the run's communication ran under compute, on both
-// clocks (sim/trace_report.h), as one line of the summary; nothing without
+// clocks (sim/trace/trace_report.h), as one line of the summary; nothing without
 // a trace or without communication in the steps.
 void run_report_overlap(const SimWorld *w, const char *trace_path);
 
@@ -223,7 +223,7 @@ void run_diag_report(const RunOptions *o, const SimWorld *w, SimStatus st, const
 // Memory (run_memory.c), read after the ranks have finished: the table of
 // every rank's peak by category on stdout, and the out-of-memory report on
 // stderr: the failed rank's ledger at the refusal, the closed forms
-// (sim/memory_formula.h) and what would fit, each candidate measured by
+// (sim/cost/memory_formula.h) and what would fit, each candidate measured by
 // run_memory_need. run_memory_oom returns 1 when a rank ran out of
 // --device-memory (and reports it), else 0 (and prints nothing).
 void run_memory_table(const RunOptions *o, const SimWorld *w);

@@ -1,5 +1,5 @@
 // cli/run_async.c: `ddplab run --strategy async-ps`, asynchronous data
-// parallel with parameter servers (the schedule and math: sim/async_ps.h).
+// parallel with parameter servers (the schedule and math: sim/strategy/async_ps.h).
 // Options: --ps-servers S (1), --max-staleness K (unbounded), --compare-ddp.
 // -n R ranks: 0..S-1 servers, S..R-1 the W = R - S workers; --steps N is
 // the pushes of each worker.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "async_ps.h" // defines: SimPsConfig, sim_ps_run
+#include "strategy/async_ps.h" // defines: SimPsConfig, sim_ps_run
 #include "backends.h" // defines: cli_backend_find
 #include "cli.h"      // defines: CLI_EXIT_*
 #include "run_opts.h" // defines: RunOptSpec

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cli.h"         // defines: CLI_EXIT_*
-#include "coll.h"        // defines: sim_algo_parse
+#include "coll/coll.h"        // defines: sim_algo_parse
 #include "run_compare.h" // defines: RunCompareSide
 #include "run_opts.h"    // defines: RunOptSpec
 

@@ -2,7 +2,7 @@
 // of settings) and compared tensor by tensor: `ddplab run --compare-backends
 // A,B` and `--compare-with OPTIONS`. Private to the run command.
 //
-// Each side's run records, through the trainer's stage hook (sim/train.h),
+// Each side's run records, through the trainer's stage hook (sim/train/train.h),
 // what every rank holds at each stage of each step:
 //   stage 0 INIT     the parameters before the first step
 //   stage 1 LOCAL    each parameter's local gradient (before any collective)

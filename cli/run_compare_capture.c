@@ -1,5 +1,5 @@
 // cli/run_compare_capture.c: what one side of a comparison records, through
-// the trainer's stage hook (sim/train.h). Each rank writes only its own rows,
+// the trainer's stage hook (sim/train/train.h). Each rank writes only its own rows,
 // so the ranks record without a lock; the arrays are made once, under the
 // side's lock, by the first rank to reach INIT (the model's shape is known
 // only then).
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsdp.h" // defines: sim_fsdp_shards
-#include "ops.h"  // defines: sim_tensor_download
+#include "strategy/fsdp.h" // defines: sim_fsdp_shards
+#include "engine/ops.h"  // defines: sim_tensor_download
 #include "run_compare.h"
 
 // FNV-1a over the bytes of n floats: equal hashes for equal bits (a
@@ -102,7 +102,7 @@ static SimStatus download(SimRank *r, const SimTensor *flat, int64_t off, int64_
 
 // FSDP and the ZeRO stages hold the parameters and the synchronised
 // gradients in shards: each rank's shard of a flat fp32 tensor (master or
-// grad, sim/fsdp.h) placed at its elements of the full layout, zero
+// grad, sim/strategy/fsdp.h) placed at its elements of the full layout, zero
 // elsewhere (on both sides alike, so only the shards can differ).
 static SimStatus download_shards(SimRank *r, const RunCompareSide *s, const SimTrainer *t,
                                  const SimFsdpShards *sh, const SimTensor *flat, float *dst) {

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "run_compare.h"
-#include "ulp.h" // defines: SimUlpStats, sim_ulp_compare
+#include "base/ulp.h" // defines: SimUlpStats, sim_ulp_compare
 
 static const char *const stage_name[RUN_CMP_STAGES] = {
     "initial weights", "local gradients", "synchronised gradients",

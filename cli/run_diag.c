@@ -1,7 +1,7 @@
 // cli/run_diag.c: the diagnosis of a run that failed in a way the backend
 // diagnosed (the watchdog, the protocol check, a crashed rank): written in
 // full on stderr (unless the run's message already holds it), and to the
-// --diagnosis file, atomically (sim/outfile.h), so that it survives the
+// --diagnosis file, atomically (sim/base/outfile.h), so that it survives the
 // terminal. The same text is in the trace as its diagnosis event
 // (sim_world_trace_diagnosis, done by sim_world_run).
 #include "run.h"
@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "outfile.h" // defines: SimOutFile
-#include "world.h"   // defines: sim_world_diagnosis
+#include "base/outfile.h" // defines: SimOutFile
+#include "engine/world.h"   // defines: sim_world_diagnosis
 
 int run_diag_is_diagnosed(SimStatus st) {
     return st == SIM_ETIMEDOUT || st == SIM_EPROTO || st == SIM_ECRASHED;

@@ -1,7 +1,7 @@
 // cli/run_elastic.c: `ddplab run --elastic MIN:MAX`, elastic training with
 // restarts from the last checkpoint, in torchrun's vocabulary. The agent:
 //
-//   round 0: the -n ranks join the rendezvous (sim/elastic.h); it freezes
+//   round 0: the -n ranks join the rendezvous (sim/strategy/elastic.h); it freezes
 //   loop:
 //     run one world (run_train, cli/run.c) at the round's size, from the
 //       last checkpoint (--resume of the rank-0 file, or FSDP's sharded
@@ -33,12 +33,12 @@
 #include <string.h>
 
 #include "cli.h"         // defines: CLI_EXIT_*
-#include "elastic.h"     // defines: SimRdzv, SimMemberEvent
-#include "lr_schedule.h" // defines: sim_lr_scaled
+#include "strategy/elastic.h"     // defines: SimRdzv, SimMemberEvent
+#include "model/lr_schedule.h" // defines: sim_lr_scaled
 #include "run_elastic.h" // defines: RunElasticRound
 #include "run_opts.h"    // defines: RunOptSpec
-#include "safetensors.h" // defines: SimStFile
-#include "trace_merge.h" // defines: sim_trace_absorb
+#include "formats/safetensors.h" // defines: SimStFile
+#include "trace/trace_merge.h" // defines: sim_trace_absorb
 
 #define EL_LAST_CALL_S 30.0  // torch's dynamic rendezvous last_call_timeout default
 #define EL_TRACE_CAP 1000000 // events kept per rank in the combined trace

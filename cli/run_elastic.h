@@ -8,10 +8,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "elastic.h" // defines: SIM_ELASTIC_MAX
-#include "trace.h"   // defines: SimTrace
-#include "train.h"   // defines: SimTrainConfig, SimTrainer
-#include "world.h"   // defines: SimWorld
+#include "strategy/elastic.h" // defines: SIM_ELASTIC_MAX
+#include "trace/trace.h"   // defines: SimTrace
+#include "train/train.h"   // defines: SimTrainConfig, SimTrainer
+#include "engine/world.h"   // defines: SimWorld
 
 typedef struct RunElasticRound {
     // set by the agent before the round

@@ -9,7 +9,7 @@
 
 #include "cli.h"         // defines: CLI_EXIT_*
 #include "run_elastic.h" // defines: RunElasticRound
-#include "trace_merge.h" // defines: sim_trace_absorb
+#include "trace/trace_merge.h" // defines: sim_trace_absorb
 
 static void el_on_step(void *arg, int rank, const SimStepStats *s) {
     RunElasticRound *er = arg;

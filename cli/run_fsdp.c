@@ -1,5 +1,5 @@
 // cli/run_fsdp.c: the options of `ddplab run --strategy fsdp|zero1|zero2|
-// zero3` (sim/fsdp.h): parsing each one, and the checks of the strategy
+// zero3` (sim/strategy/fsdp.h): parsing each one, and the checks of the strategy
 // against the rest of the command line.
 #include "run.h"
 

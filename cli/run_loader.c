@@ -1,6 +1,6 @@
 // cli/run_loader.c: the input pipeline's options of `ddplab run`
 // (--loader-workers, --prefetch, --sample-cost, --pin-memory): each value,
-// their checks against the rest, the engine's SimDataStage (sim/data_stage.h)
+// their checks against the rest, the engine's SimDataStage (sim/data/data_stage.h)
 // and the run report's line of data wait.
 #include "run.h"
 

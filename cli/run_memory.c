@@ -1,10 +1,10 @@
 // cli/run_memory.c: what `ddplab run` says about memory, from the ranks'
-// memory ledgers (sim/memory.h) once the ranks have finished: the table of
+// memory ledgers (sim/engine/memory.h) once the ranks have finished: the table of
 // every rank's device peak by category after a run, and, when a rank ran
 // out of --device-memory, what it held when the allocation was refused and
 // what would fit instead.
 //
-// The closed forms (sim/memory_formula.h) are printed with the numbers of
+// The closed forms (sim/cost/memory_formula.h) are printed with the numbers of
 // this run's model: its parameters, its largest module (the unit FSDP
 // gathers whole), and the activations at this --batch, read from a phantom
 // copy of the model (shapes only, no storage) built on a world of one rank,
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "backends.h"       // defines: cli_backend_find
-#include "memory_formula.h" // defines: SimMemfQuery, sim_memf_fit
+#include "cost/memory_formula.h" // defines: SimMemfQuery, sim_memf_fit
 
 // ----------------------------------------------------------------------------
 // the table after a run

@@ -1,6 +1,6 @@
 // cli/run_memory_need.c: what another configuration of this run would hold,
 // measured rather than estimated: the run's own model, data and optimizer
-// under one of the closed forms' plans (sim/memory_formula.h), on some
+// under one of the closed forms' plans (sim/cost/memory_formula.h), on some
 // number of ranks, with some micro-batch, for two optimizer steps in phantom
 // mode (shapes only, no storage) on the sym backend, where rank 0 stands for
 // every rank. Rank 0's ledger peak is then what each rank needs, to the byte,
@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "backends.h" // defines: cli_backend_find
-#include "ddp.h"      // defines: sim_ddp_strategy
-#include "dp.h"       // defines: sim_dp_strategy
-#include "fsdp.h"     // defines: sim_fsdp_strategy
+#include "strategy/ddp.h"      // defines: sim_ddp_strategy
+#include "strategy/dp.h"       // defines: sim_dp_strategy
+#include "strategy/fsdp.h"     // defines: sim_fsdp_strategy
 
 #define NEED_STEPS 2
 

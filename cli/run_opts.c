@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cli.h"         // defines: cli_print_exit_codes
-#include "fault.h"       // defines: sim_fault_help
-#include "optim_flags.h" // defines: sim_optim_flags_table
+#include "engine/fault.h"       // defines: sim_fault_help
+#include "model/optim_flags.h" // defines: sim_optim_flags_table
 #include "viz_cli.h"     // defines: cli_viz_help
 
 static const RunOptSpec run_specs[RO_COUNT] = {

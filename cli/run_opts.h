@@ -1,7 +1,7 @@
 // cli/run_opts.h: the option table of `ddplab run`, shared by the parser
 // (run_parse.c) and the help text (run_opts.c). The optimizer family's
 // options (--optimizer, --lr, ..., --amp) come from the engine's table
-// (sim/optim_flags.h) and are listed after these. Private to the run.
+// (sim/model/optim_flags.h) and are listed after these. Private to the run.
 #ifndef DDPLAB_CLI_RUN_OPTS_H
 #define DDPLAB_CLI_RUN_OPTS_H
 

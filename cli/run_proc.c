@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"          // defines: CLI_EXIT_*
-#include "comm.h"         // defines: sim_barrier
+#include "engine/comm.h"         // defines: sim_barrier
 #include "cuda_rdzv.h"    // defines: cuda_rdzv_parse, cuda_rdzv_identity
 #include "merge_traces.h" // defines: merge_traces_files
 

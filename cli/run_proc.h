@@ -18,7 +18,7 @@
 
 #include "run.h"      // defines: RunOptions, RunParse
 #include "run_opts.h" // defines: RunOptSpec
-#include "world.h"    // defines: SimWorld
+#include "engine/world.h"    // defines: SimWorld
 
 // --rendezvous SPEC alone (its grammar).
 RunParse run_proc_parse(const RunOptSpec *s, const char *v, RunOptions *o);

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "safetensors.h" // defines: sim_stfile_load, sim_stfile_meta
+#include "formats/safetensors.h" // defines: sim_stfile_load, sim_stfile_meta
 
 // The handler writes the note from whichever thread the kernel picked, and
 // ranks and the watcher read it: a lock-free atomic is both safe in a

@@ -27,8 +27,8 @@
 #include <signal.h>
 
 #include "run.h"   // defines: RunOptions
-#include "train.h" // defines: SimTrainConfig, SimTrainer
-#include "world.h" // defines: SimWorld
+#include "train/train.h" // defines: SimTrainConfig, SimTrainer
+#include "engine/world.h" // defines: SimWorld
 
 enum { RUN_SIGNAL_COUNT = 3 }; // SIGINT, SIGTERM, SIGHUP
 

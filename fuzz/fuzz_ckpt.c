@@ -1,5 +1,5 @@
 // fuzz/fuzz_ckpt.c: a checkpoint file, as --resume and --init read it: the
-// safetensors container (sim/safetensors_read.c) loaded and looked into,
+// safetensors container (sim/formats/safetensors_read.c) loaded and looked into,
 // then the checks of sim_ckpt_open against a small model (FUZZ_MODEL, the
 // model of the seeds that `ddplab run --save` wrote), the metadata the
 // training loop reads back on --resume, and, for a file that passes every
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"  // defines: SimCkpt, sim_ckpt_open
+#include "formats/checkpoint.h"  // defines: SimCkpt, sim_ckpt_open
 #include "cpu_backend.h" // defines: cpu_backend_ops
-#include "safetensors.h" // defines: SimStFile, sim_stfile_load
+#include "formats/safetensors.h" // defines: SimStFile, sim_stfile_load
 
 #include "fuzz_util.h"
 
@@ -73,7 +73,7 @@ static int setup(void) {
     return 1;
 }
 
-// The metadata the training loop reads on --resume (sim/train_ckpt.c).
+// The metadata the training loop reads on --resume (sim/train/train_ckpt.c).
 static void read_meta(const SimCkpt *c) {
     static const char *const ints[] = {"step", "epoch", "batch_in_epoch", "optimizer.steps",
                                        "scaler.enabled", "scaler.growth_tracker",

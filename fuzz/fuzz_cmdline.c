@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "bench.h"       // defines: BenchOptions, bench_opts_parse
-#include "dataset.h"     // defines: sim_dataset_synth_parse
+#include "data/dataset.h"     // defines: sim_dataset_synth_parse
 #include "interview.h"   // defines: IvOptions, iv_opts_parse
 #include "lesson_args.h" // defines: LessonArgs, lesson_args_parse
 #include "plan.h"        // defines: PlanOptions, plan_opts_parse

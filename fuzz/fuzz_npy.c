@@ -1,12 +1,12 @@
-// fuzz/fuzz_npy.c: .npy files (sim/npy.c) and the dataset made of them
-// (--data X.npy --labels Y.npy, sim/dataset_npy.c). The input is one .npy
+// fuzz/fuzz_npy.c: .npy files (sim/formats/npy.c) and the dataset made of them
+// (--data X.npy --labels Y.npy, sim/data/dataset_npy.c). The input is one .npy
 // file, used as both features and labels, or two written one after the
 // other (the second starts at the second "\x93NUMPY"): features, then
 // labels.
 #include <string.h>
 
-#include "dataset.h" // defines: sim_dataset_load_npy
-#include "npy.h"     // defines: sim_npy_read
+#include "data/dataset.h" // defines: sim_dataset_load_npy
+#include "formats/npy.h"     // defines: sim_npy_read
 
 #include "fuzz_util.h"
 

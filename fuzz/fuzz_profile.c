@@ -1,12 +1,12 @@
 // fuzz/fuzz_profile.c: a system profile, the JSON file that
 // `ddplab bench --calibrate FILE` writes and --profile FILE reads
-// (sim/cost_file.c), loaded the way --profile and --gpu load it. A profile
+// (sim/cost/cost_file.c), loaded the way --profile and --gpu load it. A profile
 // that loads must price a 1 GiB transfer between nodes and a large compute
 // op in finite time: every simulated clock is a sum of such prices.
 #include <math.h>
 #include <stdlib.h>
 
-#include "cost.h" // defines: sim_sys_load, sim_device_resolve, SimCost
+#include "cost/cost.h" // defines: sim_sys_load, sim_device_resolve, SimCost
 
 #include "fuzz_util.h"
 

@@ -4,7 +4,7 @@
 // the shard files it names, the step they must repeat, the optimizer and
 // scaler state), the "fsdp/ranges" table that says which file holds which
 // elements of each parameter, then the shard files themselves, read into
-// the shards of a 2-rank run (sim/fsdp_shards_load.c).
+// the shards of a 2-rank run (sim/strategy/fsdp_shards_load.c).
 //
 // Once, a real 2-rank sharded save of FUZZ_RUN writes the two shard files
 // and their index into a private directory; each input then replaces that
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"    // defines: run_main
-#include "sha256.h" // defines: sim_sha256_hex
+#include "base/sha256.h" // defines: sim_sha256_hex
 
 #include "fuzz_util.h"
 
@@ -63,7 +63,7 @@ static int setup(void) {
 
 // Rewrites the one "sha256:" followed by 64 hex digits in buf, if there is
 // exactly one, to the hash of buf with those digits zeroed (what
-// sim/safetensors_read.c checks).
+// sim/formats/safetensors_read.c checks).
 static void seal(uint8_t *buf, size_t n) {
     uint8_t *at = NULL;
     for (size_t i = 0; i + 71 <= n; i++) {

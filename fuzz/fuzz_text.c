@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h" // defines: SimDataset, sim_dataset_load_text
+#include "data/dataset.h" // defines: SimDataset, sim_dataset_load_text
 
 #include "fuzz_util.h"
 

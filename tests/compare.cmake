@@ -1,4 +1,4 @@
-# `ddplab compare A.st B.st` (sim/ulp.h, cli/compare*.c). test_ulp: ULP
+# `ddplab compare A.st B.st` (sim/base/ulp.h, cli/compare*.c). test_ulp: ULP
 # distances checked by hand (neighbours, across zero, the infinities, NaNs)
 # in fp32, fp16 and bf16, the 16-bit formats also against an oracle of
 # sorted values, and the element-wise statistics and their merge on arrays

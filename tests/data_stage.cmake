@@ -1,4 +1,4 @@
-# The input pipeline in simulated time (sim/data_stage.h, `ddplab run
+# The input pipeline in simulated time (sim/data/data_stage.h, `ddplab run
 # --loader-workers --prefetch --sample-cost --pin-memory`): the schedule
 # against hand-computed ready and wait times, the host link of each profile,
 # the stage in the training loop on CPU ranks (off: the trace unchanged bit

@@ -1,4 +1,4 @@
-# Tests of DDP's bucket plans (sim/ddp_buckets.c): hand-computed cases, and
+# Tests of DDP's bucket plans (sim/strategy/ddp_buckets.c): hand-computed cases, and
 # conformance with PyTorch 1.13 (compute_bucket_assignment_by_size itself,
 # and the plans a real DistributedDataParallel on gloo builds and rebuilds;
 # skipped, exit 77, without torch).

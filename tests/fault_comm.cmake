@@ -1,5 +1,5 @@
 # --fault kinds of the collectives (skip, mismatch, reorder, crash,
-# slow-rank, slow-link; sim/comm_fault.c) with the effect each must have:
+# slow-rank, slow-link; sim/engine/comm_fault.c) with the effect each must have:
 # the library on CPU ranks (label cpu: TSan runs the ranks too) and
 # `ddplab run` as a user runs it (label cli). Several cases wait for a
 # watchdog on purpose (0.5 s, 2 s under sanitizers).

@@ -1,4 +1,4 @@
-# Process groups (sim/group.h): node and cross-node groups, every collective
+# Process groups (sim/engine/group.h): node and cross-node groups, every collective
 # against a serial reference, the trace, simulated time, and the errors. Label
 # cpu: ranks are threads, so TSan runs them too.
 ddplab_add_test(test_group

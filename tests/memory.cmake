@@ -1,4 +1,4 @@
-# The per-rank memory ledger (sim/memory.h): the closed forms it is checked
+# The per-rank memory ledger (sim/engine/memory.h): the closed forms it is checked
 # against (label sim: pure functions), the ledger itself, the categories of
 # real training runs on CPU ranks (label cpu: ranks are threads, so TSan
 # runs them too), and `ddplab run --device-memory` as a user runs it.

@@ -1,6 +1,6 @@
-# Tests of the real architectures and presets (sim/model_arch.c,
-# sim/model_presets.c, sim/model_count.c), the activation formula
-# (sim/model_act.c) and the random-token dataset: exact parameter counts of
+# Tests of the real architectures and presets (sim/model/model_arch.c,
+# sim/model/model_presets.c, sim/model/model_count.c), the activation formula
+# (sim/model/model_act.c) and the random-token dataset: exact parameter counts of
 # every preset built in phantom mode on one CPU rank, one step of each, the
 # ledger's activations against the formula, the formula against Korthikanti
 # et al.'s and Calculon's GPT-3 175B and Megatron-1T figures.

@@ -1,4 +1,4 @@
-# `ddplab report TRACE` (sim/trace_report.h, cli/report*.c): the analysis on
+# `ddplab report TRACE` (sim/trace/trace_report.h, cli/report*.c): the analysis on
 # hand-built event arrays with known answers (overlap, exposed comm, data
 # wait, idle, the slowest rank, bytes per kind, memory peaks; the four parts
 # add up to the step time), and through the program on traces of real runs

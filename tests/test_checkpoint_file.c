@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "safetensors.h"
-#include "sha256.h"
+#include "formats/safetensors.h"
+#include "base/sha256.h"
 #include "test_files.h"
 
 static char dir[512];

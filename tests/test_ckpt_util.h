@@ -3,7 +3,7 @@
 #ifndef DDPLAB_TESTS_CKPT_UTIL_H
 #define DDPLAB_TESTS_CKPT_UTIL_H
 
-#include "safetensors.h"
+#include "formats/safetensors.h"
 
 // Loads the checkpoints at a and b into fa and fb. 0; or -1 after printing
 // why on stderr, with nothing left loaded. The caller frees both with

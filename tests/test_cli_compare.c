@@ -20,10 +20,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "safetensors.h"
+#include "formats/safetensors.h"
 #include "test_cli_run.h"
 #include "test_files.h"
-#include "ulp.h"
+#include "base/ulp.h"
 
 #define TIMEOUT_S 90.0
 

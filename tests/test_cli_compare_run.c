@@ -30,11 +30,11 @@
 #include <string.h>
 
 #include "check.h"
-#include "safetensors.h"
+#include "formats/safetensors.h"
 #include "test_cli_run.h"
 #include "test_env.h"
 #include "test_files.h"
-#include "ulp.h"
+#include "base/ulp.h"
 
 #define TIMEOUT_S 120.0
 

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "dtype.h"
-#include "safetensors.h"
+#include "base/dtype.h"
+#include "formats/safetensors.h"
 #include "test_ckpt_util.h"
 #include "test_cli_run.h"
 #include "test_env.h"

@@ -23,7 +23,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "safetensors.h"
+#include "formats/safetensors.h"
 #include "test_ckpt_util.h"
 #include "test_cli_run.h"
 #include "test_env.h"

@@ -27,7 +27,7 @@
 
 #include "check.h"
 #include "test_ckpt_util.h"
-#include "safetensors.h"
+#include "formats/safetensors.h"
 #include "test_cli_run.h"
 #include "test_env.h"
 #include "test_files.h"

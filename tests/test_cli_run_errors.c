@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "npy.h"
+#include "formats/npy.h"
 #include "test_cli_run.h"
 #include "test_files.h"
 

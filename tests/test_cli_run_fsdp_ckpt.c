@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "safetensors.h"
+#include "formats/safetensors.h"
 #include "test_ckpt_util.h"
 #include "test_cli_run.h"
 #include "test_files.h"

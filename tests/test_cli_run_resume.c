@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "safetensors.h"
+#include "formats/safetensors.h"
 #include "test_cli_run.h"
 #include "test_env.h"
 #include "test_files.h"

@@ -33,7 +33,7 @@
 
 #include "check.h"
 #include "test_ckpt_util.h"
-#include "safetensors.h" // defines: sim_stfile_load
+#include "formats/safetensors.h" // defines: sim_stfile_load
 #include "test_cli_run.h"
 #include "test_env.h"
 #include "test_files.h"

@@ -11,7 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "check.h"
-#include "cost.h"
+#include "cost/cost.h"
 #include "test_files.h"
 
 static char tmpdir[256];

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-// The latency a step pays (sim/cost.h, "Latency"), worked out here on its
+// The latency a step pays (sim/cost/cost.h, "Latency"), worked out here on its
 // own: 0 the largest latency of the links a rank uses, 1 the intra-node
 // one, 2 none.
 static int ref_alpha_mode(const SimCost *c, const SimSched *s, int step) {

@@ -1,4 +1,4 @@
-// tests/test_cost_ref.h: the collective cost model of sim/cost.h evaluated
+// tests/test_cost_ref.h: the collective cost model of sim/cost/cost.h evaluated
 // plainly, rank by rank, from the schedule's transfer lists: the reference
 // the cost model's fast paths and closed forms must match to the last bit.
 #ifndef DDPLAB_TESTS_COST_REF_H
@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "cost.h"
+#include "cost/cost.h"
 
 // Most transfers one rank may execute, or feed, in one step (the tests'
 // schedules stay far below it).

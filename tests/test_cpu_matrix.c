@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "comm.h"
+#include "engine/comm.h"
 #include "test_env.h"
 #include "test_world.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "comm.h"
+#include "engine/comm.h"
 #include "test_world.h"
 
 #define N 1000

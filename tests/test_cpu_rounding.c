@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "comm.h"
+#include "engine/comm.h"
 #include "test_world.h"
 
 #define COUNT 4099 // not a multiple of any R below

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "comm.h"
+#include "engine/comm.h"
 #include "test_env.h"
 #include "test_world.h"
 

@@ -1,6 +1,6 @@
 // tests/test_cpu_trace.c: the trace the CPU backend leaves of a ring
 // all_reduce. On R ranks each rank reports 2(R-1) steps, in order, each with
-// exactly one transfer that follows the ring mapping of sim/schedule.h:
+// exactly one transfer that follows the ring mapping of sim/coll/schedule.h:
 //   reduce-scatter step s: rank r receives chunk (r-2-s) mod R from r-1;
 //   all-gather step s:     rank r receives chunk (r-1-s) mod R from r-1.
 // The direct all_reduce reports the steps of its schedule as well.
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "comm.h"
+#include "engine/comm.h"
 #include "test_world.h"
 
 #define COUNT 1000

@@ -273,7 +273,7 @@ static int test_sumsq(void) {
 }
 
 // ----------------------------------------------------------------------------
-// fp16 / bf16 conversions against sim/dtype.c
+// fp16 / bf16 conversions against sim/base/dtype.c
 
 // Low 16 bits that decide the rounding: zero, ties of fp16 (bit 12) and bf16
 // (bit 15), one below and above them, and the extremes.

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "comm.h"          // defines: sim_wall_now
+#include "engine/comm.h"          // defines: sim_wall_now
 #include "cuda_backend.h"  // defines: cuda_backend_ops
 #include "cuda_internal.h" // defines: CudaCtx
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "coll.h"      // defines: SimCollKind
+#include "coll/coll.h"      // defines: SimCollKind
 #include "cuda_meet.h" // defines: CudaMeet, cuda_meet_all, cuda_meet_pair
 
 #define MAX_RANKS 8
@@ -168,7 +168,7 @@ static int test_watchdog_names_missing_rank(void) {
 }
 
 // Rank 0 sends to 1 and 1 to 0, alternately; both ranks count messages per
-// direction, as sim/comm.c does.
+// direction, as sim/engine/comm.c does.
 static void pairs(Scene *s, int rank) {
     int peer = 1 - rank;
     for (int k = 0; k < s->rounds; k++) {

@@ -26,13 +26,13 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "comm.h"         // defines: sim_all_reduce, sim_barrier
+#include "engine/comm.h"         // defines: sim_all_reduce, sim_barrier
 #include "cuda_backend.h" // defines: cuda_backend_ops
 #include "merge_traces.h" // defines: merge_traces_files
 #include "test_cli_run.h" // defines: TCLI_RUN, tcli_path
 #include "test_files.h"   // defines: tfile_mkdtemp, tfile_exists
 #include "vtrace.h"       // defines: viz_trace_load
-#include "world.h"        // defines: SimWorld, sim_world_init
+#include "engine/world.h"        // defines: SimWorld, sim_world_init
 
 static const char *exe;
 static char dir[512];
@@ -199,7 +199,7 @@ static int run_with(const char *spec, const char *name) {
     if (r.rc != 0)
         fprintf(stderr, "%s: rc %d\nstdout: %s\nstderr: %s\n%s", spec, r.rc, r.out, r.err,
                 strstr(r.err, "not supported by backend cuda")
-                    ? "(training needs every math kernel of sim/kernels.h on the cuda backend: "
+                    ? "(training needs every math kernel of sim/engine/kernels.h on the cuda backend: "
                       "backend_cuda/cuda_math_table.c)\n"
                     : "");
     CHECK_EQ_INT(r.rc, 0);

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dtype.h"   // defines: SimDtype
-#include "kernels.h" // defines: SimSgdHyper, SimAdamHyper
+#include "base/dtype.h"   // defines: SimDtype
+#include "engine/kernels.h" // defines: SimSgdHyper, SimAdamHyper
 
 // splitmix64: the same sequence on every machine.
 typedef struct {

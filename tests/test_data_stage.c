@@ -1,4 +1,4 @@
-// tests/test_data_stage.c: the input pipeline's schedule (sim/data_stage.h)
+// tests/test_data_stage.c: the input pipeline's schedule (sim/data/data_stage.h)
 // against ready and wait times computed by hand, the host link each profile
 // copies over, the checks of a configuration, and the stage inside the
 // training loop on CPU ranks: off (sample_cost 0) it changes nothing in the
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "data_stage.h"
+#include "data/data_stage.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 

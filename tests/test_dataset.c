@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "dataset.h"
-#include "npy.h"
+#include "data/dataset.h"
+#include "formats/npy.h"
 #include "test_env.h"
 #include "test_files.h"
 

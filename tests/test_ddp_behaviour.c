@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "comm.h"
-#include "ddp_internal.h"
-#include "ops.h"
+#include "engine/comm.h"
+#include "strategy/ddp_internal.h"
+#include "engine/ops.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 #include "test_world.h"

@@ -1,4 +1,4 @@
-// tests/test_ddp_buckets.c: DDP's bucket plans (sim/ddp_buckets.c) on hand
+// tests/test_ddp_buckets.c: DDP's bucket plans (sim/strategy/ddp_buckets.c) on hand
 // computed cases: the worked example of reference/semantics.md, the >=
 // closing rule, buckets per dtype, iteration 0's plans, the rebuild and
 // when it happens, DDP_SET_LAST_BUCKET_CAP, the cap conversion, empty and
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "ddp_buckets.h"
+#include "strategy/ddp_buckets.h"
 
 #define MIB ((size_t)1 << 20)
 

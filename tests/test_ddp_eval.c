@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "comm.h"
-#include "ops.h"
+#include "engine/comm.h"
+#include "engine/ops.h"
 #include "test_cli_run.h"
 #include "test_ddp_util.h"
 #include "test_world.h"

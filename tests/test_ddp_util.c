@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops.h"
-#include "optim_flags.h"
+#include "engine/ops.h"
+#include "model/optim_flags.h"
 #include "test_world.h"
 
 SimStatus tddp_data_mlp(SimDataset *ds, int n, const char *model, SimModelSpec *spec) {

@@ -4,8 +4,8 @@
 #ifndef DDPLAB_TESTS_DDP_UTIL_H
 #define DDPLAB_TESTS_DDP_UTIL_H
 
-#include "ddp.h"
-#include "train.h"
+#include "strategy/ddp.h"
+#include "train/train.h"
 
 #define TDDP_MAX_RANKS 8
 

@@ -1,5 +1,5 @@
 // tests/test_devices.c: the compute devices of the cost model
-// (sim/cost_devices.c): the table is sane data with sources and the
+// (sim/cost/cost_devices.c): the table is sane data with sources and the
 // datasheet figures it cites; names, aliases and case find the same device
 // and an ambiguous or unknown name finds none and lists what exists; the
 // roofline gives hand-computed seconds on every device for a large GEMM
@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "comm.h"
-#include "cost.h"
-#include "memory.h"
+#include "engine/comm.h"
+#include "cost/cost.h"
+#include "engine/memory.h"
 #include "test_files.h"
 #include "test_world.h"
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "comm.h"
+#include "engine/comm.h"
 #include "cpu_diagnosis.h"
 #include "test_world.h"
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "dp.h"
+#include "strategy/dp.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 

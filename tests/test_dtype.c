@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "dtype.h"
+#include "base/dtype.h"
 
 static float bits_f(uint32_t x) {
     float f;

@@ -1,4 +1,4 @@
-// tests/test_elastic.c: the rendezvous state machine of sim/elastic.h
+// tests/test_elastic.c: the rendezvous state machine of sim/strategy/elastic.h
 // (joinable -> frozen -> final, freezing at MAX at once or at MIN after the
 // last call, ranks in join order, late arrivals waiting for the next
 // round), the membership specs, and the fault plan carried into a later
@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "elastic.h"
-#include "fault.h"
+#include "strategy/elastic.h"
+#include "engine/fault.h"
 
 // MAX joined: frozen at once, ranks in join order; a late one waits.
 static int test_full(void) {

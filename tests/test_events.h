@@ -3,7 +3,7 @@
 #ifndef DDPLAB_TESTS_EVENTS_H
 #define DDPLAB_TESTS_EVENTS_H
 
-#include "trace.h"
+#include "trace/trace.h"
 
 // A compute event named "op" on rank from sim time t0 to t1 (seconds), wall
 // times 1000x the sim times, every optional index (step, nsteps, chunk,

@@ -1,5 +1,5 @@
-// tests/test_fault_comm.c: the collective-level injected faults (sim/fault.h,
-// sim/comm_fault.c) on CPU ranks, each with the effect it must have:
+// tests/test_fault_comm.c: the collective-level injected faults (sim/engine/fault.h,
+// sim/engine/comm_fault.c) on CPU ranks, each with the effect it must have:
 //   skip      a middle all_reduce skipped: the rank's next one pairs with
 //             the others' skipped one and the protocol check names both
 //             sizes; the last one skipped: the rank finishes (its wait
@@ -21,15 +21,15 @@
 #include <string.h>
 
 #include "check.h"
-#include "comm.h"
-#include "ddp.h"
-#include "fault.h"
-#include "ops.h"
+#include "engine/comm.h"
+#include "strategy/ddp.h"
+#include "engine/fault.h"
+#include "engine/ops.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 #include "test_files.h"
 #include "test_world.h"
-#include "train.h"
+#include "train/train.h"
 
 #define FC_R 4
 #define FC_COLLS 4

@@ -1,10 +1,10 @@
-// tests/test_fault_parse.c: --fault specs (sim/fault.h): every kind parses
+// tests/test_fault_parse.c: --fault specs (sim/engine/fault.h): every kind parses
 // with its keys and defaults, every malformed spec is refused with a message
 // naming the spec and what is allowed, and the queries answer as documented.
 #include <string.h>
 
 #include "check.h"
-#include "fault.h"
+#include "engine/fault.h"
 
 static int parses(SimFaultPlan *p, const char *spec) {
     char err[256] = "";

@@ -1,5 +1,5 @@
-// tests/test_fault_train.c: the training loop's injected faults (sim/fault.h,
-// sim/train_fault.c) on CPU ranks, each with the effect it must have:
+// tests/test_fault_train.c: the training loop's injected faults (sim/engine/fault.h,
+// sim/train/train_fault.c) on CPU ranks, each with the effect it must have:
 //   unused            without find_unused_parameters the faulty rank fails at
 //                     its next forward with PyTorch's "Expected to have
 //                     finished reduction ..." while the others wait in the
@@ -21,14 +21,14 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "ddp.h"
-#include "fault.h"
-#include "ops.h"
+#include "strategy/ddp.h"
+#include "engine/fault.h"
+#include "engine/ops.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 #include "test_files.h"
 #include "test_world.h"
-#include "train.h"
+#include "train/train.h"
 
 #define TF_MAX 4
 #define TF_STEPS 64

@@ -42,10 +42,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "comm.h"
-#include "fsdp.h"
-#include "optim_flags.h"
-#include "schedule.h"
+#include "engine/comm.h"
+#include "strategy/fsdp.h"
+#include "model/optim_flags.h"
+#include "coll/schedule.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 #include "test_world.h"

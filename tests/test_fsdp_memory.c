@@ -1,5 +1,5 @@
 // tests/test_fsdp_memory.c: the memory ledger under each sharding strategy
-// against the closed forms (sim/fsdp_mem.c says what is charged):
+// against the closed forms (sim/strategy/fsdp_mem.c says what is charged):
 //   DDP, NO_SHARD    params 4Ψ, grads 4Ψ, Adam state 8Ψ            (16 B/param)
 //   FULL_SHARD       params 4·Ψp/N, grads 4·Ψp/N, Adam 8·Ψp/N      (Ψp: padded)
 //   ZeRO-1 fp32      params 4Ψ, grads 4Ψ, Adam 8·Ψp/N               (8Ψ + 8Ψ/N)
@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "fsdp.h"
-#include "memory.h"
-#include "optim_flags.h"
+#include "strategy/fsdp.h"
+#include "engine/memory.h"
+#include "model/optim_flags.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 

@@ -1,4 +1,4 @@
-// tests/test_fsdp_plan.c: FSDP's plan (sim/fsdp.h), pure functions checked
+// tests/test_fsdp_plan.c: FSDP's plan (sim/strategy/fsdp.h), pure functions checked
 // by hand: which modules each wrap policy makes units of, which parameters
 // the root keeps, the flat layout and its padding to a multiple of the
 // shard group, the shard sizes, the owner of boundary elements, the groups
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "fsdp.h"
+#include "strategy/fsdp.h"
 #include "test_world.h"
 
 // The unit's parameter names, joined with spaces.

@@ -1,5 +1,5 @@
-// tests/test_fsdp_state.c: FSDP state dicts and checkpoints (sim/fsdp_state.c,
-// sim/fsdp_shards.c, sim/fsdp_shards_load.c), numeric mode, Adam (lr 0.01),
+// tests/test_fsdp_state.c: FSDP state dicts and checkpoints (sim/strategy/fsdp_state.c,
+// sim/strategy/fsdp_shards.c, sim/strategy/fsdp_shards_load.c), numeric mode, Adam (lr 0.01),
 // an MLP and a 2-block MiniGPT (and an MLP with BatchNorm, with SGD +
 // momentum: see model_mlp_bn): N steps in all, a checkpoint after N/2 steps
 // at 4 ranks (full_shard), resumed to N at R' = 2, 4 and 8.
@@ -47,8 +47,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "fsdp.h"
-#include "safetensors.h"
+#include "strategy/fsdp.h"
+#include "formats/safetensors.h"
 #include "test_ckpt_util.h"
 #include "test_ddp_util.h"
 #include "test_env.h"

@@ -1,4 +1,4 @@
-// tests/test_group.c: collectives over process groups (sim/group.h) on the
+// tests/test_group.c: collectives over process groups (sim/engine/group.h) on the
 // CPU backend.
 //   - node and cross groups on 4 (2x2), 8 (2x4, 4x2), 6 (3x2) ranks, and the
 //     corner worlds 4x1 (single-member node groups) and 1x4 (the node group
@@ -21,7 +21,7 @@
 
 #include "check.h"
 #include "cpu_backend.h"
-#include "group.h"
+#include "engine/group.h"
 #include "test_env.h"
 
 #define MAXR 8

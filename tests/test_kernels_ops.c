@@ -1,4 +1,4 @@
-// tests/test_kernels_ops.c: the op wrappers (sim/ops.h) and what is not
+// tests/test_kernels_ops.c: the op wrappers (sim/engine/ops.h) and what is not
 // about numerics: tensors, shape and dtype errors and their messages,
 // phantom mode (no math, but the clock advances and the trace has the op
 // with its FLOPs), a backend without kernels, the compute cost model, the
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "comm.h" // defines: sim_all_reduce
+#include "engine/comm.h" // defines: sim_all_reduce
 #include "cpu_backend.h"
 #include "test_kernels_util.h"
 #include "test_world.h"

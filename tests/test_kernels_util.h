@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ops.h"
+#include "engine/ops.h"
 
 // xorshift64*: the same sequence on every machine.
 typedef struct {

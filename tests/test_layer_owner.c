@@ -1,5 +1,5 @@
 // tests/test_layer_owner.c: --strategy layer-owner, the wrong picture of
-// FSDP (sim/layer_owner.h), runs and computes what DDP computes.
+// FSDP (sim/strategy/layer_owner.h), runs and computes what DDP computes.
 //
 //   parity     MLP and a tiny GPT on R = 1..4 ranks, SGD with momentum and
 //              Adam, with accumulation (no_sync and --accum-sync every),
@@ -29,8 +29,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "layer_owner.h"
-#include "ops.h"
+#include "strategy/layer_owner.h"
+#include "engine/ops.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 #include "test_files.h"

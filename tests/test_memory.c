@@ -1,4 +1,4 @@
-// tests/test_memory.c: the per-rank memory ledger (sim/memory.h): charges,
+// tests/test_memory.c: the per-rank memory ledger (sim/engine/memory.h): charges,
 // releases, moves, totals without the backing store, the peak and what was
 // resident at it, the capacity check with its itemised report (for direct
 // charges and for tensors, whose storage is then never allocated), the
@@ -13,9 +13,9 @@
 
 #include "check.h"
 #include "cpu_backend.h"
-#include "model.h"
-#include "ops.h"
-#include "optim.h"
+#include "model/model.h"
+#include "engine/ops.h"
+#include "model/optim.h"
 #include "test_files.h"
 
 #define MiB 1048576LL

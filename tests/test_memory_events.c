@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "ops.h"
+#include "engine/ops.h"
 #include "test_world.h"
 
 static SimStatus alloc_and_free(SimRank *r, void *arg) {

@@ -1,4 +1,4 @@
-// tests/test_memory_formula.c: the closed forms of sim/memory_formula.h
+// tests/test_memory_formula.c: the closed forms of sim/cost/memory_formula.h
 // against every number reference/semantics.md section 3 gives for them
 // (items 1, 2, 4, 5, 6 and 11): the ZeRO paper's Figure 1 and Table 1 as the
 // paper rounds them, bytes per parameter at N = 32, Megatron's distributed
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "memory_formula.h"
+#include "cost/memory_formula.h"
 
 // The ZeRO paper's rounding in Table 1: two decimals below 10, one below
 // 100, whole GB (cut, not rounded: 513.5 -> 513, 4187.5 -> 4187) above;

@@ -1,6 +1,6 @@
 // tests/test_memory_train.c: the memory ledger's categories in real
 // training runs on CPU ranks. After the run, every rank of a DDP run holds
-// the closed form's model states (sim/memory_formula.h): 16 bytes per
+// the closed form's model states (sim/cost/memory_formula.h): 16 bytes per
 // parameter with Adam in fp32 (parameters 4, gradients 4, exp_avg and
 // exp_avg_sq 8), 12 with SGD and momentum, 8 with plain SGD; its buckets
 // hold one more copy of the gradients in comm buffers (none with
@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "dp.h"
-#include "memory_formula.h"
-#include "optim_flags.h"
+#include "strategy/dp.h"
+#include "cost/memory_formula.h"
+#include "model/optim_flags.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 #include "test_world.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "model.h"
+#include "model/model.h"
 
 static int test_mlp_specs(void) {
     SimModelSpec s;

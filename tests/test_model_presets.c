@@ -1,6 +1,6 @@
-// tests/test_model_presets.c: the real architectures (sim/model_arch.c), the
-// presets (sim/model_presets.c), the count-only kind, the activation
-// formula (sim/model_act.c) and the random-token dataset.
+// tests/test_model_presets.c: the real architectures (sim/model/model_arch.c), the
+// presets (sim/model/model_presets.c), the count-only kind, the activation
+// formula (sim/model/model_act.c) and the random-token dataset.
 //
 // - every preset builds in phantom mode on one CPU rank with exactly the
 //   published parameter count, and its spec survives a print-parse round trip;
@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "dataset.h"
-#include "model.h"
-#include "ops.h"
+#include "data/dataset.h"
+#include "model/model.h"
+#include "engine/ops.h"
 #include "test_model_util.h"
 
 #define GIB 1073741824.0

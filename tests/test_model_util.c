@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops.h"
+#include "engine/ops.h"
 #include "test_world.h"
 
 static uint64_t next(uint64_t *s) {

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "model.h"
+#include "model/model.h"
 
 // A batch of n samples fitting m (GPT: seq tokens, 0 = ctx), from `seed`:
 // features U(-1, 1), labels and tokens uniform, targets U(-1, 1).

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "npy.h"
+#include "formats/npy.h"
 #include "test_files.h"
 #include "torch_ref.h"
 

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "grad_scaler.h"
-#include "lr_schedule.h"
-#include "optim.h"
-#include "optim_flags.h"
+#include "model/grad_scaler.h"
+#include "model/lr_schedule.h"
+#include "model/optim.h"
+#include "model/optim_flags.h"
 
 static SimStatus set(SimOptimFlags *f, const char *name, const char *value) {
     char err[256];

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "grad_scaler.h"
-#include "ops.h"
-#include "optim.h"
+#include "model/grad_scaler.h"
+#include "engine/ops.h"
+#include "model/optim.h"
 #include "test_world.h"
 
 // Two parameters: a [2, 2] weight and a [2] bias, back to back (6 floats).

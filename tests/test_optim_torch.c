@@ -19,10 +19,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "grad_scaler.h"
-#include "lr_schedule.h"
-#include "ops.h"
-#include "optim.h"
+#include "model/grad_scaler.h"
+#include "model/lr_schedule.h"
+#include "engine/ops.h"
+#include "model/optim.h"
 #include "test_world.h"
 #include "torch_ref.h"
 

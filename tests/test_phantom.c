@@ -13,15 +13,15 @@
 #include <string.h>
 
 #include "check.h"
-#include "comm.h"
+#include "engine/comm.h"
 #include "cpu_backend.h"
 #include "cpu_sym.h"
-#include "ddp.h"
-#include "dp.h"
-#include "fsdp.h"
-#include "layer_owner.h"
-#include "optim_flags.h"
-#include "train.h"
+#include "strategy/ddp.h"
+#include "strategy/dp.h"
+#include "strategy/fsdp.h"
+#include "strategy/layer_owner.h"
+#include "model/optim_flags.h"
+#include "train/train.h"
 
 #define MAX_RANKS 8
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "sampler.h"
+#include "data/sampler.h"
 #include "test_env.h"
 #include "test_files.h"
 #include "torch_ref.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "schedule.h"
+#include "coll/schedule.h"
 
 #define MAXX 4096
 

@@ -8,7 +8,7 @@
 #include "check.h"
 #include "test_env.h"
 #include "test_events.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 static int test_append_merge(void) {
     SimTrace *t = sim_trace_new(3, 0);

@@ -10,13 +10,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "backend.h"
+#include "engine/backend.h"
 #include "check.h"
-#include "schedule.h"
+#include "coll/schedule.h"
 #include "test_env.h"
 #include "test_events.h"
 #include "test_files.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 static char tmpdir[256];
 

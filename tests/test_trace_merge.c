@@ -1,5 +1,5 @@
 // tests/test_trace_merge.c: merging per-rank traces (cli/merge_traces.h,
-// sim/trace_merge.h), as `ddplab run --rendezvous` writes them, one file per
+// sim/trace/trace_merge.h), as `ddplab run --rendezvous` writes them, one file per
 // process with its rank's events.
 //
 // A 4-rank DDP run on the cpu backend writes a whole trace; a split helper
@@ -18,11 +18,11 @@
 #include <string.h>
 
 #include "check.h"
-#include "coll.h"         // defines: SIM_COLL_*
+#include "coll/coll.h"         // defines: SIM_COLL_*
 #include "merge_traces.h" // defines: merge_traces_files
 #include "test_cli_run.h" // defines: TCLI_RUN, tcli_path
 #include "test_files.h"   // defines: tfile_mkdtemp, tfile_rmtree
-#include "trace_merge.h"  // defines: sim_trace_absorb, sim_trace_add_dropped
+#include "trace/trace_merge.h"  // defines: sim_trace_absorb, sim_trace_add_dropped
 #include "vtrace.h"       // defines: VizTrace, viz_trace_load
 
 #define NR 4
@@ -99,7 +99,7 @@ static int write_rank(const VizTrace *src, int r, const char *path) {
     return rc;
 }
 
-// The u64 `dropped` of a .ddptrace file's header (byte 32, sim/trace_bin.c).
+// The u64 `dropped` of a .ddptrace file's header (byte 32, sim/trace/trace_bin.c).
 static long long header_dropped(const char *path) {
     size_t len = 0;
     unsigned char *b = (unsigned char *)tfile_read(path, &len);

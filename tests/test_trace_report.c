@@ -27,7 +27,7 @@
 
 #include "check.h"
 #include "test_env.h"
-#include "trace_report.h"
+#include "trace/trace_report.h"
 
 #define TOL 1e-12
 

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "npy.h"
-#include "safetensors.h"
+#include "formats/npy.h"
+#include "formats/safetensors.h"
 #include "test_cli_run.h"
 #include "test_files.h"
 #include "torch_ref.h"

@@ -1,4 +1,4 @@
-// tests/test_ulp.c: distances in units in the last place (sim/ulp.h):
+// tests/test_ulp.c: distances in units in the last place (sim/base/ulp.h):
 //   f32          hand-checked distances: neighbours, across zero, +0/-0,
 //                a binade (1 to 2 = 2^23), the infinities, NaNs; and a walk
 //                with nextafterf across zero that counts every step
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "ulp.h"
+#include "base/ulp.h"
 
 static float f32_bits(uint32_t u) {
     float f;

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "cpu_backend.h"
-#include "ddp.h"
-#include "fsdp.h"
+#include "strategy/ddp.h"
+#include "strategy/fsdp.h"
 #include "test_ddp_util.h"
 #include "layout.h"
 #include "views.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "coll.h" // defines: SIM_COLL_*, SIM_ALGO_*
+#include "coll/coll.h" // defines: SIM_COLL_*, SIM_ALGO_*
 
 static const uint64_t MiB = 1024 * 1024;
 

@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "scene.h"
-#include "schedule.h" // defines: sim_dbtree_height
+#include "coll/schedule.h" // defines: sim_dbtree_height
 #include "test_env.h"
 #include "test_viz_scene_util.h"
 

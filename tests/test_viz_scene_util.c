@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm.h"
-#include "cost.h"
+#include "engine/comm.h"
+#include "cost/cost.h"
 #include "cpu_backend.h"
-#include "ddp.h"
-#include "fsdp.h"
+#include "strategy/ddp.h"
+#include "strategy/fsdp.h"
 #include "test_ddp_util.h"
 #include "test_world.h"
-#include "train.h"
+#include "train/train.h"
 
 int tvs_trace_by_hand(VizTrace *t, const SimEvent *ev, size_t n, int nranks) {
     memset(t, 0, sizeof *t);

@@ -9,7 +9,7 @@
 
 #include "scene.h"
 #include "vtrace.h"
-#include "world.h"
+#include "engine/world.h"
 
 #define TVS_MAX_RANKS 8
 

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm.h"
-#include "fsdp.h"
+#include "engine/comm.h"
+#include "strategy/fsdp.h"
 #include "test_ddp_util.h"
 #include "test_world.h"
-#include "train.h"
+#include "train/train.h"
 
 #ifdef DDPLAB_HAVE_PNG
 #include <png.h>

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "comm.h"
-#include "memory.h"
+#include "engine/comm.h"
+#include "engine/memory.h"
 #include "test_files.h"
 #include "test_vtrace_util.h"
 #include "test_world.h"

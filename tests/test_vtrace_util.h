@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "trace.h"
+#include "trace/trace.h"
 
 // 1 if a and b agree in every field: doubles bit for bit (NaN equals NaN),
 // strings by content (NULL only equals NULL). Otherwise prints the first

@@ -2,7 +2,7 @@
 #ifndef DDPLAB_TESTS_WORLD_H
 #define DDPLAB_TESTS_WORLD_H
 
-#include "world.h"
+#include "engine/world.h"
 
 // Initialises w as a world of R ranks on the CPU backend with the given
 // watchdog (seconds), recording a trace when trace is 1. The caller frees w

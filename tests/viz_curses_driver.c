@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ddp.h"
+#include "strategy/ddp.h"
 #include "test_ddp_util.h"
 #include "test_world.h"
 #include "views.h"

@@ -1,4 +1,4 @@
-# Trace files for replay (viz/vtrace.h, sim/trace_bin.c): round trips of an
+# Trace files for replay (viz/vtrace.h, sim/trace/trace_bin.c): round trips of an
 # engine trace through .ddptrace and JSON lines, copies and live appends;
 # every kind of bad file (cut at every byte, corrupted fields, foreign and
 # Chrome files, random damage); a million events loaded in under 2 s and

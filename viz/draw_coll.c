@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "coll.h" // defines: sim_algo_name, SIM_ALGO_COUNT
+#include "coll/coll.h" // defines: sim_algo_name, SIM_ALGO_COUNT
 
 void viz_draw_node(VizCanvas *c, VizRect r, const char *name, const char *text, VizStyle st,
                    int selected) {

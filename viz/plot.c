@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errbuf.h"
+#include "base/errbuf.h"
 #include "plot_internal.h"
 
 static const VizRgb WHITE = {255, 255, 255};

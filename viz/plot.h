@@ -7,7 +7,7 @@
 // "nice" ticks, tick labels, title and axis labels in a built-in 5x7 bitmap
 // font, one colour and marker shape per series, a legend) and reports where
 // the data landed, so tests check pixels without a file. The encoding half
-// writes such a buffer as a PNG, atomically (sim/outfile.h). Without libpng
+// writes such a buffer as a PNG, atomically (sim/base/outfile.h). Without libpng
 // at build time everything but the encoding works and the encoding returns
 // SIM_ENOTSUP with a message that names the package libpng-dev.
 //
@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h" // defines: SimStatus
+#include "base/status.h" // defines: SimStatus
 
 // One line of the chart: n points (x[i], y[i]), drawn in order, joined by
 // segments. A point with a NaN or infinite coordinate (or one <= 0 on a log

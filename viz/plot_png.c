@@ -1,14 +1,14 @@
 // viz/plot_png.c: an RGB image as a PNG file, through libpng's simplified
 // write API (png_image, libpng 1.6+), into a file replaced atomically
-// (sim/outfile.h). Built without libpng, the writer says which package to
+// (sim/base/outfile.h). Built without libpng, the writer says which package to
 // install instead.
 #include "plot.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "errbuf.h"
-#include "outfile.h"
+#include "base/errbuf.h"
+#include "base/outfile.h"
 
 #ifdef DDPLAB_HAVE_PNG
 #include <png.h>

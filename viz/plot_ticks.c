@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "errbuf.h"
+#include "base/errbuf.h"
 
 // Widest exponent range handled: beyond it pow(10, e) loses the values.
 enum { TICK_EXP_LIMIT = 290 };

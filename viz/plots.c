@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errbuf.h"
+#include "base/errbuf.h"
 #include "plot.h"
 
 // "ddp, 4 ranks" (or "4 ranks" when the trace does not name its strategy).

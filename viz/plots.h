@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "scene.h"  // defines: VizModel
-#include "status.h" // defines: SimStatus
+#include "base/status.h" // defines: SimStatus
 
 SimStatus viz_plot_loss_png(const VizModel *m, const char *path, char *err, size_t errlen);
 SimStatus viz_plot_memory_png(const VizModel *m, const char *path, char *err, size_t errlen);

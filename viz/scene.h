@@ -25,8 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "memory.h" // defines: SIM_MEM_CAT_COUNT
-#include "status.h" // defines: SimStatus
+#include "engine/memory.h" // defines: SIM_MEM_CAT_COUNT
+#include "base/status.h" // defines: SimStatus
 #include "vtrace.h" // defines: VizTrace
 
 enum {
@@ -264,7 +264,7 @@ typedef struct {
     const SimEvent *event; // the event at the cursor
     char caption[VIZ_CAPTION_MAX]; // what the event means, in a sentence
     const char *detail;    // lines shown under the caption, or NULL: the run's
-                           // diagnosis (sim/trace.h SIM_EV_DIAGNOSIS_LABEL) at
+                           // diagnosis (sim/trace/trace.h SIM_EV_DIAGNOSIS_LABEL) at
                            // that event and at the trace's first fault event
                            // (viz_detail); owned by the trace
     VizRankBox *ranks;     // [nranks]

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "coll.h"
-#include "dtype.h"
-#include "memory.h"
-#include "schedule.h"
+#include "coll/coll.h"
+#include "base/dtype.h"
+#include "engine/memory.h"
+#include "coll/schedule.h"
 #include "scene_internal.h"
 
 static void fmt_bytes(uint64_t b, char *buf, size_t len) {
@@ -226,8 +226,8 @@ static const char *phase_word(VizPhase p) {
     }
 }
 
-// The input pipeline's events and a parameter server worker's wait (sim/data_stage.h,
-// sim/async_ps.h): 1 if e is one of them and buf holds its caption.
+// The input pipeline's events and a parameter server worker's wait (sim/data/data_stage.h,
+// sim/strategy/async_ps.h): 1 if e is one of them and buf holds its caption.
 static int cap_waits(const SimEvent *e, const char *d, char *buf, size_t len) {
     const char *n = e->name ? e->name : "";
     if (streq(n, "data.wait"))

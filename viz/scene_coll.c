@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
-#include "schedule.h"
+#include "coll/coll.h"
+#include "coll/schedule.h"
 #include "scene_internal.h"
 
 static uint64_t bit(int r) {

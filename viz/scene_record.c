@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
+#include "coll/coll.h"
 #include "scene_internal.h"
 
 static int streq(const char *a, const char *b) {

@@ -19,7 +19,7 @@
 #include "layout.h" // defines: VizLayout
 #include "player.h" // defines: VizPlayer
 #include "scene.h"  // defines: VizModel, VizScene
-#include "status.h" // defines: SimStatus
+#include "base/status.h" // defines: SimStatus
 
 // ---------------------------------------------------------------------------
 // One frame, without a terminal: the scene at the player's cursor, laid out

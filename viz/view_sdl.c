@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errbuf.h"
+#include "base/errbuf.h"
 
 static const char no_display[] = "cannot open a window: there is no display (DISPLAY and "
                                  "WAYLAND_DISPLAY are unset, and SDL_VIDEODRIVER names no "

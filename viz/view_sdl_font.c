@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errbuf.h"
+#include "base/errbuf.h"
 
 static uint64_t glyph_key(uint32_t cp, int st) {
     return (((uint64_t)cp << 8) | (uint64_t)(st & 0xff)) + 1;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errbuf.h"
+#include "base/errbuf.h"
 
 // A white rounded square side x side, anti-aliased through its alpha, to be
 // tinted per chunk with SDL_SetTextureColorMod.

@@ -2,7 +2,7 @@
 // Everything says what to install, and what shows the same scene instead.
 #include "views.h"
 
-#include "errbuf.h"
+#include "base/errbuf.h"
 
 static const char missing[] = "this ddplab was built without SDL2 (install the packages "
                               "libsdl2-dev libsdl2-ttf-dev, then rebuild)";

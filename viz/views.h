@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "scene.h"  // defines: VizModel, VizJump
-#include "status.h" // defines: SimStatus
+#include "base/status.h" // defines: SimStatus
 #include "vtrace.h" // defines: VizTrace
 
 // A live run: the engine's tap copies every event into a queue; the view

@@ -17,9 +17,9 @@
 
 #include <stddef.h>
 
-#include "status.h"  // defines: SimStatus
-#include "strpool.h" // defines: SimStrPool
-#include "trace.h"  // defines: SimEvent, SimTraceInfo
+#include "base/status.h"  // defines: SimStatus
+#include "base/strpool.h" // defines: SimStrPool
+#include "trace/trace.h"  // defines: SimEvent, SimTraceInfo
 
 typedef struct {
     SimEvent *ev;        // [n] in order of (sim_start, rank, recording order);
@@ -28,7 +28,7 @@ typedef struct {
     int nranks;          // 1 + the largest rank seen (or the file's count)
     SimTraceInfo info;   // from the file; zeroed (nodes = 1) for JSON lines
     char source[256];    // the file's path, or "live", "run"
-    SimStrPool *pool;    // interned strings (sim/strpool.h)
+    SimStrPool *pool;    // interned strings (sim/base/strpool.h)
 } VizTrace;
 
 // An empty trace for nranks ranks (live runs). SIM_ENOMEM.

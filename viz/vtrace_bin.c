@@ -1,5 +1,5 @@
 // viz/vtrace_bin.c: loads the binary .ddptrace format (described at the top
-// of sim/trace_bin.c): header, string table, fixed-size event records in
+// of sim/trace/trace_bin.c): header, string table, fixed-size event records in
 // time order, trailer. Records are decoded field by field straight from the
 // reader's block into the event array (allocated once, from the header's
 // count bounded by the file's size), and every field is checked, so a
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
-#include "dtype.h"
-#include "memory.h"
+#include "coll/coll.h"
+#include "base/dtype.h"
+#include "engine/memory.h"
 
 #define BIN_VERSION 1u
 #define BIN_HEADER_SIZE 312u

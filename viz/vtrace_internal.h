@@ -10,7 +10,7 @@
 #include "vtrace.h"
 
 // The most ranks a loaded trace may name: the engine's limit (a world has
-// at most 65536 ranks, sim/world.c). The views keep state per rank, so a
+// at most 65536 ranks, sim/engine/world.c). The views keep state per rank, so a
 // few-line file naming rank 1048575 cost 600 MB and seconds to open.
 #define VTRACE_MAX_RANKS (1 << 16)
 // The longest string a binary file may hold.

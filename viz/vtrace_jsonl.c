@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
-#include "dtype.h"
-#include "memory.h"
+#include "coll/coll.h"
+#include "base/dtype.h"
+#include "engine/memory.h"
 
 typedef struct {
     VtReader *r;

@@ -7,7 +7,7 @@ import math
 
 
 def lr_factor(schedule, warmup, total, base, min_lr, s):
-    """sim/lr_schedule.c's factor of step s (0-based), in double and in the
+    """sim/model/lr_schedule.c's factor of step s (0-based), in double and in the
     same order of operations: linear warmup over `warmup` steps, then
     constant, cosine or linear decay to min_lr / base at step `total`."""
     if s < warmup:

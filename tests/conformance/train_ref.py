@@ -70,7 +70,7 @@ def model_state(tensors):
 
 # ---------------------------------------------------------------------------
 # ddplab's sampler for one rank: DistributedSampler(num_replicas=1) order,
-# shuffled by splitmix64 Fisher-Yates seeded with seed + epoch (sim/sampler.h)
+# shuffled by splitmix64 Fisher-Yates seeded with seed + epoch (sim/data/sampler.h)
 
 MASK = (1 << 64) - 1
 
@@ -141,7 +141,7 @@ def n_samples(c, data, ctx):
 # the loop
 
 def lr_factor(c, s):
-    """sim/lr_schedule.h's factor, in double and in the same order."""
+    """sim/model/lr_schedule.h's factor, in double and in the same order."""
     return common.lr_factor(c["schedule"], int(c["warmup"]), int(c["steps"]), float(c["lr"]),
                             float(c["min_lr"]), s)
 

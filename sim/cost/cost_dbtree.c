@@ -1,0 +1,103 @@
+// sim/cost/cost_dbtree.c: the double binary tree's cost without asking the
+// schedule for every rank's transfers at every step.
+//
+// A rank's transfers at step t depend only on its place in each tree (level,
+// depth, its parent's level, its number of children) and on the link class
+// of each of its tree edges. Those places are worked out once, O(R log R),
+// and ranks with the same places in both trees (a few hundred kinds even at
+// 16384 ranks) are kept once, since the step's cost is the largest over
+// them. Each kind's load is the same integer byte total the general path
+// builds from the transfer lists, fed to the same sim_cost_rank_time(), and
+// the steps are added in order, so the result is the same to the bit
+// (test_cost and test_phantom_scale compare them).
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost/cost_internal.h" // defines: SimRankLoad, sim_cost_rank_time
+
+// One rank's place in one tree, as the loads need it; memcmp-able.
+typedef struct {
+    signed char level, depth, parent_level, nchild;
+    signed char up;      // link class to the parent (-1: the root)
+    signed char down[2]; // link class to each child (-1: none)
+    signed char pad;
+} DbPlace;
+
+typedef struct {
+    DbPlace t[2]; // tree 0, tree 1
+} DbKind;
+
+static void place_of(const SimCost *c, int R, int tree, int r, DbPlace *p) {
+    SimTreeNode v;
+    sim_dbtree_node(R, tree, r, &v);
+    memset(p, 0, sizeof *p);
+    p->level = (signed char)v.level;
+    p->depth = (signed char)v.depth;
+    p->parent_level = (signed char)v.parent_level;
+    p->nchild = (signed char)v.nchild;
+    p->up = (signed char)(v.parent >= 0 ? sim_cost_link_class(c, r, v.parent) : -1);
+    for (int k = 0; k < 2; k++)
+        p->down[k] = (signed char)(k < v.nchild ? sim_cost_link_class(c, r, v.child[k]) : -1);
+}
+
+static int kind_cmp(const void *a, const void *b) {
+    return memcmp(a, b, sizeof(DbKind));
+}
+
+// Bytes of chunk c (0 outside the tree's K chunks).
+static uint64_t at(const uint64_t *bytes, int K, int c) {
+    return c >= 0 && c < K ? bytes[c] : 0;
+}
+
+// Adds the place's transfers at step t: in, its children's chunk
+// t - level + 1 and its parent's t - H - depth + 1; out, its chunk
+// t - parent_level + 1 to the parent and t - H - depth to its children.
+static void add_place(const DbPlace *p, const uint64_t *bytes, int K, int t, int H,
+                      SimRankLoad *l) {
+    for (int k = 0; k < p->nchild; k++) {
+        if (p->level > 0)
+            l->in[p->down[k]] += at(bytes, K, t - p->level + 1);
+        l->out[p->down[k]] += at(bytes, K, t - H - p->depth);
+    }
+    if (p->up >= 0) {
+        l->in[p->up] += at(bytes, K, t - H - p->depth + 1);
+        l->out[p->up] += at(bytes, K, t - p->parent_level + 1);
+    }
+}
+
+double sim_cost_dbtree(const SimCost *c, const SimSched *s, size_t es, int first, int last) {
+    int R = s->nranks, H = sim_dbtree_height(R), K = s->nchunks / 2;
+    uint64_t bytes[2][SIM_DBTREE_MAX_CHUNKS];
+    for (int tree = 0; tree < 2; tree++)
+        for (int k = 0; k < K; k++)
+            bytes[tree][k] = (uint64_t)sim_part_size(s->count, s->nchunks, tree * K + k) * es;
+    DbKind one, *kinds = malloc((size_t)R * sizeof *kinds); // NULL: each rank in turn
+    size_t nk = 0;
+    if (kinds != NULL) {
+        for (int r = 0; r < R; r++)
+            for (int tree = 0; tree < 2; tree++)
+                place_of(c, R, tree, r, &kinds[r].t[tree]);
+        qsort(kinds, (size_t)R, sizeof *kinds, kind_cmp);
+        for (int r = 0; r < R; r++)
+            if (nk == 0 || memcmp(&kinds[nk - 1], &kinds[r], sizeof *kinds) != 0)
+                kinds[nk++] = kinds[r];
+    }
+    double total = 0.0;
+    for (int t = first; t < last; t++) {
+        double worst = 0.0;
+        SimAlphaMode md = sim_cost_step_alpha(c, s, t); // only the first chunk's path pays
+        for (size_t i = 0; i < (kinds ? nk : (size_t)R); i++) {
+            const DbKind *k = kinds ? &kinds[i] : &one;
+            if (kinds == NULL)
+                place_of(c, R, 0, (int)i, &one.t[0]), place_of(c, R, 1, (int)i, &one.t[1]);
+            SimRankLoad l = {{0, 0}, {0, 0}};
+            add_place(&k->t[0], bytes[0], K, t, H, &l);
+            add_place(&k->t[1], bytes[1], K, t, H, &l);
+            double w = sim_cost_rank_time_mode(c, &l, md);
+            worst = w > worst ? w : worst;
+        }
+        total += worst;
+    }
+    free(kinds);
+    return total;
+}

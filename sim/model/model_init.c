@@ -1,0 +1,86 @@
+// sim/model/model_init.c: initial parameter values. The distributions are
+// PyTorch's defaults for each module (see sim_model_init in model.h); the
+// numbers come from ddplab's own seeded generator (splitmix64), drawn on the
+// host in parameter-table order and uploaded one parameter at a time, so a
+// given seed gives the same model on every backend and every rank.
+#include "model/model_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+// splitmix64: small, fast, and every seed (0 included) gives a good stream.
+static uint64_t next_u64(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+// Uniform in [0, 1) with 53 random bits.
+static double next_unit(uint64_t *s) {
+    return (double)(next_u64(s) >> 11) * 0x1.0p-53;
+}
+
+static float *host_values(SimRank *r, size_t n) {
+    float *h = malloc((n ? n : 1) * sizeof *h);
+    if (!h)
+        sim_model_fail(r, "model init: out of memory for %zu values", n);
+    return h;
+}
+
+SimStatus sim_model_init_uniform(SimRank *r, SimModel *m, int i, float bound, uint64_t *rng) {
+    if (m->impl->phantom)
+        return SIM_OK; // no values to draw (and no op: an upload is not traced)
+    size_t n = m->params[i].numel;
+    float *h = host_values(r, n);
+    if (!h)
+        return SIM_ENOMEM;
+    for (size_t k = 0; k < n; k++)
+        h[k] = (float)((double)bound * (2.0 * next_unit(rng) - 1.0));
+    SimStatus st = sim_tensor_upload(r, &m->impl->pv[i], h);
+    free(h);
+    return st;
+}
+
+// Box-Muller, both outputs used.
+SimStatus sim_model_init_normal(SimRank *r, SimModel *m, int i, float stddev, uint64_t *rng) {
+    if (m->impl->phantom)
+        return SIM_OK;
+    size_t n = m->params[i].numel;
+    float *h = host_values(r, n);
+    if (!h)
+        return SIM_ENOMEM;
+    const double two_pi = 6.283185307179586476925;
+    for (size_t k = 0; k < n; k += 2) {
+        double u1 = 1.0 - next_unit(rng); // (0, 1]: log is finite
+        double u2 = next_unit(rng);
+        double rad = sqrt(-2.0 * log(u1));
+        h[k] = (float)(stddev * rad * cos(two_pi * u2));
+        if (k + 1 < n)
+            h[k + 1] = (float)(stddev * rad * sin(two_pi * u2));
+    }
+    SimStatus st = sim_tensor_upload(r, &m->impl->pv[i], h);
+    free(h);
+    return st;
+}
+
+SimStatus sim_model_init_const(SimRank *r, SimModel *m, int i, float value) {
+    return sim_op_fill(r, &m->param, m->params[i].offset, m->params[i].numel, value);
+}
+
+SimStatus sim_model_init_buffer_const(SimRank *r, SimModel *m, int i, float value) {
+    return sim_op_fill(r, &m->buffer, m->buffers[i].offset, m->buffers[i].numel, value);
+}
+
+SimStatus sim_model_init(SimRank *r, SimModel *m, uint64_t seed) {
+    // A phantom model has no values to draw, but runs the same constant
+    // fills (traced ops on the compute clock) as a numeric one, so that
+    // both modes trace the same set-up; the random draws are skipped. A
+    // model that only exists in phantom mode has no numeric run to mirror.
+    if (m->impl->phantom && sim_model_spec_phantom_only(&m->spec) != NULL)
+        return SIM_OK;
+    uint64_t rng = seed;
+    if (m->spec.kind == SIM_MODEL_GPT)
+        return sim_model_gpt_init(r, m, &rng);
+    return sim_model_mlp_init(r, m, &rng);
+}

@@ -1,0 +1,325 @@
+// sim/train/train.c: the trainer's set-up and tear-down, the checks of data
+// against the model, and the whole run on one rank (see train.h). One
+// optimizer step is in train_step.c, checkpoints of the state in
+// train_ckpt.c.
+#include "train/train.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/fault.h"          // defines: sim_fault_find
+#include "train/train_internal.h" // defines: sim_train_fail, sim_train_restore
+
+SimStatus sim_train_fail(SimTrainer *t, int bad_input, SimStatus st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->error, sizeof t->error, fmt, ap);
+    va_end(ap);
+    t->bad_input = bad_input;
+    return st;
+}
+
+void sim_train_config_default(SimTrainConfig *c) {
+    memset(c, 0, sizeof *c);
+    c->model.kind = SIM_MODEL_MLP;
+    c->batch = 32;
+    c->accum = 1;
+    c->steps = 100;
+    c->shuffle = 1;
+    sim_optim_flags_default(&c->opt);
+}
+
+// ----------------------------------------------------------------------------
+// data against model
+
+static SimStatus check_mlp(const SimModelSpec *s, const SimDataset *ds, char *err, size_t len) {
+    int in = s->widths[0], out = s->widths[s->nwidths - 1];
+    if (ds->kind == SIM_DATA_TOKENS) {
+        snprintf(err, len, "%s is token data (text) but an mlp takes features; train a gpt "
+                 "model on it", ds->name);
+        return SIM_EINVAL;
+    }
+    if (ds->features != in) {
+        snprintf(err, len, "%s has %d features per sample but the model's first width is %d "
+                 "(they must be equal)", ds->name, ds->features, in);
+        return SIM_EINVAL;
+    }
+    if (s->mse && ds->kind != SIM_DATA_TARGETS) {
+        snprintf(err, len, "%s has class labels but the model's loss is mse (drop ',mse' for "
+                 "cross-entropy)", ds->name);
+        return SIM_EINVAL;
+    }
+    if (!s->mse && ds->kind != SIM_DATA_CLASSES) {
+        snprintf(err, len, "%s has float targets (regression) but the model's loss is "
+                 "cross-entropy (add ',mse' to the model)", ds->name);
+        return SIM_EINVAL;
+    }
+    if (s->mse && ds->target_dim != out) {
+        snprintf(err, len, "%s has %d targets per sample but the model's last width is %d "
+                 "(they must be equal)", ds->name, ds->target_dim, out);
+        return SIM_EINVAL;
+    }
+    if (!s->mse && ds->classes > out) {
+        snprintf(err, len, "%s has %d classes (labels 0..%d) but the model's last width is "
+                 "only %d", ds->name, ds->classes, ds->classes - 1, out);
+        return SIM_EINVAL;
+    }
+    return SIM_OK;
+}
+
+SimStatus sim_train_check_data(const SimModelSpec *s, const SimDataset *ds, char *err,
+                               size_t len) {
+    if (ds->n < 1) {
+        snprintf(err, len, "%s is empty: no samples", ds->name);
+        return SIM_EINVAL;
+    }
+    if (s->kind == SIM_MODEL_MLP)
+        return check_mlp(s, ds, err, len);
+    if (s->kind == SIM_MODEL_COUNT)
+        return SIM_OK; // a parameter count reads no data: any batch will do
+    if (ds->kind != SIM_DATA_TOKENS) {
+        snprintf(err, len, "%s holds features, but a gpt model trains on tokens (--text FILE "
+                 "or --data arith)", ds->name);
+        return SIM_EINVAL;
+    }
+    if (ds->vocab > s->vocab) {
+        snprintf(err, len, "%s has %d distinct tokens but the model's vocab is %d (it must be "
+                 "at least %d)", ds->name, ds->vocab, s->vocab, ds->vocab);
+        return SIM_EINVAL;
+    }
+    if (ds->ctx > s->ctx) {
+        snprintf(err, len, "%s has windows of %d tokens but the model's ctx is %d", ds->name,
+                 ds->ctx, s->ctx);
+        return SIM_EINVAL;
+    }
+    return SIM_OK;
+}
+
+int64_t sim_train_batches_per_epoch(const SimTrainConfig *c, int nranks) {
+    if (sim_fault_find(c->faults, SIM_FAULT_NO_SAMPLER, -1))
+        nranks = 1; // no DistributedSampler: each rank's epoch is the whole dataset
+    int64_t per_rank = sim_sampler_num_samples(c->data ? c->data->n : 0, nranks, 0);
+    return sim_sampler_batches_of(per_rank, c->batch, c->drop_last);
+}
+
+int64_t sim_train_steps_for_epochs(const SimTrainConfig *c, int nranks, int64_t epochs) {
+    int64_t nb = sim_train_batches_per_epoch(c, nranks), k = c->accum > 0 ? c->accum : 1;
+    // with an accum_tail mode blocks restart at each epoch: the short last
+    // block steps (step) or does not (drop)
+    if (c->accum_tail == SIM_ACCUM_TAIL_STEP)
+        return epochs * ((nb + k - 1) / k);
+    if (c->accum_tail == SIM_ACCUM_TAIL_DROP)
+        return epochs * (nb / k);
+    return epochs * nb / k;
+}
+
+// ----------------------------------------------------------------------------
+// set-up
+
+static SimStatus setup_data(SimTrainer *t, SimRank *r) {
+    const SimTrainConfig *c = t->cfg;
+    SimSamplerConfig sc;
+    char err[512];
+    sim_sampler_defaults(&sc, c->data->n);
+    sc.num_replicas = sim_train_fault_replicas(c, r->world->cfg.nranks);
+    sc.rank = r->rank % sc.num_replicas;
+    sc.shuffle = c->shuffle;
+    sc.seed = (int64_t)c->seed;
+    sc.batch_size = c->batch;
+    sc.drop_last_batch = c->drop_last;
+    if (sim_sampler_init(&t->sampler, &sc, err, sizeof err) != SIM_OK)
+        return sim_train_fail(t, 1, SIM_EINVAL, "sampler: %s", err);
+    if (t->sampler.num_batches < 1)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--batch: %d leaves no batch in an epoch of %lld "
+                              "samples with --drop-last", c->batch,
+                              (long long)t->sampler.num_samples);
+    if (sim_loader_init(&t->loader, c->data, c->batch) != SIM_OK)
+        return sim_train_fail(t, 0, SIM_ENOMEM, "out of memory for the batch buffers");
+    return SIM_OK;
+}
+
+// Weights: the seeded initialisation, then --init's file if given.
+static SimStatus setup_weights(SimTrainer *t, SimRank *r) {
+    const SimTrainConfig *c = t->cfg;
+    int per_rank = c->init_seed_per_rank || sim_train_fault_seed_per_rank(c);
+    uint64_t seed = c->seed + (per_rank ? (uint64_t)r->rank : 0);
+    SimStatus st = sim_model_init(r, t->model, seed);
+    if (st != SIM_OK)
+        return sim_train_fail(t, 0, st, "model init: %s", r->error);
+    if (c->init_path == NULL)
+        return SIM_OK;
+    SimCkpt ck;
+    char err[900];
+    st = sim_ckpt_open(&ck, c->init_path, t->model, 0, err, sizeof err);
+    if (st != SIM_OK)
+        return sim_train_fail(t, st != SIM_ENOMEM, st, "--init: %s", err);
+    st = sim_ckpt_apply_model(r, &ck, t->model);
+    sim_ckpt_close(&ck);
+    if (st != SIM_OK)
+        return sim_train_fail(t, 0, st, "--init: cannot load the weights: %s", r->error);
+    return SIM_OK;
+}
+
+// Uneven inputs need DDP, 2 ranks or more, no accumulation, a per-rank
+// logging loss under join (a script's own all_reduce inside the loop is not
+// shadowed by Join: it would hang), and at least 3 batches on every rank
+// (so that the one-time bucket rebuild never falls on a joined rank).
+static SimStatus check_uneven(SimTrainer *t, SimRank *r) {
+    const SimTrainConfig *c = t->cfg;
+    int R = r->world->cfg.nranks;
+    if (c->join && c->uneven <= 0)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--join: needs uneven inputs (--uneven K)");
+    if (c->uneven <= 0)
+        return SIM_OK;
+    if (c->strategy == NULL || strcmp(c->strategy->name, "ddp") != 0 || R < 2)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--uneven: needs --strategy ddp on 2 ranks or "
+                              "more");
+    if (c->accum != 1)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--uneven: cannot be combined with --accum %d; "
+                              "allowed: --accum 1", c->accum);
+    if (c->join && c->loss_log != SIM_LOSS_LOCAL)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--join: the loss all_reduce for logging runs "
+                              "inside the loop, where Join does not shadow it (a rank out of "
+                              "data never enters it: a hang); allowed: --loss-log rank0");
+    int64_t nb = t->sampler.num_batches;
+    if (nb - c->uneven < 3)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--uneven: %d leaves rank %d fewer than 3 of "
+                              "the epoch's %lld batches; allowed: 1 to %lld", c->uneven, R - 1,
+                              (long long)nb, (long long)(nb - 3));
+    return SIM_OK;
+}
+
+// Represent mode (SimWorldConfig.represent: rank 0 runs for every rank)
+// holds only where every rank does the same: not with uneven inputs (ranks
+// run out of data at different batches), nor with an evaluation only rank 0
+// takes part in. (dp and layer-owner refuse it in their own set-up.)
+static SimStatus check_represent(SimTrainer *t, SimRank *r) {
+    const SimTrainConfig *c = t->cfg;
+    if (!r->world->cfg.represent)
+        return SIM_OK;
+    if (c->uneven > 0)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--uneven: ranks with different numbers of "
+                              "batches cannot be represented by rank 0 alone; allowed: no "
+                              "--uneven (or run every rank)");
+    if (c->eval_every > 0 && c->eval_variant == SIM_EVAL_RANK0_ONLY)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--eval-variant rank0-only: only rank 0 "
+                              "evaluates, so it cannot stand for the others; allowed: right, "
+                              "mean-of-means");
+    return SIM_OK;
+}
+
+SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
+    memset(t, 0, sizeof *t);
+    t->cfg = c;
+    char err[512];
+    t->capacity = r->mem.capacity;
+    if (c->strategy && c->strategy->backing_model)
+        r->mem.capacity = 0; // the strategy's setup puts it back
+    int max_batch = c->strategy && c->strategy->model_batch
+                        ? c->strategy->model_batch(c, r->rank, r->world->cfg.nranks)
+                        : c->batch;
+    SimStatus st = sim_model_create(r, &c->model, max_batch, r->world->cfg.phantom, &t->model);
+    if (st != SIM_OK)
+        return sim_train_fail(t, st == SIM_EINVAL, st, "--model: %s", r->error);
+    sim_model_set_training(t->model, 1);
+    t->has_grad = calloc((size_t)t->model->nparams + 1, 1);
+    if (t->has_grad == NULL)
+        return sim_train_fail(t, 0, SIM_ENOMEM, "out of memory");
+    SIM_CHECK(setup_weights(t, r));
+    st = sim_optim_init(&t->optim, r, &c->opt.optim, &t->model->param, &t->model->grad,
+                        t->model->params, t->model->nparams);
+    if (st != SIM_OK)
+        return sim_train_fail(t, 0, st, "optimizer: %s", r->error);
+    sim_scaler_init(&t->scaler, &c->opt.amp, sim_amp_needs_scaler(&c->opt.amp));
+    st = sim_lr_schedule_make(&t->sched, &c->opt.lr, c->opt.optim.lr, r->world->cfg.nranks,
+                              c->accum, c->steps, err, sizeof err);
+    if (st != SIM_OK)
+        return sim_train_fail(t, 1, st, "%s", err);
+    SIM_CHECK(setup_data(t, r));
+    SIM_CHECK(check_uneven(t, r));
+    SIM_CHECK(check_represent(t, r));
+    int own_restore = c->strategy && c->strategy->restore;
+    if (c->resume_path && !own_restore)
+        SIM_CHECK(sim_train_restore(t, r));
+    t->rank = r;
+    if (c->strategy) {
+        st = c->strategy->setup(r, t, c->strategy_cfg, &t->strategy);
+        r->mem.capacity = t->capacity;
+        if (st != SIM_OK)
+            return sim_train_fail(t, st == SIM_EINVAL, st, "%s: %s", c->strategy->name,
+                                  r->error);
+    }
+    if (c->resume_path && own_restore) {
+        st = c->strategy->restore(t->strategy, r, t, c->resume_path);
+        if (st != SIM_OK)
+            return t->error[0] ? st : sim_train_fail(t, st == SIM_EINVAL || st == SIM_EFORMAT,
+                                                     st, "--resume: %s", r->error);
+    }
+    t->start_step = t->step;
+    SIM_CHECK(sim_train_fault_setup(t, r));
+    sim_train_set_epoch(t, r);
+    return SIM_OK;
+}
+
+void sim_train_free(SimTrainer *t, SimRank *r) {
+    if (t->cfg && t->cfg->strategy && t->strategy)
+        t->cfg->strategy->teardown(t->strategy, r);
+    t->strategy = NULL;
+    sim_loader_free(&t->loader);
+    sim_data_stage_free(&t->data_stage);
+    sim_sampler_free(&t->sampler);
+    sim_optim_free(&t->optim, r);
+    sim_model_destroy(r, t->model);
+    free(t->has_grad);
+    t->model = NULL;
+    t->has_grad = NULL;
+}
+
+// ----------------------------------------------------------------------------
+// the run
+
+// A checkpoint: replicated strategies hold the same state on every rank and
+// rank 0 writes it; a strategy with its own save needs every rank.
+static SimStatus save(SimTrainer *t, SimRank *r) {
+    const SimTrainConfig *c = t->cfg;
+    if (c->strategy && c->strategy->save) {
+        SimStatus st = c->strategy->save(t->strategy, r, t, c->save_path);
+        if (st != SIM_OK && !t->error[0])
+            return sim_train_fail(t, 0, st, "--save: %s", r->error);
+        return st;
+    }
+    return r->rank == 0 ? sim_train_save(t, r, c->save_path) : SIM_OK;
+}
+
+SimStatus sim_train_run(SimRank *r, void *arg) {
+    SimTrainer *t = (SimTrainer *)arg + r->rank;
+    const SimTrainConfig *c = t->cfg;
+    SIM_CHECK(sim_train_setup(t, r, c));
+    if (c->on_stage && c->on_stage(c->on_stage_arg, t, SIM_STAGE_INIT, -1) != SIM_OK)
+        return sim_train_fail(t, 0, SIM_EIO, "initial weights: %s", r->error);
+    if (c->on_ready)
+        c->on_ready(c->on_ready_arg, r->rank, t);
+    int64_t end = c->stop_after > 0 && c->stop_after < c->steps ? c->stop_after : c->steps;
+    while (t->step < end) {
+        SimStepStats s;
+        SIM_CHECK(sim_train_step(t, r, &s));
+        if (t->out_of_data) // uneven inputs without join: this rank's loop is over
+            return SIM_OK;
+        if (c->on_step)
+            c->on_step(c->on_step_arg, r->rank, &s);
+        if (c->eval_every > 0 && t->step % c->eval_every == 0) {
+            SimEvalStats e;
+            SIM_CHECK(sim_train_evaluate(t, r, &e));
+            if (c->on_eval)
+                c->on_eval(c->on_eval_arg, r->rank, &e);
+        }
+        int last = t->step == end;
+        if (c->save_path && !last && c->save_every > 0 && t->step % c->save_every == 0)
+            SIM_CHECK(save(t, r));
+    }
+    if (c->save_path)
+        SIM_CHECK(save(t, r));
+    return SIM_OK;
+}
