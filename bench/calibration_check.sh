@@ -12,7 +12,7 @@
 #      (the links: a least-squares fit of the in-place ring all_reduce times;
 #      the device: one rank's fp32 matmul FLOP/s through the cpu backend's
 #      kernels, its memory bandwidth and per-op cost, with both ranks
-#      measuring at once; see cli/bench_calibrate.c and cli/bench_device.c);
+#      measuring at once; see cli/bench/bench_calibrate.c and cli/bench/bench_device.c);
 #   2. trains: ddplab run --strategy ddp -n 2 --model mlp:784,1024,1024,10
 #      --data blobs:n=4096,features=784,classes=10 --batch 64 --steps STEPS
 #      --optimizer sgd --lr 0.01 --profile FILE --metrics M.jsonl

@@ -7,11 +7,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backends.h" // defines: cli_backends
-#include "cli.h"      // defines: CLI_EXIT_*, bench_main, bench_help
-#include "compare.h"  // defines: compare_main, compare_help
-#include "cost/cost.h"     // defines: sim_sys_count, sim_sys_at, sim_device_at
-#include "report.h"   // defines: report_main, report_help
+#include "bench/bench.h"             // defines: bench_main, bench_help
+#include "core/backends.h"           // defines: cli_backends
+#include "core/cli.h"                // defines: CLI_EXIT_*
+#include "cost/cost.h"               // defines: sim_sys_count, sim_sys_at, sim_device_at
+#include "interview/interview_cmd.h" // defines: interview_main, interview_help
+#include "lesson/lesson_cmd.h"       // defines: lesson_main, lesson_help
+#include "plan/plan.h"               // defines: plan_main, plan_help
+#include "report/compare.h"          // defines: compare_main, compare_help
+#include "report/merge_traces.h"     // defines: merge_traces_main, merge_traces_help
+#include "report/replay.h"           // defines: replay_main, replay_help
+#include "report/report.h"           // defines: report_main, report_help
+#include "run/run.h"                 // defines: run_main, run_help
 
 #ifndef DDPLAB_VERSION
 #define DDPLAB_VERSION "0.0.0"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interview.h" // defines: IvQuestion, iv_plan_drill, iv_generate_fresh, iv_grade
+#include "learn/interview.h" // defines: IvQuestion, iv_plan_drill, iv_generate_fresh, iv_grade
 
 #include "fuzz_util.h"
 

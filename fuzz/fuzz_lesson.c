@@ -4,9 +4,9 @@
 // against its own recorded answer, its right answer shown.
 #include <stdlib.h>
 
-#include "lesson.h"       // defines: Lesson, lesson_parse_text
-#include "lesson_grade.h" // defines: lesson_grade, lesson_grade_right
-#include "lesson_text.h"  // defines: lesson_text_wrap
+#include "learn/lesson.h"       // defines: Lesson, lesson_parse_text
+#include "learn/lesson_grade.h" // defines: lesson_grade, lesson_grade_right
+#include "learn/lesson_text.h"  // defines: lesson_text_wrap
 
 #include "fuzz_util.h"
 

@@ -1,12 +1,12 @@
 // fuzz/fuzz_progress.c: the learner's progress file
-// ($XDG_STATE_HOME/ddplab/progress.json, cli/lesson_progress.c), which
+// ($XDG_STATE_HOME/ddplab/progress.json, cli/learn/lesson_progress.c), which
 // `ddplab lesson` reads at start and rewrites after every lesson. A file
 // that loads is recorded into and saved twice; the second save must load
 // back as exactly what the first one did (writing is a fixed point).
 #include <stdlib.h>
 #include <string.h>
 
-#include "lesson_progress.h" // defines: LessonProgress, lesson_progress_load
+#include "learn/lesson_progress.h" // defines: LessonProgress, lesson_progress_load
 
 #include "fuzz_util.h"
 

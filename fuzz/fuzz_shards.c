@@ -17,7 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"    // defines: run_main
+#include "core/cli.h"    // defines: CLI_EXIT_*
+#include "run/run.h"     // defines: run_main
 #include "base/sha256.h" // defines: sim_sha256_hex
 
 #include "fuzz_util.h"

@@ -1,4 +1,4 @@
-# The lesson parser (cli/lesson.h): a good lesson parsed to its structure,
+# The lesson parser (cli/learn/lesson.h): a good lesson parsed to its structure,
 # malformed ones rejected with file, line and problem, mutated copies never
 # crashing it; the index and lesson_dir(). Needs md4c (without it the
 # parser only says how to get it).

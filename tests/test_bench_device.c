@@ -1,5 +1,5 @@
 // tests/test_bench_device.c: the device measurement of `ddplab bench
-// --calibrate` (cli/bench_device.c) on a backend that stands in for a GPU:
+// --calibrate` (cli/bench/bench_device.c) on a backend that stands in for a GPU:
 // the cpu backend with a driver's name and memory size (device_name,
 // mem_info), an allocator that counts, and a stream wait that counts. The
 // measurement must take every buffer from the backend's allocator and give
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "bench/bench.h"
 #include "check.h"
 #include "cpu_backend.h" // defines: cpu_backend_ops
 

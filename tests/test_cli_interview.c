@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "interview.h"
+#include "learn/interview.h"
 #include "test_cli_run.h"
 #include "test_env.h"
 #include "test_files.h"

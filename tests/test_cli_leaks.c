@@ -1,5 +1,5 @@
 // tests/test_cli_leaks.c: what a run leaves behind in the process that ran
-// it, failed or not. `ddplab run` is run_main (cli/cli.h), called here
+// it, failed or not. `ddplab run` is run_main (cli/run/run.h), called here
 // in-process as a lesson calls it, on a sequence of runs that fail in
 // every way a run fails:
 //   - a watchdog timeout (4 DDP ranks, uneven inputs without join,
@@ -30,8 +30,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "cli.h"        // defines: run_main
-#include "run_signal.h" // defines: run_signal_caught
+#include "core/cli.h"        // defines: CLI_EXIT_*
+#include "run/run.h"         // defines: run_main
+#include "run/run_signal.h" // defines: run_signal_caught
 #include "test_cli_run.h" // defines: tcli_path
 #include "test_files.h"
 

@@ -1,5 +1,5 @@
 // tests/test_cli_verify.c: the verifiable data of `ddplab bench`
-// (cli/bench_verify.c), checked in both directions:
+// (cli/bench/bench_verify.c), checked in both directions:
 //   - exact: reductions of the pattern computed with sim/'s kernels, one
 //     rank at a time (rounding to the element type after every step) in
 //     forward and in backward rank order, pass the check with #wrong == 0, for
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "bench/bench.h"
 #include "check.h"
 
 static BenchOptions options(SimCollKind kind, SimDtype dt, SimRedOp op, int R, int root) {

@@ -28,7 +28,7 @@
 #include "check.h"
 #include "engine/comm.h"         // defines: sim_all_reduce, sim_barrier
 #include "cuda_backend.h" // defines: cuda_backend_ops
-#include "merge_traces.h" // defines: merge_traces_files
+#include "report/merge_traces.h" // defines: merge_traces_files
 #include "test_cli_run.h" // defines: TCLI_RUN, tcli_path
 #include "test_files.h"   // defines: tfile_mkdtemp, tfile_exists
 #include "vtrace.h"       // defines: viz_trace_load

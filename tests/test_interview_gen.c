@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "interview.h"
+#include "learn/interview.h"
 #include "test_env.h"
 
 // "13,015,864,320" at s -> 13015864320.

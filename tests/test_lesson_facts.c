@@ -12,12 +12,12 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lesson.h"
-#include "lesson_facts.h"
-#include "lesson_grade.h"
-#include "lesson_progress.h"
-#include "lesson_run.h"
-#include "lesson_text.h"
+#include "learn/lesson.h"
+#include "learn/lesson_facts.h"
+#include "learn/lesson_grade.h"
+#include "learn/lesson_progress.h"
+#include "lesson/lesson_run.h"
+#include "learn/lesson_text.h"
 #include "test_files.h"
 
 static const char *const header = "---\nid: t\ntitle: t\ndifficulty: beginner\n"

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "lesson.h"
+#include "learn/lesson.h"
 #include "test_files.h"
 
 static int put(const char *dir, const char *name, const char *text) {

@@ -1,4 +1,4 @@
-// tests/test_lesson_parse.c: the lesson parser (cli/lesson.h) on
+// tests/test_lesson_parse.c: the lesson parser (cli/learn/lesson.h) on
 //   - a good lesson (tests/lessons/good.md) that uses every header key and
 //     item kind, parsed to the exact structure and narrative text;
 //   - malformed lessons, each rejected with "PATH:LINE: problem" naming the
@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "lesson.h"
+#include "learn/lesson.h"
 #include "test_env.h"
 #include "test_files.h"
-#include "viz_cli.h" // defines: cli_viz_set (the --at check a pause must agree with)
+#include "core/viz_cli.h" // defines: cli_viz_set (the --at check a pause must agree with)
 
 #define GOOD DDPLAB_TEST_DIR "/lessons/good.md"
 

@@ -1,4 +1,4 @@
-// tests/test_trace_merge.c: merging per-rank traces (cli/merge_traces.h,
+// tests/test_trace_merge.c: merging per-rank traces (cli/report/merge_traces.h,
 // sim/trace/trace_merge.h), as `ddplab run --rendezvous` writes them, one file per
 // process with its rank's events.
 //
@@ -19,7 +19,7 @@
 
 #include "check.h"
 #include "coll/coll.h"         // defines: SIM_COLL_*
-#include "merge_traces.h" // defines: merge_traces_files
+#include "report/merge_traces.h" // defines: merge_traces_files
 #include "test_cli_run.h" // defines: TCLI_RUN, tcli_path
 #include "test_files.h"   // defines: tfile_mkdtemp, tfile_rmtree
 #include "trace/trace_merge.h"  // defines: sim_trace_absorb, sim_trace_add_dropped

@@ -16,7 +16,7 @@
 
 #include "check.h"
 #include "plot.h"
-#include "plot_internal.h"
+#include "raster.h"
 #include "test_env.h"
 #include "test_files.h"
 

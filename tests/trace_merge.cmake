@@ -1,4 +1,4 @@
-# Per-rank traces merged into one (cli/merge_traces.c, sim/trace/trace_merge.c):
+# Per-rank traces merged into one (cli/report/merge_traces.c, sim/trace/trace_merge.c):
 # a 4-rank run of the cpu backend split into one file per rank, as the
 # processes of `ddplab run --rendezvous` write them, and merged back, in
 # process and through `ddplab merge-traces`.

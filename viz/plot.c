@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/errbuf.h"
-#include "plot_internal.h"
+#include "raster.h"
 
 static const VizRgb WHITE = {255, 255, 255};
 static const VizRgb BLACK = {0, 0, 0};

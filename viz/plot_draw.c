@@ -1,6 +1,6 @@
 // viz/plot_draw.c: pixels, rectangles, lines and markers on a VizImage
-// (see plot_internal.h). Integer arithmetic only, clipped to the image.
-#include "plot_internal.h"
+// (see raster.h). Integer arithmetic only, clipped to the image.
+#include "raster.h"
 
 #include <stdlib.h>
 

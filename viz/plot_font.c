@@ -3,7 +3,7 @@
 // 0..6 hold capitals, digits and the lowercase bodies (x-height rows 2..6),
 // row 7 the descenders of g j p q y and the comma. The glyphs are kept as
 // pictures ('#' set, '.' clear) so they can be read and edited in place.
-#include "plot_internal.h"
+#include "raster.h"
 
 #include <string.h>
 

@@ -9,7 +9,7 @@
 //                                      (the next round: sim_rdzv_open)
 //
 //    Ranks are given in join order: the n-th participant admitted to a
-//    round is rank n - 1. The agent (cli/run_elastic.c) joins the survivors
+//    round is rank n - 1. The agent (cli/run/run_elastic.c) joins the survivors
 //    of the last round first, in their old rank order, then the waiting
 //    joiners in the order they arrived, so survivors keep their relative
 //    order and joiners come after them. A participant that arrives while

@@ -174,7 +174,7 @@ SimStatus sim_fsdp_summon_end(SimRank *r, SimTrainer *t);
 const SimFsdpPlan *sim_fsdp_plan_of(const SimTrainer *t);
 
 // This rank's shards, for a reader outside the strategy (the exactness
-// report, cli/run_compare_capture.c): parameter i's elements
+// report, cli/run/run_compare_capture.c): parameter i's elements
 // [src[i], src[i] + slice[i].numel) within the parameter (flattened
 // row-major) sit at slice[i].offset in master and in grad. A parameter with
 // no elements on this rank has slice[i].numel = 0.

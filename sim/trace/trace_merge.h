@@ -1,6 +1,6 @@
 // sim/trace/trace_merge.h: filling a trace from events recorded elsewhere, so that
 // the traces of a world's processes (one rank each, `ddplab run
-// --rendezvous`) become one trace again (cli/merge_traces.c reads the files,
+// --rendezvous`) become one trace again (cli/report/merge_traces.c reads the files,
 // this puts their events back, the writers of trace.h write the result).
 #ifndef DDPLAB_SIM_TRACE_MERGE_H
 #define DDPLAB_SIM_TRACE_MERGE_H

@@ -87,7 +87,7 @@ typedef void (*SimReadyCallback)(void *arg, int rank, const SimTrainer *t);
 typedef SimStatus (*SimSyncFn)(void *arg, SimRank *r, SimModel *m, uint8_t *has_grad);
 
 // Where a step's tensors can be looked at from outside (the backend
-// comparison, cli/run_compare.c), in the order they come:
+// comparison, cli/run/run_compare.c), in the order they come:
 typedef enum {
     SIM_STAGE_INIT,        // after set-up, before the first step (DDP: after the
                            // broadcast of rank 0's weights); param -1
@@ -181,7 +181,7 @@ typedef struct SimTrainConfig {
     void *on_eval_arg;
     // Asked on each rank's thread at the start of every step (NULL: never):
     // nonzero stops the rank there with SIM_EINTR, before the step touches
-    // any state (a Ctrl-C: cli/run_signal.h). Ranks waiting in a collective
+    // any state (a Ctrl-C: cli/run/run_signal.h). Ranks waiting in a collective
     // are stopped by cancelling the world (sim_world_cancel), not by this.
     int (*should_stop)(void *arg);
     void *should_stop_arg;

@@ -1,0 +1,326 @@
+// cli/core/viz_cli.c: the view options of `ddplab run` and `ddplab replay`, and
+// showing a trace with them: --viz picks the renderer (text frames on
+// stdout, the ncurses screen, the SDL2 window), --png draws one frame
+// offscreen, --plot / --plot-memory write charts of the whole trace.
+#include "core/viz_cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/cli.h"   // defines: CLI_EXIT_*
+#include "core/opts.h"  // defines: cli_opt_shown, cli_opt_output_problem
+#include "plot.h"  // defines: viz_png_available
+#include "plots.h" // defines: viz_plot_loss_png, viz_plot_memory_png
+
+static const char *const viz_names[] = {"viz",  "viz-stops",   "viz-width", "viz-speed", "at",
+                                        "png",  "plot",        "plot-memory", "ascii"};
+#define NVIZ (int)(sizeof viz_names / sizeof viz_names[0])
+
+int cli_viz_is_option(const char *name) {
+    for (int i = 0; i < NVIZ; i++)
+        if (strcmp(name, viz_names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int fail(const char *prog, const char *opt, const char *value, const char *what,
+                const char *allowed) {
+    char shown[80];
+    fprintf(stderr, "%s: --%s: '%s' %s; allowed: %s\n", prog, opt,
+            cli_opt_shown(value, shown, sizeof shown), what, allowed);
+    return -1;
+}
+
+// The stop list "iteration,bucket-launch" as a mask of VizJump bits.
+static int parse_stops(const char *list, unsigned *mask) {
+    *mask = 0;
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        char name[32];
+        if (n == 0 || n >= sizeof name)
+            return -1;
+        memcpy(name, p, n);
+        name[n] = '\0';
+        int k = viz_jump_parse(name);
+        if (k < 0)
+            return -1;
+        *mask |= 1u << k;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return *mask ? 0 : -1;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+// --at: N (an event), iN (iteration N's first event), KIND or KIND:K (the
+// K-th event of that kind, from 0). Checked against the trace later;
+// here only the form.
+int cli_viz_at_ok(const char *s) {
+    long v;
+    if (parse_int(s, 0, LONG_MAX, &v) == 0)
+        return 1;
+    if (s[0] == 'i' && parse_int(s + 1, 0, INT32_MAX, &v) == 0)
+        return 1;
+    char name[32];
+    size_t n = strcspn(s, ":");
+    if (n == 0 || n >= sizeof name)
+        return 0;
+    memcpy(name, s, n);
+    name[n] = '\0';
+    if (viz_jump_parse(name) < 0)
+        return 0;
+    return s[n] == '\0' || parse_int(s + n + 1, 0, LONG_MAX, &v) == 0;
+}
+
+int cli_viz_set(CliViz *v, const char *prog, const char *name, const char *value) {
+    long n;
+    if (strcmp(name, "viz") == 0) {
+        if (strcmp(value, "text") && strcmp(value, "ncurses") && strcmp(value, "sdl") &&
+            strcmp(value, "none"))
+            return fail(prog, name, value, "is not a view", "text, ncurses, sdl, none");
+        v->mode = strcmp(value, "none") ? value : NULL;
+    } else if (strcmp(name, "viz-stops") == 0) {
+        if (parse_stops(value, &v->stop_mask) != 0)
+            return fail(prog, name, value, "is not a list of event kinds",
+                        "a comma-separated list of iteration, phase, bucket-launch, "
+                        "bucket-done, coll, coll-step, gather, free, reduce, memory-peak, "
+                        "marker, fault, any");
+        v->stops = value;
+    } else if (strcmp(name, "viz-width") == 0) {
+        if (parse_int(value, 80, 1000, &n) != 0)
+            return fail(prog, name, value, "is not a width", "80 to 1000 columns");
+        v->width = (int)n;
+    } else if (strcmp(name, "viz-speed") == 0) {
+        char *end;
+        double s = strtod(value, &end);
+        if (end == value || *end || !(s > 0 && s <= 1e6))
+            return fail(prog, name, value, "is not a speed", "events per second, 0 < S <= 1e6");
+        v->speed = s;
+    } else if (strcmp(name, "at") == 0) {
+        if (!cli_viz_at_ok(value))
+            return fail(prog, name, value, "is not a position",
+                        "an event number N, iN (iteration N), or KIND[:K] (the K-th "
+                        "bucket-launch, gather, ... from 0)");
+        v->at = value;
+    } else if (strcmp(name, "png") == 0) {
+        v->png = value;
+    } else if (strcmp(name, "plot") == 0) {
+        v->plot_loss = value;
+    } else if (strcmp(name, "plot-memory") == 0) {
+        v->plot_memory = value;
+    } else if (strcmp(name, "ascii") == 0) {
+        v->ascii = 1;
+    } else {
+        return fail(prog, name, value, "is not a view option", "see --help");
+    }
+    return 0;
+}
+
+static int check_out(const char *prog, const char *opt, const char *path) {
+    const char *what, *allowed;
+    if (path != NULL && cli_opt_output_problem(path, &what, &allowed))
+        return fail(prog, opt, path, what, allowed);
+    return 0;
+}
+
+int cli_viz_check(const CliViz *v, const char *prog) {
+    if (check_out(prog, "png", v->png) || check_out(prog, "plot", v->plot_loss) ||
+        check_out(prog, "plot-memory", v->plot_memory))
+        return -1;
+    if (v->png && !viz_sdl_available()) {
+        fprintf(stderr, "%s: --png draws the frame with SDL2, which this build lacks "
+                "(apt-get install libsdl2-dev libsdl2-ttf-dev, then rebuild); --viz text "
+                "shows the same frame as text\n", prog);
+        return -1;
+    }
+    if ((v->plot_loss || v->plot_memory) && !viz_png_available()) {
+        fprintf(stderr, "%s: --plot needs libpng (apt-get install libpng-dev, then rebuild)\n",
+                prog);
+        return -1;
+    }
+    if (v->mode && strcmp(v->mode, "ncurses") == 0 && !viz_curses_available()) {
+        fprintf(stderr, "%s: --viz ncurses: this build has no ncurses (apt-get install "
+                "libncurses-dev, then rebuild); --viz text works everywhere\n", prog);
+        return -1;
+    }
+    if (v->mode && strcmp(v->mode, "sdl") == 0 && !viz_sdl_available()) {
+        fprintf(stderr, "%s: --viz sdl: this build has no SDL2 (apt-get install libsdl2-dev "
+                "libsdl2-ttf-dev, then rebuild); try --viz ncurses\n", prog);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_viz_wanted(const CliViz *v) {
+    return v->mode || v->png || v->plot_loss || v->plot_memory;
+}
+
+int cli_viz_interactive(const CliViz *v) {
+    return v->mode && strcmp(v->mode, "text") != 0;
+}
+
+void cli_viz_help(FILE *out) {
+    fputs("view options (ddplab run and ddplab replay):\n"
+          "      --viz text|ncurses|sdl  show the run: text = frames on stdout at each\n"
+          "                              --viz-stops event; ncurses = the terminal\n"
+          "                              view; sdl = an animated window (keys in both:\n"
+          "                              space play, n/p step, N/P iteration, ]/[ next\n"
+          "                              event of a kind, k choose it, +/- speed, r rank,\n"
+          "                              t clock, z zoom, g go to, ? help, q quit)\n"
+          "      --viz-stops LIST        text: frames at these events [iteration]:\n"
+          "                              iteration, phase, bucket-launch, bucket-done,\n"
+          "                              coll, coll-step, gather, free, reduce,\n"
+          "                              memory-peak, marker, fault, any\n"
+          "      --viz-width N           text: columns of a frame, 80-1000 [120]\n"
+          "      --viz-speed S           events per second when playing [10]\n"
+          "      --ascii                 text: plain ASCII frames (no box drawing)\n"
+          "      --at POS                open at an event: N, iN (iteration N), or\n"
+          "                              KIND[:K], the K-th event of a kind from 0\n"
+          "                              (bucket-launch:2) [the start; --png: the end]\n"
+          "      --png FILE.png          draw the frame at --at to a PNG (SDL2,\n"
+          "                              offscreen: no display needed)\n"
+          "      --plot FILE.png         the loss per iteration as a chart\n"
+          "      --plot-memory FILE.png  device memory of each rank over time\n",
+          out);
+}
+
+// --at against the trace: the event index, or SIZE_MAX after a message.
+static size_t resolve_at(VizModel *m, const char *at, size_t deflt, const char *prog) {
+    size_t n = viz_model_count(m);
+    if (at == NULL)
+        return deflt;
+    long v;
+    if (parse_int(at, 0, LONG_MAX, &v) == 0) {
+        if ((size_t)v < n)
+            return (size_t)v;
+        fprintf(stderr, "%s: --at %s: the trace has %zu events (0 to %zu)\n", prog, at, n,
+                n - 1);
+        return SIZE_MAX;
+    }
+    if (at[0] == 'i' && parse_int(at + 1, 0, INT32_MAX, &v) == 0) {
+        size_t i = viz_model_iteration_start(m, (int)v);
+        if (i == SIZE_MAX)
+            fprintf(stderr, "%s: --at %s: the trace has %d iterations (i0 to i%d)\n", prog, at,
+                    viz_model_iterations(m), viz_model_iterations(m) - 1);
+        return i;
+    }
+    char name[32];
+    size_t len = strcspn(at, ":");
+    memcpy(name, at, len);
+    name[len] = '\0';
+    long k = 0;
+    if (at[len] == ':')
+        parse_int(at + len + 1, 0, LONG_MAX, &k);
+    VizJump kind = (VizJump)viz_jump_parse(name);
+    size_t i = SIZE_MAX;
+    for (long seen = 0;; seen++) {
+        i = viz_model_next(m, i, kind, +1);
+        if (i == SIZE_MAX || seen == k)
+            break;
+    }
+    if (i == SIZE_MAX)
+        fprintf(stderr, "%s: --at %s: the trace has no such event (fewer than %ld of kind %s)\n",
+                prog, at, k + 1, name);
+    return i;
+}
+
+size_t cli_viz_at(VizModel *m, const char *at, const char *prog) {
+    if (!cli_viz_at_ok(at)) {
+        fprintf(stderr, "%s: --at %s: not a position (N, iN or KIND[:K])\n", prog, at);
+        return SIZE_MAX;
+    }
+    return resolve_at(m, at, 0, prog);
+}
+
+int cli_viz_pictures(VizSource *src, const CliViz *v, const char *prog) {
+    char err[512];
+    if (src->model == NULL)
+        return CLI_EXIT_OK;
+    if (v->plot_loss) {
+        if (viz_plot_loss_png(src->model, v->plot_loss, err, sizeof err) != SIM_OK) {
+            fprintf(stderr, "%s: --plot: %s\n", prog, err);
+            return CLI_EXIT_INTERNAL;
+        }
+        printf("plot: %s (loss per iteration)\n", v->plot_loss);
+    }
+    if (v->plot_memory) {
+        if (viz_plot_memory_png(src->model, v->plot_memory, err, sizeof err) != SIM_OK) {
+            fprintf(stderr, "%s: --plot-memory: %s\n", prog, err);
+            return CLI_EXIT_INTERNAL;
+        }
+        printf("plot: %s (device memory per rank)\n", v->plot_memory);
+    }
+    if (v->png) {
+        size_t last = viz_model_count(src->model) - 1;
+        size_t at = resolve_at(src->model, v->at, last, prog);
+        if (at == SIZE_MAX)
+            return CLI_EXIT_USAGE;
+        VizViewOpts o;
+        viz_view_opts_default(&o);
+        if (viz_sdl_png(src->model, at, 0.0, &o, v->png, err, sizeof err) != SIM_OK) {
+            fprintf(stderr, "%s: --png: %s\n", prog, err);
+            return CLI_EXIT_INTERNAL;
+        }
+        printf("frame: %s (event %zu of %zu)\n", v->png, at, viz_model_count(src->model));
+    }
+    return CLI_EXIT_OK;
+}
+
+int cli_viz_show(VizSource *src, const CliViz *v, const char *prog) {
+    viz_source_poll(src);
+    if (src->model == NULL) {
+        fprintf(stderr, "%s: the trace has no events to show\n", prog);
+        return CLI_EXIT_CHECK;
+    }
+    if (src->live == NULL) { // a live run's pictures come when it has ended
+        int rc = cli_viz_pictures(src, v, prog);
+        if (rc != CLI_EXIT_OK || v->mode == NULL)
+            return rc;
+    }
+    VizViewOpts o;
+    viz_view_opts_default(&o);
+    o.should_stop = v->should_stop;
+    if (v->stop_mask)
+        o.stop_mask = v->stop_mask;
+    if (v->width)
+        o.width = v->width;
+    if (v->speed > 0)
+        o.speed = v->speed;
+    o.unicode = !v->ascii;
+    if (v->at) {
+        size_t at = resolve_at(src->model, v->at, 0, prog);
+        if (at == SIZE_MAX)
+            return CLI_EXIT_USAGE;
+        o.start = at;
+    }
+    o.autoplay = src->live != NULL;
+    o.tty_out = v->tty;
+    char err[512] = "";
+    SimStatus st;
+    if (strcmp(v->mode, "text") == 0)
+        st = viz_text_run(src, &o, stdout, err, sizeof err);
+    else if (strcmp(v->mode, "ncurses") == 0)
+        st = viz_curses_run(src, &o, err, sizeof err);
+    else
+        st = viz_sdl_run(src, &o, err, sizeof err);
+    if (st == SIM_OK)
+        return CLI_EXIT_OK;
+    fprintf(stderr, "%s: --viz %s: %s\n", prog, v->mode, err[0] ? err : sim_strerror(st));
+    return st == SIM_ENOTSUP || st == SIM_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_INTERNAL;
+}
