@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "coll/schedule.h"  // defines: SimXfer
 #include "engine/backend.h" // defines: SimBackendConfig, SimCollCall, SimStatus
-#include "coll/schedule.h"   // defines: SimXfer
 
 #define CPU_CACHE_LINE 64
 #define CPU_ERROR_MAX 4096 // bytes of diagnosis kept for last_error (as SimWorld's)

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "cpu_math.h"
 #include "base/dtype.h"
+#include "cpu_math.h"
 
 // ----------------------------------------------------------------------------
 // amp: rounded copies of the operands

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cpu_math.h"
 #include "base/dtype.h"
+#include "cpu_math.h"
 
 SimStatus cpu_math_add(void *ctx, int rank, float *out, const float *a, const float *b, size_t n) {
     (void)ctx;

@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/dtype.h"     // defines: SimDtype, SimRedOp
 #include "cuda_arith.h"     // defines: CUDA_HD
 #include "cuda_arith_vec.h" // defines: cuda_f16_to_f32, cuda_f32_to_f16, ...
-#include "base/dtype.h"          // defines: SimDtype, SimRedOp
 
 static inline CUDA_HD float cuda_red_f32(float a, float b, SimRedOp op) {
     switch (op) {

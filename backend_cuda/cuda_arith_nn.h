@@ -23,9 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/dtype.h"     // defines: SimDtype
 #include "cuda_arith.h"     // defines: CUDA_HD
 #include "cuda_arith_vec.h" // defines: cuda_f32_to_f16, cuda_f16_to_f32, ...
-#include "base/dtype.h"          // defines: SimDtype
 
 // ----------------------------------------------------------------------------
 // Mixed precision and Linear

@@ -29,9 +29,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cuda_arith.h" // defines: CUDA_HD
-#include "base/dtype.h"      // defines: SimDtype
-#include "engine/kernels.h"    // defines: SimAct, SimSgdHyper, SimAdamHyper
+#include "base/dtype.h"     // defines: SimDtype
+#include "cuda_arith.h"     // defines: CUDA_HD
+#include "engine/kernels.h" // defines: SimAct, SimSgdHyper, SimAdamHyper
 
 // ----------------------------------------------------------------------------
 // Bits of an fp32 value (memcpy: defined in C and C++, one move on the GPU)

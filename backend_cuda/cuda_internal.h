@@ -29,9 +29,9 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "engine/backend.h"   // defines: SimBackendOps, SimBackendConfig, SimCollHandle
-#include "cuda_meet.h" // defines: CudaMeet
-#include "cuda_world.h" // defines: CudaWorldPlan
+#include "cuda_meet.h"      // defines: CudaMeet
+#include "cuda_world.h"     // defines: CudaWorldPlan
+#include "engine/backend.h" // defines: SimBackendOps, SimBackendConfig, SimCollHandle
 
 // ----------------------------------------------------------------------------
 // The context

@@ -20,9 +20,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "coll/coll.h"          // defines: SimCollKind, sim_coll_title
-#include "cuda_meet.h"     // defines: CudaMeet, CudaArrival, CudaPair
-#include "base/dtype.h"         // defines: sim_dtype_name, sim_redop_name
+#include "base/dtype.h" // defines: sim_dtype_name, sim_redop_name
+#include "coll/coll.h"  // defines: SimCollKind, sim_coll_title
+#include "cuda_meet.h"  // defines: CudaMeet, CudaArrival, CudaPair
 
 static void arrival_clear(CudaArrival *a) {
     memset(a, 0, sizeof *a);

@@ -18,14 +18,14 @@
 #include <time.h>
 
 #include "cpu_backend.h"
-#include "strategy/ddp.h"
 #include "data/dataset.h"
+#include "engine/world.h"
 #include "model/model.h"
 #include "model/optim_flags.h"
+#include "strategy/ddp.h"
 #include "train/train.h"
 #include "view_curses_internal.h"
 #include "vtrace.h"
-#include "engine/world.h"
 
 enum { BENCH_MAX_RANKS = 64, BENCH_WARMUP = 20 };
 static const double BENCH_TARGET_MS = 5.0;

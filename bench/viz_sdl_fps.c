@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/comm.h"
 #include "cpu_backend.h"
-#include "view_sdl_internal.h"
+#include "engine/comm.h"
 #include "engine/world.h"
+#include "view_sdl_internal.h"
 
 enum { TARGET_FPS = 60 };
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_backend.h"         // defines: cpu_backend_ops
 #include "formats/checkpoint.h"  // defines: SimCkpt, sim_ckpt_open
-#include "cpu_backend.h" // defines: cpu_backend_ops
 #include "formats/safetensors.h" // defines: SimStFile, sim_stfile_load
 
 #include "fuzz_util.h"

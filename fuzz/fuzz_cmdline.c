@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench.h"       // defines: BenchOptions, bench_opts_parse
-#include "data/dataset.h"     // defines: sim_dataset_synth_parse
-#include "learn/interview.h"   // defines: IvOptions, iv_opts_parse
+#include "bench/bench.h"        // defines: BenchOptions, bench_opts_parse
+#include "data/dataset.h"       // defines: sim_dataset_synth_parse
+#include "learn/interview.h"    // defines: IvOptions, iv_opts_parse
 #include "lesson/lesson_args.h" // defines: LessonArgs, lesson_args_parse
-#include "plan/plan.h"        // defines: PlanOptions, plan_opts_parse
+#include "plan/plan.h"          // defines: PlanOptions, plan_opts_parse
 #include "report/replay.h"      // defines: ReplayOptions, replay_opts_parse
-#include "run/run.h"         // defines: RunOptions, run_opts_parse
+#include "run/run.h"            // defines: RunOptions, run_opts_parse
 
 #include "fuzz_util.h"
 

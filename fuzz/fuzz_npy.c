@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "data/dataset.h" // defines: sim_dataset_load_npy
-#include "formats/npy.h"     // defines: sim_npy_read
+#include "formats/npy.h"  // defines: sim_npy_read
 
 #include "fuzz_util.h"
 

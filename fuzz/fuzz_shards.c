@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/sha256.h" // defines: sim_sha256_hex
 #include "core/cli.h"    // defines: CLI_EXIT_*
 #include "run/run.h"     // defines: run_main
-#include "base/sha256.h" // defines: sim_sha256_hex
 
 #include "fuzz_util.h"
 

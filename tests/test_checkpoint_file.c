@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sha256.h"
 #include "check.h"
 #include "formats/safetensors.h"
-#include "base/sha256.h"
 #include "test_files.h"
 
 static char dir[512];

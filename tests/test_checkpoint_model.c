@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "formats/checkpoint.h"
 #include "engine/ops.h"
+#include "formats/checkpoint.h"
 #include "test_files.h"
 #include "test_world.h"
 

@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
 #include "base/dtype.h"
+#include "check.h"
 #include "formats/safetensors.h"
 #include "test_ckpt_util.h"
 #include "test_cli_run.h"

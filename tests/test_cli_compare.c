@@ -19,11 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ulp.h"
 #include "check.h"
 #include "formats/safetensors.h"
 #include "test_cli_run.h"
 #include "test_files.h"
-#include "base/ulp.h"
 
 #define TIMEOUT_S 90.0
 

@@ -29,12 +29,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ulp.h"
 #include "check.h"
 #include "formats/safetensors.h"
 #include "test_cli_run.h"
 #include "test_env.h"
 #include "test_files.h"
-#include "base/ulp.h"
 
 #define TIMEOUT_S 120.0
 

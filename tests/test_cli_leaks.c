@@ -30,10 +30,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "core/cli.h"        // defines: CLI_EXIT_*
-#include "run/run.h"         // defines: run_main
+#include "core/cli.h"       // defines: CLI_EXIT_*
+#include "run/run.h"        // defines: run_main
 #include "run/run_signal.h" // defines: run_signal_caught
-#include "test_cli_run.h" // defines: tcli_path
+#include "test_cli_run.h"   // defines: tcli_path
 #include "test_files.h"
 
 static char dir[512];

@@ -32,8 +32,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "test_ckpt_util.h"
 #include "formats/safetensors.h" // defines: sim_stfile_load
+#include "test_ckpt_util.h"
 #include "test_cli_run.h"
 #include "test_env.h"
 #include "test_files.h"

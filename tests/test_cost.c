@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/backend.h"
 #include "check.h"
 #include "cost/cost.h"
+#include "engine/backend.h"
 #include "test_cost_ref.h"
 #include "test_env.h"
 

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "engine/comm.h"
 #include "cpu_backend.h"
+#include "engine/comm.h"
 #include "test_world.h"
 
 #define MAXR 64

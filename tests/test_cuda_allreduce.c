@@ -19,9 +19,9 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
-#include "engine/comm.h"         // defines: sim_all_reduce, sim_rank_compute
 #include "cuda_backend.h" // defines: cuda_backend_ops
 #include "cuda_kernels.h" // defines: cuda_kernel_fill_pattern, cuda_pattern_value
+#include "engine/comm.h"  // defines: sim_all_reduce, sim_rank_compute
 #include "test_env.h"     // defines: tenv_quick
 
 #define SEED 12345u

@@ -19,9 +19,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "engine/comm.h"          // defines: sim_wall_now
 #include "cuda_backend.h"  // defines: cuda_backend_ops
 #include "cuda_internal.h" // defines: CudaCtx
+#include "engine/comm.h"   // defines: sim_wall_now
 
 typedef struct {
     CudaCtx *ctx;

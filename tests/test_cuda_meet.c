@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "coll/coll.h"      // defines: SimCollKind
+#include "coll/coll.h" // defines: SimCollKind
 #include "cuda_meet.h" // defines: CudaMeet, cuda_meet_all, cuda_meet_pair
 
 #define MAX_RANKS 8

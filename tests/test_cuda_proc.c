@@ -26,13 +26,13 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cuda_backend.h"        // defines: cuda_backend_ops
 #include "engine/comm.h"         // defines: sim_all_reduce, sim_barrier
-#include "cuda_backend.h" // defines: cuda_backend_ops
-#include "report/merge_traces.h" // defines: merge_traces_files
-#include "test_cli_run.h" // defines: TCLI_RUN, tcli_path
-#include "test_files.h"   // defines: tfile_mkdtemp, tfile_exists
-#include "vtrace.h"       // defines: viz_trace_load
 #include "engine/world.h"        // defines: SimWorld, sim_world_init
+#include "report/merge_traces.h" // defines: merge_traces_files
+#include "test_cli_run.h"        // defines: TCLI_RUN, tcli_path
+#include "test_files.h"          // defines: tfile_mkdtemp, tfile_exists
+#include "vtrace.h"              // defines: viz_trace_load
 
 static const char *exe;
 static char dir[512];

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/dtype.h"   // defines: SimDtype
+#include "base/dtype.h"     // defines: SimDtype
 #include "engine/kernels.h" // defines: SimSgdHyper, SimAdamHyper
 
 // splitmix64: the same sequence on every machine.

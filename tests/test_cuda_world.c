@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "coll/coll.h"       // defines: sim_algo_nccl_name
 #include "cuda_arith_coll.h" // defines: cuda_reduce_elem
-#include "coll/coll.h"            // defines: sim_algo_nccl_name
 #include "cuda_world.h"      // defines: cuda_world_plan, cuda_world_device
 
 static int test_one_gpu_four_ranks(void) {

@@ -10,8 +10,8 @@
 
 #include "check.h"
 #include "engine/comm.h"
-#include "strategy/ddp_internal.h"
 #include "engine/ops.h"
+#include "strategy/ddp_internal.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 #include "test_world.h"

@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "strategy/ddp_buckets.h"
 #include "model/model.h"
+#include "strategy/ddp_buckets.h"
 #include "test_files.h"
 #include "test_model_util.h"
 #include "torch_ref.h"

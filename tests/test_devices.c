@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "engine/comm.h"
 #include "cost/cost.h"
+#include "engine/comm.h"
 #include "engine/memory.h"
 #include "test_files.h"
 #include "test_world.h"

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "engine/comm.h"
 #include "cpu_diagnosis.h"
+#include "engine/comm.h"
 #include "test_world.h"
 
 #define MAXR 4096

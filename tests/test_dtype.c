@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
 #include "base/dtype.h"
+#include "check.h"
 
 static float bits_f(uint32_t x) {
     float f;

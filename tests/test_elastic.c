@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "strategy/elastic.h"
 #include "engine/fault.h"
+#include "strategy/elastic.h"
 
 // MAX joined: frozen at once, ranks in join order; a late one waits.
 static int test_full(void) {

@@ -21,9 +21,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "strategy/ddp.h"
 #include "engine/fault.h"
 #include "engine/ops.h"
+#include "strategy/ddp.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 #include "test_files.h"

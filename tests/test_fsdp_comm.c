@@ -42,10 +42,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "engine/comm.h"
-#include "strategy/fsdp.h"
-#include "model/optim_flags.h"
 #include "coll/schedule.h"
+#include "engine/comm.h"
+#include "model/optim_flags.h"
+#include "strategy/fsdp.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 #include "test_world.h"

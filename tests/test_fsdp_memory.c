@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "strategy/fsdp.h"
 #include "engine/memory.h"
 #include "model/optim_flags.h"
+#include "strategy/fsdp.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 

@@ -49,9 +49,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "engine/ops.h"
 #include "strategy/fsdp.h"
 #include "strategy/fsdp_internal.h" // white box: the master shards and their padding
-#include "engine/ops.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 

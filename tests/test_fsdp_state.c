@@ -47,8 +47,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "strategy/fsdp.h"
 #include "formats/safetensors.h"
+#include "strategy/fsdp.h"
 #include "test_ckpt_util.h"
 #include "test_ddp_util.h"
 #include "test_env.h"

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "engine/comm.h" // defines: sim_all_reduce
 #include "cpu_backend.h"
+#include "engine/comm.h" // defines: sim_all_reduce
 #include "test_kernels_util.h"
 #include "test_world.h"
 

@@ -29,8 +29,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "strategy/layer_owner.h"
 #include "engine/ops.h"
+#include "strategy/layer_owner.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 #include "test_files.h"

@@ -16,8 +16,8 @@
 #include "learn/lesson_facts.h"
 #include "learn/lesson_grade.h"
 #include "learn/lesson_progress.h"
-#include "lesson/lesson_run.h"
 #include "learn/lesson_text.h"
+#include "lesson/lesson_run.h"
 #include "test_files.h"
 
 static const char *const header = "---\nid: t\ntitle: t\ndifficulty: beginner\n"

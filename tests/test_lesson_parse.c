@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "check.h"
+#include "core/viz_cli.h" // defines: cli_viz_set (the --at check a pause must agree with)
 #include "learn/lesson.h"
 #include "test_env.h"
 #include "test_files.h"
-#include "core/viz_cli.h" // defines: cli_viz_set (the --at check a pause must agree with)
 
 #define GOOD DDPLAB_TEST_DIR "/lessons/good.md"
 

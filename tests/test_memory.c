@@ -13,8 +13,8 @@
 
 #include "check.h"
 #include "cpu_backend.h"
-#include "model/model.h"
 #include "engine/ops.h"
+#include "model/model.h"
 #include "model/optim.h"
 #include "test_files.h"
 

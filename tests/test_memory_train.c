@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "strategy/dp.h"
 #include "cost/memory_formula.h"
 #include "model/optim_flags.h"
+#include "strategy/dp.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
 #include "test_world.h"

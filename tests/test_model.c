@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "model/model.h"
 #include "engine/ops.h"
+#include "model/model.h"
 #include "test_model_util.h"
 #include "test_world.h"
 

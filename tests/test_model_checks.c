@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "model/model.h"
 #include "engine/ops.h"
+#include "model/model.h"
 #include "test_model_util.h"
 
 static SimModel *make(SimRank *r, const char *text, int max_batch, int phantom) {

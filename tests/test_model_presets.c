@@ -19,8 +19,8 @@
 
 #include "check.h"
 #include "data/dataset.h"
-#include "model/model.h"
 #include "engine/ops.h"
+#include "model/model.h"
 #include "test_model_util.h"
 
 #define GIB 1073741824.0

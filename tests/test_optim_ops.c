@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "model/grad_scaler.h"
 #include "engine/ops.h"
+#include "model/grad_scaler.h"
 #include "model/optim.h"
 #include "test_world.h"
 

@@ -19,9 +19,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "engine/ops.h"
 #include "model/grad_scaler.h"
 #include "model/lr_schedule.h"
-#include "engine/ops.h"
 #include "model/optim.h"
 #include "test_world.h"
 #include "torch_ref.h"

@@ -13,14 +13,14 @@
 #include <string.h>
 
 #include "check.h"
-#include "engine/comm.h"
 #include "cpu_backend.h"
 #include "cpu_sym.h"
+#include "engine/comm.h"
+#include "model/optim_flags.h"
 #include "strategy/ddp.h"
 #include "strategy/dp.h"
 #include "strategy/fsdp.h"
 #include "strategy/layer_owner.h"
-#include "model/optim_flags.h"
 #include "train/train.h"
 
 #define MAX_RANKS 8

@@ -10,9 +10,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "engine/backend.h"
 #include "check.h"
 #include "coll/schedule.h"
+#include "engine/backend.h"
 #include "test_env.h"
 #include "test_events.h"
 #include "test_files.h"

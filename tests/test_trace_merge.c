@@ -18,12 +18,12 @@
 #include <string.h>
 
 #include "check.h"
-#include "coll/coll.h"         // defines: SIM_COLL_*
+#include "coll/coll.h"           // defines: SIM_COLL_*
 #include "report/merge_traces.h" // defines: merge_traces_files
-#include "test_cli_run.h" // defines: TCLI_RUN, tcli_path
-#include "test_files.h"   // defines: tfile_mkdtemp, tfile_rmtree
-#include "trace/trace_merge.h"  // defines: sim_trace_absorb, sim_trace_add_dropped
-#include "vtrace.h"       // defines: VizTrace, viz_trace_load
+#include "test_cli_run.h"        // defines: TCLI_RUN, tcli_path
+#include "test_files.h"          // defines: tfile_mkdtemp, tfile_rmtree
+#include "trace/trace_merge.h"   // defines: sim_trace_absorb, sim_trace_add_dropped
+#include "vtrace.h"              // defines: VizTrace, viz_trace_load
 
 #define NR 4
 

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
 #include "base/ulp.h"
+#include "check.h"
 
 static float f32_bits(uint32_t u) {
     float f;

@@ -19,10 +19,10 @@
 #include <string.h>
 
 #include "cpu_backend.h"
+#include "layout.h"
 #include "strategy/ddp.h"
 #include "strategy/fsdp.h"
 #include "test_ddp_util.h"
-#include "layout.h"
 #include "views.h"
 #include "vtrace.h"
 

@@ -11,8 +11,8 @@
 #include <time.h>
 
 #include "check.h"
-#include "scene.h"
 #include "coll/schedule.h" // defines: sim_dbtree_height
+#include "scene.h"
 #include "test_env.h"
 #include "test_viz_scene_util.h"
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/comm.h"
 #include "cost/cost.h"
 #include "cpu_backend.h"
+#include "engine/comm.h"
 #include "strategy/ddp.h"
 #include "strategy/fsdp.h"
 #include "test_ddp_util.h"

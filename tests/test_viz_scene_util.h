@@ -7,9 +7,9 @@
 
 #include <stdint.h>
 
+#include "engine/world.h"
 #include "scene.h"
 #include "vtrace.h"
-#include "engine/world.h"
 
 #define TVS_MAX_RANKS 8
 

@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/status.h"   // defines: SimStatus
 #include "engine/memory.h" // defines: SIM_MEM_CAT_COUNT
-#include "base/status.h" // defines: SimStatus
 
 typedef enum {
     VIZ_STYLE_NORMAL = 0,

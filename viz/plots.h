@@ -15,8 +15,8 @@
 
 #include <stddef.h>
 
-#include "scene.h"  // defines: VizModel
 #include "base/status.h" // defines: SimStatus
+#include "scene.h"       // defines: VizModel
 
 SimStatus viz_plot_loss_png(const VizModel *m, const char *path, char *err, size_t errlen);
 SimStatus viz_plot_memory_png(const VizModel *m, const char *path, char *err, size_t errlen);

@@ -25,9 +25,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/status.h"   // defines: SimStatus
 #include "engine/memory.h" // defines: SIM_MEM_CAT_COUNT
-#include "base/status.h" // defines: SimStatus
-#include "vtrace.h" // defines: VizTrace
+#include "vtrace.h"        // defines: VizTrace
 
 enum {
     VIZ_KEYFRAME_EVERY = 4096, // events between keyframes of the running state

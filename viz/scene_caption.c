@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "coll/coll.h"
 #include "base/dtype.h"
-#include "engine/memory.h"
+#include "coll/coll.h"
 #include "coll/schedule.h"
+#include "engine/memory.h"
 #include "scene_internal.h"
 
 static void fmt_bytes(uint64_t b, char *buf, size_t len) {

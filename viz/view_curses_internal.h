@@ -15,11 +15,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "canvas.h" // defines: VizCanvas
-#include "layout.h" // defines: VizLayout
-#include "player.h" // defines: VizPlayer
-#include "scene.h"  // defines: VizModel, VizScene
 #include "base/status.h" // defines: SimStatus
+#include "canvas.h"      // defines: VizCanvas
+#include "layout.h"      // defines: VizLayout
+#include "player.h"      // defines: VizPlayer
+#include "scene.h"       // defines: VizModel, VizScene
 
 // ---------------------------------------------------------------------------
 // One frame, without a terminal: the scene at the player's cursor, laid out

@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "scene.h"  // defines: VizModel, VizJump
 #include "base/status.h" // defines: SimStatus
-#include "vtrace.h" // defines: VizTrace
+#include "scene.h"       // defines: VizModel, VizJump
+#include "vtrace.h"      // defines: VizTrace
 
 // A live run: the engine's tap copies every event into a queue; the view
 // pulls them into its VizTrace between frames. Thread-safe.

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/coll.h"
 #include "base/dtype.h"
+#include "coll/coll.h"
 #include "engine/memory.h"
 
 #define BIN_VERSION 1u

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/coll.h"
 #include "base/dtype.h"
+#include "coll/coll.h"
 #include "engine/memory.h"
 
 typedef struct {

@@ -22,9 +22,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "coll/coll.h"      // defines: SimCollKind, SimAlgo
+#include "cost/cost.h"      // defines: SimSysProfile
 #include "engine/backend.h" // defines: SimBackendOps
-#include "coll/coll.h"    // defines: SimCollKind, SimAlgo
-#include "cost/cost.h"    // defines: SimSysProfile
 #include "engine/world.h"   // defines: SimWorld, SimRank
 
 // In the bench, SIM_COLL_SEND stands for "sendrecv": a ring exchange in which

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bench/bench.h" // defines: bench_help
-#include "core/cli.h"   // defines: cli_print_exit_codes
+#include "core/cli.h"    // defines: cli_print_exit_codes
 
 static const OptSpec opt_specs[OPT_COUNT] = {
     {OPT_COLL, 'c', "collective", "NAME", "all_reduce",

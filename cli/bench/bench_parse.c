@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/backends.h"   // defines: cli_backend_find, cli_backend_names
 #include "bench/bench_opts.h" // defines: OptSpec, bench_opt_spec
-#include "core/opts.h"       // defines: cli_opt_shown, cli_opt_vline, cli_opt_output_problem
-#include "plot.h"       // defines: viz_png_available
+#include "core/backends.h"    // defines: cli_backend_find, cli_backend_names
+#include "core/opts.h"        // defines: cli_opt_shown, cli_opt_vline, cli_opt_output_problem
+#include "plot.h"             // defines: viz_png_available
 
 // ----------------------------------------------------------------------------
 // messages

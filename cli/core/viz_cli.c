@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/cli.h"   // defines: CLI_EXIT_*
-#include "core/opts.h"  // defines: cli_opt_shown, cli_opt_output_problem
-#include "plot.h"  // defines: viz_png_available
-#include "plots.h" // defines: viz_plot_loss_png, viz_plot_memory_png
+#include "core/cli.h"  // defines: CLI_EXIT_*
+#include "core/opts.h" // defines: cli_opt_shown, cli_opt_output_problem
+#include "plot.h"      // defines: viz_png_available
+#include "plots.h"     // defines: viz_plot_loss_png, viz_plot_memory_png
 
 static const char *const viz_names[] = {"viz",  "viz-stops",   "viz-width", "viz-speed", "at",
                                         "png",  "plot",        "plot-memory", "ascii"};

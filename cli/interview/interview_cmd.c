@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "interview/interview_cmd.h"
 #include "core/cli.h"  // defines: CLI_EXIT_*, cli_print_exit_codes
-#include "learn/interview.h"
 #include "core/opts.h" // defines: cli_opt_shown
+#include "interview/interview_cmd.h"
+#include "learn/interview.h"
 
 #define IV_MAX_COUNT 1000
 

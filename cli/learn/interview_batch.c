@@ -4,9 +4,9 @@
 // (sim_sampler_num_samples, sim_sampler_batches_of).
 #include <stdio.h>
 
+#include "data/sampler.h"      // defines: sim_sampler_num_samples, sim_sampler_batches_of
 #include "learn/interview.h"
 #include "model/lr_schedule.h" // defines: sim_lr_scaled, sim_lr_scale_sentence
-#include "data/sampler.h"     // defines: sim_sampler_num_samples, sim_sampler_batches_of
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "strategy/ddp_buckets.h" // defines: sim_ddp_*, SimBucketPlan
 #include "learn/interview.h"
+#include "strategy/ddp_buckets.h" // defines: sim_ddp_*, SimBucketPlan
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

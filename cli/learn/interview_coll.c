@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #include "coll/coll.h"     // defines: sim_coll_*
-#include "learn/interview.h"
 #include "coll/schedule.h" // defines: SimSched, sim_sched_*
+#include "learn/interview.h"
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

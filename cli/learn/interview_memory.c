@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "learn/interview.h"
 #include "cost/memory_formula.h" // defines: sim_memf_*
-#include "model/model.h"          // defines: sim_model_preset_at
+#include "learn/interview.h"
+#include "model/model.h"         // defines: sim_model_preset_at
 
 static const char *const presets[] = {"gpt2-xl", "bert-large", "llama2-7b", "llama2-13b",
                                       "llama2-70b", "llama3-8b", "llama3-70b", "gpt3-175b"};

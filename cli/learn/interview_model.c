@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "core/backends.h" // defines: cli_backend_find
-#include "strategy/fsdp.h"     // defines: sim_fsdp_plan_build, SimFsdpPlan
+#include "engine/world.h"  // defines: SimWorld, sim_world_*
 #include "learn/interview.h"
-#include "model/model.h"    // defines: sim_model_*
-#include "engine/world.h"    // defines: SimWorld, sim_world_*
+#include "model/model.h"   // defines: sim_model_*
+#include "strategy/fsdp.h" // defines: sim_fsdp_plan_build, SimFsdpPlan
 
 typedef struct {
     const SimModelSpec *spec;

@@ -4,9 +4,9 @@
 // of FSDP's default hooks (sim_fsdp_divide_factors).
 #include <stdio.h>
 
-#include "strategy/fsdp.h"           // defines: sim_fsdp_divide_factors
-#include "learn/interview.h"
 #include "cost/memory_formula.h" // defines: sim_memf_shard_numel
+#include "learn/interview.h"
+#include "strategy/fsdp.h"       // defines: sim_fsdp_divide_factors
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/coll.h"   // defines: sim_coll_title, sim_coll_name
+#include "coll/coll.h"     // defines: sim_coll_title, sim_coll_name
 #include "engine/memory.h" // defines: SIM_MEM_DEVICE
 
 void lesson_facts_init(LessonFacts *f) {

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "learn/lesson_internal.h"
-#include "core/opts.h"  // defines: cli_opt_vline
+#include "core/opts.h"    // defines: cli_opt_vline
 #include "core/viz_cli.h" // defines: cli_viz_at_ok
+#include "learn/lesson_internal.h"
 
 // ---------------------------------------------------------------------------
 // LessonBuf

@@ -9,16 +9,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/backends.h"       // defines: cli_backends, cli_backend_names
-#include "lesson/lesson_cmd.h"
-#include "core/cli.h"            // defines: CLI_EXIT_*
-#include "learn/lesson.h"         // defines: Lesson, lesson_parse_file, lesson_dir
-#include "lesson/lesson_args.h"    // defines: LessonArgs, lesson_args_parse
-#include "learn/lesson_catalog.h" // defines: LessonCatalog
-#include "lesson/lesson_play.h"    // defines: lesson_play
+#include "core/backends.h"         // defines: cli_backends, cli_backend_names
+#include "core/cli.h"              // defines: CLI_EXIT_*
+#include "learn/lesson.h"          // defines: Lesson, lesson_parse_file, lesson_dir
+#include "learn/lesson_catalog.h"  // defines: LessonCatalog
 #include "learn/lesson_progress.h" // defines: LessonProgress
-#include "learn/lesson_text.h"    // defines: lesson_text_width
-#include "views.h"          // defines: viz_curses_available, viz_sdl_available
+#include "learn/lesson_text.h"     // defines: lesson_text_width
+#include "lesson/lesson_args.h"    // defines: LessonArgs, lesson_args_parse
+#include "lesson/lesson_cmd.h"
+#include "lesson/lesson_play.h"    // defines: lesson_play
+#include "views.h"                 // defines: viz_curses_available, viz_sdl_available
 
 static const char *const prog = "ddplab lesson";
 

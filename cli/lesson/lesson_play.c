@@ -12,13 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/cli.h"          // defines: CLI_EXIT_*
+#include "core/cli.h"           // defines: CLI_EXIT_*
+#include "core/viz_cli.h"       // defines: cli_viz_at
 #include "learn/lesson_facts.h" // defines: LessonFacts, lesson_fact
 #include "learn/lesson_grade.h" // defines: lesson_grade, lesson_grade_right
-#include "lesson/lesson_run.h"   // defines: LessonSession, lesson_run_block
 #include "learn/lesson_text.h"  // defines: lesson_text_wrap
-#include "views.h"        // defines: viz_text_frame, viz_curses_run, viz_sdl_run
-#include "core/viz_cli.h"      // defines: cli_viz_at
+#include "lesson/lesson_run.h"  // defines: LessonSession, lesson_run_block
+#include "views.h"              // defines: viz_text_frame, viz_curses_run, viz_sdl_run
 
 enum {
     PLAY_TAIL_LINES = 12, // of a failed block's output, in its message

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cli.h"  // defines: CLI_EXIT_*, plan_main
-#include "plot.h" // defines: viz_plot_png
+#include "core/cli.h" // defines: CLI_EXIT_*, plan_main
+#include "plot.h"     // defines: viz_plot_png
 
 // A candidate configuration: o with one change, described in `how`.
 typedef struct {

@@ -15,11 +15,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cost/cost.h"   // defines: SimSysProfile, SimDeviceProfile
-#include "strategy/ddp.h"    // defines: SimDdpOptions
-#include "strategy/fsdp.h"   // defines: SimFsdpOptions
+#include "cost/cost.h"     // defines: SimSysProfile, SimDeviceProfile
 #include "engine/memory.h" // defines: SimMemLedger
-#include "model/model.h"  // defines: SimModelSpec
+#include "model/model.h"   // defines: SimModelSpec
+#include "strategy/ddp.h"  // defines: SimDdpOptions
+#include "strategy/fsdp.h" // defines: SimFsdpOptions
 
 #define PLAN_MAX_SWEEP 64
 

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/backends.h"    // defines: cli_backend_find
-#include "core/cli.h"         // defines: CLI_EXIT_*
-#include "data/dataset.h"     // defines: SimDataset, sim_dataset_synth
-#include "strategy/dp.h"          // defines: sim_dp_strategy
+#include "core/backends.h"     // defines: cli_backend_find
+#include "core/cli.h"          // defines: CLI_EXIT_*
+#include "data/dataset.h"      // defines: SimDataset, sim_dataset_synth
 #include "model/optim_flags.h" // defines: sim_optim_flags_set
+#include "strategy/dp.h"       // defines: sim_dp_strategy
 #include "train/train.h"       // defines: SimTrainer, sim_train_run
 
 #define PLAN_STEPS 2

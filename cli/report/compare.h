@@ -6,8 +6,8 @@
 
 #include <stdio.h>
 
+#include "base/ulp.h"            // defines: SimUlpStats
 #include "formats/safetensors.h" // defines: SimStFile, SimStTensor
-#include "base/ulp.h"         // defines: SimUlpStats
 
 typedef struct {
     const char *path[2]; // A and B

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/compare.h"
 #include "base/errbuf.h" // defines: sim_errbuf_fail
+#include "report/compare.h"
 
 static int64_t numel(const SimStTensor *t) {
     int64_t n = 1;

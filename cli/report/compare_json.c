@@ -16,8 +16,8 @@
 // "tensors" holds the rows of the table (--all, --top apply). max_ulp is an
 // exact integer; in a float tensor 18446744073709551615 (2^64 - 1) means a
 // NaN met a number. Values JSON cannot hold (NaN, infinities) are null.
-#include "report/compare.h"
 #include "base/outfile.h" // defines: SimJsonOut
+#include "report/compare.h"
 
 // ", "k": v for the plain fields.
 static void i64_field(SimJsonOut *o, const char *k, int64_t v) {

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cli.h"         // defines: CLI_EXIT_*
-#include "coll/coll.h"        // defines: SIM_COLL_*
-#include "core/opts.h"        // defines: cli_opt_output_problem
+#include "coll/coll.h"         // defines: SIM_COLL_*
+#include "core/cli.h"          // defines: CLI_EXIT_*
+#include "core/opts.h"         // defines: cli_opt_output_problem
 #include "trace/trace_merge.h" // defines: sim_trace_absorb, sim_trace_add_dropped
-#include "vtrace.h"      // defines: VizTrace, viz_trace_load
+#include "vtrace.h"            // defines: VizTrace, viz_trace_load
 
 // The events a .ddptrace file's run dropped beyond its per-rank limit: the
 // header's u64 at byte 32 (sim/trace/trace_bin.c), which the views' loader does

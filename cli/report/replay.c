@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/cli.h"     // defines: CLI_EXIT_*, replay_main
-#include "report/replay.h"  // defines: ReplayOptions, replay_opts_parse
-#include "core/viz_cli.h" // defines: CliViz, cli_viz_*
+#include "core/cli.h"      // defines: CLI_EXIT_*, replay_main
+#include "core/viz_cli.h"  // defines: CliViz, cli_viz_*
+#include "report/replay.h" // defines: ReplayOptions, replay_opts_parse
 
 void replay_help(FILE *out) {
     fputs("usage: ddplab replay TRACE [options]\n"

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cli.h"  // defines: CLI_EXIT_*
-#include "plot.h" // defines: viz_png_available
+#include "core/cli.h" // defines: CLI_EXIT_*
+#include "plot.h"     // defines: viz_png_available
 
 void report_help(FILE *out) {
     fputs("usage: ddplab report TRACE [--clock sim|wall|both] [--from-step K] [--json]\n"

@@ -6,9 +6,9 @@
 
 #include <stdio.h>
 
-#include "base/status.h"       // defines: SimStatus
+#include "base/status.h"        // defines: SimStatus
 #include "trace/trace_report.h" // defines: SimTraceReport
-#include "vtrace.h"       // defines: VizTrace
+#include "vtrace.h"             // defines: VizTrace
 
 typedef struct {
     const char *path; // the trace

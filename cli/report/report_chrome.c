@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/coll.h"   // defines: sim_coll_parse
+#include "coll/coll.h"     // defines: sim_coll_parse
 #include "engine/memory.h" // defines: sim_mem_cat_key, sim_mem_space_name
 #include "report/report.h"
 

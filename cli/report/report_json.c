@@ -21,9 +21,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "coll/coll.h"    // defines: sim_coll_name
-#include "engine/memory.h"  // defines: sim_mem_cat_key
-#include "base/outfile.h" // defines: SimJsonOut
+#include "base/outfile.h"  // defines: SimJsonOut
+#include "coll/coll.h"     // defines: sim_coll_name
+#include "engine/memory.h" // defines: sim_mem_cat_key
 #include "report/report.h"
 
 static void num(SimJsonOut *o, const char *k, double v) {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plot.h"          // defines: VizImage, viz_png_write, viz_ticks_linear
+#include "plot.h"   // defines: VizImage, viz_png_write, viz_ticks_linear
 #include "raster.h" // defines: viz_fill_rect, viz_draw_text, VizRgb
 #include "report/report.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/coll.h"   // defines: sim_coll_name
+#include "coll/coll.h"     // defines: sim_coll_name
 #include "engine/memory.h" // defines: sim_mem_cat_key
 #include "report/report.h"
 

@@ -16,17 +16,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cost/cost.h"        // defines: SimSysProfile
-#include "data/dataset.h"     // defines: SimDataset
-#include "strategy/ddp.h"         // defines: SimDdpOptions
-#include "strategy/dp.h"          // defines: SimDpOptions
-#include "engine/fault.h"       // defines: SimFaultPlan
-#include "strategy/fsdp.h"        // defines: SimFsdpOptions
+#include "core/viz_cli.h"        // defines: CliViz
+#include "cost/cost.h"           // defines: SimSysProfile
 #include "cost/memory_formula.h" // defines: SimMemfPlan
-#include "model/model.h"       // defines: SimModelSpec
-#include "model/optim_flags.h" // defines: SimOptimFlags
-#include "train/train.h"       // defines: SimTrainConfig, SimStepStats
-#include "core/viz_cli.h"     // defines: CliViz
+#include "data/dataset.h"        // defines: SimDataset
+#include "engine/fault.h"        // defines: SimFaultPlan
+#include "model/model.h"         // defines: SimModelSpec
+#include "model/optim_flags.h"   // defines: SimOptimFlags
+#include "strategy/ddp.h"        // defines: SimDdpOptions
+#include "strategy/dp.h"         // defines: SimDpOptions
+#include "strategy/fsdp.h"       // defines: SimFsdpOptions
+#include "train/train.h"         // defines: SimTrainConfig, SimStepStats
 
 // Everything the command line says, checked.
 typedef struct {

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/backends.h"     // defines: cli_backend_find
+#include "core/cli.h"          // defines: CLI_EXIT_*
+#include "core/viz_cli.h"      // defines: cli_viz_wanted, cli_viz_interactive
+#include "run/run_opts.h"      // defines: RunOptSpec
 #include "strategy/async_ps.h" // defines: SimPsConfig, sim_ps_run
-#include "core/backends.h" // defines: cli_backend_find
-#include "core/cli.h"      // defines: CLI_EXIT_*
-#include "run/run_opts.h" // defines: RunOptSpec
-#include "core/viz_cli.h"  // defines: cli_viz_wanted, cli_viz_interactive
 
 #define PS_MAX_STALENESS 1000000
 #define PS_HIST_MAX 16 // histogram bins shown: 0..15 and ">= 16"

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cli.h"         // defines: CLI_EXIT_*
-#include "coll/coll.h"        // defines: sim_algo_parse
+#include "coll/coll.h"       // defines: sim_algo_parse
+#include "core/cli.h"        // defines: CLI_EXIT_*
 #include "run/run_compare.h" // defines: RunCompareSide
 #include "run/run_opts.h"    // defines: RunOptSpec
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strategy/fsdp.h" // defines: sim_fsdp_shards
-#include "engine/ops.h"  // defines: sim_tensor_download
+#include "engine/ops.h"    // defines: sim_tensor_download
 #include "run/run_compare.h"
+#include "strategy/fsdp.h" // defines: sim_fsdp_shards
 
 // FNV-1a over the bytes of n floats: equal hashes for equal bits (a
 // collision could hide a difference with odds of 2^-64).

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "run/run_compare.h"
 #include "base/ulp.h" // defines: SimUlpStats, sim_ulp_compare
+#include "run/run_compare.h"
 
 static const char *const stage_name[RUN_CMP_STAGES] = {
     "initial weights", "local gradients", "synchronised gradients",

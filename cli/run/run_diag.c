@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/outfile.h" // defines: SimOutFile
-#include "engine/world.h"   // defines: sim_world_diagnosis
+#include "engine/world.h" // defines: sim_world_diagnosis
 
 int run_diag_is_diagnosed(SimStatus st) {
     return st == SIM_ETIMEDOUT || st == SIM_EPROTO || st == SIM_ECRASHED;

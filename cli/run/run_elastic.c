@@ -32,13 +32,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cli.h"         // defines: CLI_EXIT_*
-#include "strategy/elastic.h"     // defines: SimRdzv, SimMemberEvent
-#include "model/lr_schedule.h" // defines: sim_lr_scaled
-#include "run/run_elastic.h" // defines: RunElasticRound
-#include "run/run_opts.h"    // defines: RunOptSpec
+#include "core/cli.h"            // defines: CLI_EXIT_*
 #include "formats/safetensors.h" // defines: SimStFile
-#include "trace/trace_merge.h" // defines: sim_trace_absorb
+#include "model/lr_schedule.h"   // defines: sim_lr_scaled
+#include "run/run_elastic.h"     // defines: RunElasticRound
+#include "run/run_opts.h"        // defines: RunOptSpec
+#include "strategy/elastic.h"    // defines: SimRdzv, SimMemberEvent
+#include "trace/trace_merge.h"   // defines: sim_trace_absorb
 
 #define EL_LAST_CALL_S 30.0  // torch's dynamic rendezvous last_call_timeout default
 #define EL_TRACE_CAP 1000000 // events kept per rank in the combined trace

@@ -8,10 +8,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "engine/world.h"     // defines: SimWorld
 #include "strategy/elastic.h" // defines: SIM_ELASTIC_MAX
-#include "trace/trace.h"   // defines: SimTrace
-#include "train/train.h"   // defines: SimTrainConfig, SimTrainer
-#include "engine/world.h"   // defines: SimWorld
+#include "trace/trace.h"      // defines: SimTrace
+#include "train/train.h"      // defines: SimTrainConfig, SimTrainer
 
 typedef struct RunElasticRound {
     // set by the agent before the round

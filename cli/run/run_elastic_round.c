@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cli.h"         // defines: CLI_EXIT_*
-#include "run/run_elastic.h" // defines: RunElasticRound
+#include "core/cli.h"          // defines: CLI_EXIT_*
+#include "run/run_elastic.h"   // defines: RunElasticRound
 #include "trace/trace_merge.h" // defines: sim_trace_absorb
 
 static void el_on_step(void *arg, int rank, const SimStepStats *s) {

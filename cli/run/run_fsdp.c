@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/opts.h"     // defines: cli_opt_shown
+#include "core/opts.h"    // defines: cli_opt_shown
 #include "run/run_opts.h" // defines: RunOptSpec
 
 static RunParse bad(const RunOptSpec *s, const char *v, const char *what, const char *allowed) {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/opts.h"     // defines: cli_opt_shown
+#include "core/opts.h"    // defines: cli_opt_shown
 #include "run/run_opts.h" // defines: RunOptSpec, run_opt_spec
 
 #define LOADER_MAX_WORKERS 1024

@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "core/backends.h" // defines: cli_backend_find
-#include "strategy/ddp.h"      // defines: sim_ddp_strategy
-#include "strategy/dp.h"       // defines: sim_dp_strategy
-#include "strategy/fsdp.h"     // defines: sim_fsdp_strategy
+#include "strategy/ddp.h"  // defines: sim_ddp_strategy
+#include "strategy/dp.h"   // defines: sim_dp_strategy
+#include "strategy/fsdp.h" // defines: sim_fsdp_strategy
 
 #define NEED_STEPS 2
 

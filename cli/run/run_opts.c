@@ -6,11 +6,11 @@
 
 #include <string.h>
 
-#include "run/run.h"          // defines: run_help
-#include "core/cli.h"         // defines: cli_print_exit_codes
-#include "engine/fault.h"       // defines: sim_fault_help
+#include "core/cli.h"          // defines: cli_print_exit_codes
+#include "core/viz_cli.h"      // defines: cli_viz_help
+#include "engine/fault.h"      // defines: sim_fault_help
 #include "model/optim_flags.h" // defines: sim_optim_flags_table
-#include "core/viz_cli.h"     // defines: cli_viz_help
+#include "run/run.h"           // defines: run_help
 
 static const RunOptSpec run_specs[RO_COUNT] = {
     {RO_STRATEGY, 0, "strategy", "NAME", "single",

@@ -18,8 +18,8 @@
 
 #include "core/backends.h" // defines: cli_backend_find, cli_backend_names
 #include "core/opts.h"     // defines: cli_opt_shown, cli_opt_vline, cli_opt_output_problem
-#include "run/run_opts.h" // defines: RunOptSpec, run_opt_spec
-#include "run/run_proc.h" // defines: run_proc_parse, run_proc_check
+#include "run/run_opts.h"  // defines: RunOptSpec, run_opt_spec
+#include "run/run_proc.h"  // defines: run_proc_parse, run_proc_check
 
 int run_sampler_replicas(const RunOptions *o) {
     return strcmp(o->strategy, "dp") == 0 ? 1 : o->nranks;

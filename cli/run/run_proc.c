@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/cli.h"          // defines: CLI_EXIT_*
+#include "core/cli.h"            // defines: CLI_EXIT_*
+#include "cuda_rdzv.h"           // defines: cuda_rdzv_parse, cuda_rdzv_identity
 #include "engine/comm.h"         // defines: sim_barrier
-#include "cuda_rdzv.h"    // defines: cuda_rdzv_parse, cuda_rdzv_identity
 #include "report/merge_traces.h" // defines: merge_traces_files
 
 RunParse run_proc_parse(const RunOptSpec *s, const char *v, RunOptions *o) {

@@ -16,9 +16,9 @@
 #ifndef DDPLAB_CLI_RUN_PROC_H
 #define DDPLAB_CLI_RUN_PROC_H
 
+#include "engine/world.h" // defines: SimWorld
 #include "run/run.h"      // defines: RunOptions, RunParse
 #include "run/run_opts.h" // defines: RunOptSpec
-#include "engine/world.h"    // defines: SimWorld
 
 // --rendezvous SPEC alone (its grammar).
 RunParse run_proc_parse(const RunOptSpec *s, const char *v, RunOptions *o);

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "strategy/layer_owner.h" // defines: sim_layer_owner_strategy
-#include "base/outfile.h" // defines: SimJsonOut
+#include "base/outfile.h"         // defines: SimJsonOut
 #include "run/run.h"
-#include "trace/trace_report.h" // defines: sim_trace_report_of
+#include "strategy/layer_owner.h" // defines: sim_layer_owner_strategy
+#include "trace/trace_report.h"   // defines: sim_trace_report_of
 
 void run_report_init(RunReport *rep, const RunOptions *o, const SimDataset *ds,
                      const SimTrainConfig *cfg, FILE *metrics) {

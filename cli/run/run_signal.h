@@ -26,9 +26,9 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include "run/run.h"   // defines: RunOptions
-#include "train/train.h" // defines: SimTrainConfig, SimTrainer
 #include "engine/world.h" // defines: SimWorld
+#include "run/run.h"      // defines: RunOptions
+#include "train/train.h"  // defines: SimTrainConfig, SimTrainer
 
 enum { RUN_SIGNAL_COUNT = 3 }; // SIGINT, SIGTERM, SIGHUP
 

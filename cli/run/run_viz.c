@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/cli.h"   // defines: CLI_EXIT_*
+#include "core/cli.h"       // defines: CLI_EXIT_*
 #include "run/run_signal.h" // defines: run_signal_caught
-#include "views.h" // defines: VizLive, VizSource
+#include "views.h"          // defines: VizLive, VizSource
 
 void run_viz_info(const RunOptions *o, const SimTrainConfig *c, SimWorld *w) {
     if (w->trace == NULL)

@@ -32,8 +32,8 @@
 
 #include <stddef.h>
 
-#include "coll/schedule.h"  // defines: SimSched
-#include "base/status.h" // defines: SimStatus
+#include "base/status.h"   // defines: SimStatus
+#include "coll/schedule.h" // defines: SimSched
 
 typedef struct {
     char name[48];

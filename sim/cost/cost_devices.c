@@ -28,9 +28,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/errbuf.h"
 #include "cost/cost_device_data.h"
 #include "cost/cost_internal.h"
-#include "base/errbuf.h"
 
 // The first entry is the default device (sim_device_default).
 static const SimDeviceProfile devices[] = {

@@ -31,9 +31,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "cost/cost_internal.h"
 #include "base/errbuf.h"
 #include "base/outfile.h"
+#include "cost/cost_internal.h"
 
 #define PROFILE_FORMAT "ddplab-profile"
 #define PROFILE_VERSION 1

@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cost/cost.h"   // defines: SimCost, SimSched
 #include "base/status.h" // defines: SimStatus
+#include "cost/cost.h"   // defines: SimCost, SimSched
 
 // What a name-or-path argument turned out to be.
 typedef enum {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/trace.h" // defines: SimEvent
 #include "engine/world.h" // defines: SimRank, sim_rank_event
+#include "trace/trace.h"  // defines: SimEvent
 
 #define DATA_STAGE_MAX_WORKERS 1024
 #define DATA_STAGE_MAX_PREFETCH 1024

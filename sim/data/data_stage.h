@@ -67,8 +67,8 @@
 #include <stdint.h>
 
 #include "base/batch.h"  // defines: SimBatch
-#include "cost/cost.h"   // defines: SimLinkProfile, SimSysProfile, SimDeviceProfile
 #include "base/status.h" // defines: SimStatus
+#include "cost/cost.h"   // defines: SimLinkProfile, SimSysProfile, SimDeviceProfile
 
 // Pageable copies: the share of the pinned bandwidth they reach. CUDA copies
 // pageable memory through a small pinned staging buffer of the driver (a few

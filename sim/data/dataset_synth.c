@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/errbuf.h" // defines: sim_errbuf_fail
+#include "base/errbuf.h"  // defines: sim_errbuf_fail
 #include "data/sampler.h" // defines: SimSplitMix
 
 #define SYNTH_MAX_ELEMS (1LL << 30) // N x D (or N x K) floats

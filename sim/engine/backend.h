@@ -11,11 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "coll/coll.h"   // defines: SimCollArgs
-#include "engine/kernels.h" // defines: SimMathOps
+#include "base/clock.h"     // defines: sim_wall_now (the clock of measured times)
+#include "base/status.h"    // defines: SimStatus
+#include "coll/coll.h"      // defines: SimCollArgs
 #include "coll/schedule.h"  // defines: SimSched
-#include "base/clock.h"  // defines: sim_wall_now (the clock of measured times)
-#include "base/status.h" // defines: SimStatus
+#include "engine/kernels.h" // defines: SimMathOps
 
 #define SIM_BACKEND_VERSION 2
 

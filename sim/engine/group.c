@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/memory.h"   // defines: SIM_MEM_COMM
-#include "engine/ops.h"      // defines: sim_tensor_alloc, sim_tensor_free
 #include "coll/schedule.h" // defines: sim_sched_init (step counts for the trace)
+#include "engine/memory.h" // defines: SIM_MEM_COMM
+#include "engine/ops.h"    // defines: sim_tensor_alloc, sim_tensor_free
 
 // Host blocks through which local copies and reductions pass (two of them on
 // the stack of the calling rank).

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cost/cost.h"  // defines: sim_device_find
+#include "cost/cost.h"    // defines: sim_device_find
 #include "engine/world.h" // defines: SimRank, SimWorld
 
 void sim_mem_ledger_init(SimMemLedger *l, uint64_t capacity) {

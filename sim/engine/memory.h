@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/status.h"    // defines: SimStatus
+#include "base/status.h"   // defines: SimStatus
 #include "trace/mem_cat.h" // defines: SimMemCat, SimMemSpace
 
 typedef struct SimRank SimRank;

@@ -15,8 +15,8 @@
 #ifndef DDPLAB_SIM_OPS_H
 #define DDPLAB_SIM_OPS_H
 
+#include "base/tensor.h"    // defines: SimTensor
 #include "engine/kernels.h" // defines: SimAct, SimSgdHyper, SimAdamHyper
-#include "base/tensor.h"  // defines: SimTensor
 #include "engine/world.h"   // defines: SimRank
 
 // Storage owned by one rank, through the backend's allocator. In phantom

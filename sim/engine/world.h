@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cost/cost.h"      // defines: SimSysProfile, SimCost
 #include "engine/backend.h" // defines: SimBackendOps, SimCollCall
-#include "cost/cost.h"    // defines: SimSysProfile, SimCost
 #include "engine/memory.h"  // defines: SimMemLedger
-#include "trace/trace.h"   // defines: SimTrace, SimStream
+#include "trace/trace.h"    // defines: SimTrace, SimStream
 
 typedef struct {
     int nranks;              // default 4

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "base/errbuf.h" // defines: sim_errbuf_fail
-#include "engine/ops.h" // defines: sim_tensor_download, sim_tensor_upload
+#include "engine/ops.h"  // defines: sim_tensor_download, sim_tensor_upload
 
 
 static void shape_str(int ndim, const int64_t *shape, char *buf, size_t len) {

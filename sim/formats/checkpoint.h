@@ -32,9 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/model.h"       // defines: SimModel
+#include "engine/world.h"        // defines: SimRank
 #include "formats/safetensors.h" // defines: SimStMeta, SimStFile
-#include "engine/world.h"       // defines: SimRank
+#include "model/model.h"         // defines: SimModel
 
 #define SIM_CKPT_FORMAT "ddplab-checkpoint"
 #define SIM_CKPT_VERSION "1"

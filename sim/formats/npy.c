@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "base/errbuf.h" // defines: sim_errbuf_fail
+#include "base/errbuf.h"  // defines: sim_errbuf_fail
 #include "base/outfile.h" // defines: SimOutFile
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__

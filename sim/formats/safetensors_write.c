@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/errbuf.h" // defines: sim_errbuf_fail
+#include "base/errbuf.h"  // defines: sim_errbuf_fail
 #include "base/outfile.h" // defines: SimOutFile, SimJsonOut
 #include "base/sha256.h"  // defines: SimSha256
 

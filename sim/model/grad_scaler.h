@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/dtype.h" // defines: SimDtype
+#include "base/dtype.h"  // defines: SimDtype
 #include "model/optim.h" // defines: SimOptim, SimParamInfo
 
 typedef struct {

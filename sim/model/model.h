@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/batch.h"  // defines: SimBatch
+#include "base/batch.h"     // defines: SimBatch
+#include "base/tensor.h"    // defines: SimTensor
 #include "engine/kernels.h" // defines: SimAct
-#include "base/tensor.h" // defines: SimTensor
-#include "engine/world.h"  // defines: SimRank
+#include "engine/world.h"   // defines: SimRank
 
 #define SIM_NAME_MAX 96
 

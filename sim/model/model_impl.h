@@ -11,8 +11,8 @@
 #ifndef DDPLAB_SIM_MODEL_IMPL_H
 #define DDPLAB_SIM_MODEL_IMPL_H
 
-#include "model/model.h"
 #include "engine/ops.h"
+#include "model/model.h"
 
 // A bump allocator of views into one flat buffer (base NULL: count only, or
 // phantom, and the views get no storage).

@@ -28,9 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/tensor.h"  // defines: SimTensor
+#include "engine/world.h" // defines: SimRank
 #include "model/model.h"  // defines: SimParamInfo, SIM_NAME_MAX
-#include "base/tensor.h" // defines: SimTensor
-#include "engine/world.h"  // defines: SimRank
 
 typedef enum { SIM_OPTIM_SGD = 0, SIM_OPTIM_ADAM, SIM_OPTIM_ADAMW, SIM_OPTIM_COUNT } SimOptimKind;
 

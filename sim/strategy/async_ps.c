@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/coll.h"  // defines: SimCollKind, sim_coll_title
-#include "cost/cost.h"  // defines: sim_cost_p2p
+#include "coll/coll.h"   // defines: SimCollKind, sim_coll_title
+#include "cost/cost.h"   // defines: sim_cost_p2p
 #include "trace/trace.h" // defines: SimEvent
 
 typedef enum { EV_APPLY = 0, EV_PUSH, EV_PULL } EvKind; // tie order at equal times

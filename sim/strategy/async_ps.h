@@ -35,8 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "train/train.h" // defines: SimTrainConfig
 #include "engine/world.h" // defines: SimWorld
+#include "train/train.h"  // defines: SimTrainConfig
 
 typedef enum {
     SIM_PS_ASYNC = 0, // parameter servers (max_staleness decides SSP/BSP)

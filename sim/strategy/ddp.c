@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/comm.h"  // defines: sim_broadcast
+#include "engine/comm.h" // defines: sim_broadcast
+#include "engine/ops.h"  // defines: sim_tensor_alloc, sim_tensor_upload
 #include "strategy/ddp_internal.h"
-#include "engine/ops.h"   // defines: sim_tensor_alloc, sim_tensor_upload
 #include "train/train.h" // defines: SimTrainer
 
 void sim_ddp_options_default(SimDdpOptions *o) {

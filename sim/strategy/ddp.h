@@ -43,9 +43,9 @@
 
 #include <stdio.h>
 
-#include "coll/coll.h"        // defines: SimAlgo
+#include "coll/coll.h"            // defines: SimAlgo
 #include "strategy/ddp_buckets.h" // defines: SimDdpBucketOptions
-#include "train/strategy.h"    // defines: SimStrategyOps
+#include "train/strategy.h"       // defines: SimStrategyOps
 
 typedef enum {
     SIM_DDP_HOOK_ALLREDUCE = 0, // no hook (the default)

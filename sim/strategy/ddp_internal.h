@@ -6,9 +6,9 @@
 
 #include <stdint.h>
 
-#include "strategy/ddp.h"
-#include "model/model.h" // defines: SimModel
 #include "engine/world.h" // defines: SimRank, SimCollHandle
+#include "model/model.h"  // defines: SimModel
+#include "strategy/ddp.h"
 
 typedef struct {
     SimTensor buf;      // [numel] fp32: the bucket's flat buffer

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "engine/comm.h" // defines: sim_all_reduce
-#include "strategy/ddp_internal.h"
 #include "engine/ops.h"  // defines: sim_tensor_alloc, sim_tensor_upload
+#include "strategy/ddp_internal.h"
 
 // One fp32 value all_reduced with op; *x in, the result out.
 static SimStatus allreduce_value(DdpState *s, SimRank *r, const char *name, SimRedOp op,

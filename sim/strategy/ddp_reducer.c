@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "engine/comm.h" // defines: sim_coll_launch, sim_coll_wait
-#include "strategy/ddp_internal.h"
 #include "engine/ops.h"  // defines: sim_tensor_alloc, sim_op_cast, sim_op_scale
+#include "strategy/ddp_internal.h"
 
 static void trace_bucket(SimRank *r, const char *label, int bucket, int param, size_t bytes,
                          double t0, double t1, uint64_t seq) {

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/comm.h"  // defines: sim_broadcast, sim_send, sim_recv, sim_reduce
-#include "engine/ops.h"   // defines: sim_tensor_alloc, sim_tensor_upload
+#include "engine/comm.h" // defines: sim_broadcast, sim_send, sim_recv, sim_reduce
+#include "engine/ops.h"  // defines: sim_tensor_alloc, sim_tensor_upload
 #include "train/train.h" // defines: SimTrainer
 
 #define DP_MAX_DEVICES 4096

@@ -21,7 +21,7 @@
 #ifndef DDPLAB_SIM_DP_H
 #define DDPLAB_SIM_DP_H
 
-#include "coll/coll.h"     // defines: SimAlgo
+#include "coll/coll.h"      // defines: SimAlgo
 #include "train/strategy.h" // defines: SimStrategyOps
 
 typedef struct {

@@ -28,8 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/fault.h"  // defines: SimFaultPlan
-#include "base/status.h" // defines: SimStatus
+#include "base/status.h"  // defines: SimStatus
+#include "engine/fault.h" // defines: SimFaultPlan
 
 #define SIM_ELASTIC_MAX 256   // participants in one round (ranks of a world)
 #define SIM_ELASTIC_EVENTS 16 // --membership specs

@@ -43,8 +43,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "coll/coll.h"     // defines: SimAlgo
-#include "base/dtype.h"    // defines: SimDtype
+#include "base/dtype.h"     // defines: SimDtype
+#include "coll/coll.h"      // defines: SimAlgo
 #include "model/model.h"    // defines: SimModel
 #include "train/strategy.h" // defines: SimStrategyOps
 

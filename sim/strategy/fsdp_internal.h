@@ -11,10 +11,10 @@
 #define DDPLAB_SIM_FSDP_INTERNAL_H
 
 #include "engine/backend.h" // defines: SimCollHandle
-#include "strategy/fsdp.h"
 #include "engine/group.h"   // defines: SimGroup
-#include "model/optim.h"   // defines: SimOptim
-#include "train/train.h"   // defines: SimTrainer
+#include "model/optim.h"    // defines: SimOptim
+#include "strategy/fsdp.h"
+#include "train/train.h"    // defines: SimTrainer
 
 typedef enum { FSDP_SHARDED = 0, FSDP_PENDING, FSDP_GATHERED } FsdpUnitPhase;
 

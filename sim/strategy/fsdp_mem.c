@@ -18,7 +18,7 @@
 //     (until the synchronising micro-step under no_sync); the reduce-scatter
 //     input and output (comm buffers) until the reduction is waited for.
 #include "engine/memory.h" // defines: sim_mem_charge
-#include "trace/trace.h"  // defines: SimEvent
+#include "trace/trace.h"   // defines: SimEvent
 
 
 #include "strategy/fsdp_internal.h"

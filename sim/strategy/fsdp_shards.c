@@ -62,9 +62,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/comm.h"        // defines: sim_all_reduce, sim_broadcast
-#include "engine/memory.h"      // defines: SIM_MEM_BACKING
-#include "engine/ops.h"         // defines: sim_tensor_download
+#include "engine/comm.h"         // defines: sim_all_reduce, sim_broadcast
+#include "engine/memory.h"       // defines: SIM_MEM_BACKING
+#include "engine/ops.h"          // defines: sim_tensor_download
 #include "formats/safetensors.h" // defines: sim_stfile_save
 #include "train/trainer.h"
 

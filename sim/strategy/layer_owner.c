@@ -13,7 +13,7 @@
 #include "engine/comm.h"   // defines: sim_broadcast, sim_reduce, sim_all_reduce
 #include "engine/memory.h" // defines: sim_mem_charge, sim_rank_mem_reset_peak
 #include "engine/ops.h"    // defines: sim_op_fill, sim_op_scale, sim_tensor_alloc
-#include "train/train.h"  // defines: SimTrainer, SimStepStats
+#include "train/train.h"   // defines: SimTrainer, SimStepStats
 
 #define LO_DROP_MARKER "layer-owner drop"
 #define LO_NFLAT (2 + SIM_OPTIM_MAX_STATE) // flat tensors: params, grads, optimizer state

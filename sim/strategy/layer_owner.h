@@ -60,7 +60,7 @@
 
 #include <stdint.h>
 
-#include "coll/coll.h"     // defines: SimAlgo
+#include "coll/coll.h"      // defines: SimAlgo
 #include "model/model.h"    // defines: SimModel
 #include "train/strategy.h" // defines: SimStrategyOps
 

@@ -16,10 +16,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "coll/coll.h"
 #include "base/dtype.h"
-#include "trace/mem_cat.h"
 #include "base/outfile.h"
+#include "coll/coll.h"
+#include "trace/mem_cat.h"
 #include "trace/trace_order.h"
 
 // ----------------------------------------------------------------------------

@@ -50,10 +50,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "coll/coll.h"   // defines: SIM_COLL_COUNT
+#include "base/status.h"   // defines: SimStatus
+#include "coll/coll.h"     // defines: SIM_COLL_COUNT
 #include "trace/mem_cat.h" // defines: SIM_MEM_CAT_COUNT
-#include "base/status.h" // defines: SimStatus
-#include "trace/trace.h"  // defines: SimEvent
+#include "trace/trace.h"   // defines: SimEvent
 
 // One step of a rank: from its begin marker to the next (the last: to the
 // rank's end), with the same four parts, which add up to its span.

@@ -24,9 +24,9 @@
 #ifndef DDPLAB_SIM_STRATEGY_H
 #define DDPLAB_SIM_STRATEGY_H
 
-#include "base/batch.h"  // defines: SimBatch
-#include "base/status.h" // defines: SimStatus
-#include "engine/world.h"  // defines: SimRank
+#include "base/batch.h"   // defines: SimBatch
+#include "base/status.h"  // defines: SimStatus
+#include "engine/world.h" // defines: SimRank
 
 typedef struct SimTrainer SimTrainer;
 typedef struct SimTrainConfig SimTrainConfig;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/fault.h"          // defines: sim_fault_find
+#include "engine/fault.h"         // defines: sim_fault_find
 #include "train/train_internal.h" // defines: sim_train_fail, sim_train_restore
 
 SimStatus sim_train_fail(SimTrainer *t, int bad_input, SimStatus st, const char *fmt, ...) {

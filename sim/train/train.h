@@ -25,16 +25,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "data/data_stage.h"  // defines: SimDataStage, SimDataStageState
-#include "data/dataset.h"     // defines: SimDataset, SimLoader
+#include "data/data_stage.h"   // defines: SimDataStage, SimDataStageState
+#include "data/dataset.h"      // defines: SimDataset, SimLoader
+#include "data/sampler.h"      // defines: SimSampler
+#include "engine/world.h"      // defines: SimRank
 #include "model/grad_scaler.h" // defines: SimGradScaler
 #include "model/lr_schedule.h" // defines: SimLrSchedule
 #include "model/model.h"       // defines: SimModel, SimModelSpec
 #include "model/optim.h"       // defines: SimOptim
 #include "model/optim_flags.h" // defines: SimOptimFlags
-#include "data/sampler.h"     // defines: SimSampler
 #include "train/strategy.h"    // defines: SimStrategyOps
-#include "engine/world.h"       // defines: SimRank
 
 // What one optimizer step did (reported on every rank).
 typedef struct SimStepStats {
