@@ -324,7 +324,7 @@ static int test_arith(void) {
     CHECK_EQ_INT(lines, 500);
     // About 9.3 characters a line (two-digit operands 90% of the time, a
     // three-digit sum about half the time): with 2 ln 100 nats of random
-    // operands per line, the loss floor is near 1 nat per token (README).
+    // operands per line, the loss floor is near 1 nat per token (docs/training.md).
     double per_line = (double)ds.ntokens / lines;
     CHECK(per_line > 9.0 && per_line < 9.6);
     printf("  arith's first line: %.*s\n", (int)strcspn(text, "\n"), text);

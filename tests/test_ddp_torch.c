@@ -36,7 +36,7 @@
 
 #define DDPLAB_TIMEOUT_S 60.0
 #define TORCH_TIMEOUT_S "150" // one launch of R processes, all its cases
-// Tolerances, relative (the measured differences are in the README):
+// Tolerances, relative (the measured differences are in docs/data-parallelism.md):
 // losses of every step within LOSS_TOL; each parameter tensor within
 // NORM_TOL in the 2-norm of the difference; each element within the case's
 // tolerance (|value| below PARAM_FLOOR compared at PARAM_FLOOR's scale).

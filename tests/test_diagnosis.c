@@ -433,7 +433,7 @@ static int test_whole_text(void) {
     return 0;
 }
 
-// The example in README.md's "Ranks and collectives": two ranks never
+// The example in docs/collectives.md's "Ranks and collectives": two ranks never
 // arrive at the first collective.
 static int test_readme_example(void) {
     CpuFrView v[4];

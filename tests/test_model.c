@@ -1,6 +1,6 @@
 // tests/test_model.c: the models on the CPU backend, without PyTorch:
 // parameter tables (names, shapes, counts, offsets), initialisation, the
-// grad-ready order (as measured in PyTorch 1.13, see sim/README-models.md),
+// grad-ready order (as measured in PyTorch 1.13, see docs/training.md, "Models"),
 // gradient accumulation and loss scaling, the unused branch, batches shorter
 // than max_batch, BatchNorm's buffers and eval mode, finite differences,
 // phantom mode, and bad batches.

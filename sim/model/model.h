@@ -166,13 +166,13 @@ typedef struct {
 // "count:params=N[,flops=F]", or a preset's name ("llama2-7b", see
 // sim_model_preset). On failure writes a one-line reason naming the field
 // and the allowed values into err and returns SIM_EINVAL. The modules
-// these name: README.md, "Models".
+// these name: docs/training.md, "Models".
 SimStatus sim_model_parse(const char *text, SimModelSpec *out, char *err, size_t errlen);
 // Writes the spec back in the syntax sim_model_parse reads (canonical form:
 // options in a fixed order, defaults left out). Returns buf.
 const char *sim_model_spec_str(const SimModelSpec *spec, char *buf, size_t len);
 // One line naming the equivalent PyTorch module, e.g. "nn.Sequential(Linear(784,
-// 256), ReLU(), Linear(256, 10))"; see sim/README-models.md. Returns buf.
+// 256), ReLU(), Linear(256, 10))"; see docs/training.md, "Models". Returns buf.
 const char *sim_model_describe(const SimModelSpec *spec, char *buf, size_t len);
 
 // Builds the parameter and buffer tables, and allocates (through the rank's

@@ -15,9 +15,9 @@
 //   dp.scatter_grad    rank 0 sends each device the gradient of the loss
 //                      with respect to its outputs
 //   dp.reduce          reduce (SUM) of the replicas' gradients onto rank 0
-// then rank 0 alone unscales, clips and steps. See README-dp.md for the one
-// place this differs in form (not in value) from DataParallel: where the
-// loss gradient is computed.
+// then rank 0 alone unscales, clips and steps. See docs/data-parallelism.md
+// ("DataParallel") for the one place this differs in form (not in value)
+// from DataParallel: where the loss gradient is computed.
 #ifndef DDPLAB_SIM_DP_H
 #define DDPLAB_SIM_DP_H
 

@@ -27,7 +27,7 @@ and receives:
                 recorded by hooks on each parameter's AccumulateGrad node
                 (the hooks DDP's reducer uses)
 
-The module a spec names is documented in sim/README-models.md.
+The module a spec names is documented in docs/training.md ("Models").
 """
 import sys
 
