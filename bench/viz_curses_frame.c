@@ -63,9 +63,9 @@ static SimStatus bench_trace(int R, int steps, VizTrace *out) {
     SimTrainConfig cfg;
     sim_train_config_default(&cfg);
     cfg.model = spec;
-    cfg.data = &ds;
-    cfg.batch = 8;
-    cfg.steps = steps;
+    cfg.data.set = &ds;
+    cfg.data.batch = 8;
+    cfg.loop.steps = steps;
     if (sim_optim_flags_set(&cfg.opt, "lr", "0.1", err, sizeof err) != SIM_OK ||
         sim_optim_flags_validate(&cfg.opt, err, sizeof err) != SIM_OK) {
         fprintf(stderr, "viz_curses_frame: %s\n", err);

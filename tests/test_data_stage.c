@@ -277,12 +277,12 @@ static int test_in_loop(void) {
     setup_run(&on, &ds, &spec, steps);
     setup_run(&warm, &ds, &spec, steps);
     // off: the fields set, the cost 0: the trace is the same bit for bit
-    off.cfg.data_stage = stage(4, 3, 0, 0);
+    off.cfg.data.stage = stage(4, 3, 0, 0);
     // on, no workers: every batch waits 8 us to load plus its pinned copy
-    on.cfg.data_stage = stage(0, 2, 1e-6, 1);
+    on.cfg.data.stage = stage(0, 2, 1e-6, 1);
     // on, 4 workers: 2 us per batch of throughput, far below a step's
     // compute: only each epoch's first batch waits (the workers restart)
-    warm.cfg.data_stage = stage(4, 2, 1e-6, 1);
+    warm.cfg.data.stage = stage(4, 2, 1e-6, 1);
     if (tddp_run(&base) != SIM_OK || tddp_run(&off) != SIM_OK || tddp_run(&on) != SIM_OK ||
         tddp_run(&warm) != SIM_OK) {
         fprintf(stderr, "run failed: %s%s%s%s\n", base.error, off.error, on.error, warm.error);

@@ -34,12 +34,12 @@ static void eval_config(SimTrainConfig *c, const SimDataset *ds, const SimModelS
     char err[256];
     sim_train_config_default(c);
     c->model = *spec;
-    c->data = ds;
-    c->batch = 8;
-    c->steps = 2;
+    c->data.set = ds;
+    c->data.batch = 8;
+    c->loop.steps = 2;
     (void)sim_optim_flags_set(&c->opt, "lr", "0.001", err, sizeof err); // still learning
     (void)sim_optim_flags_validate(&c->opt, err, sizeof err);
-    c->eval_variant = v;
+    c->eval.variant = v;
     if (o) {
         c->strategy = &sim_ddp_strategy;
         c->strategy_cfg = o;

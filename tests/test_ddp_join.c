@@ -70,19 +70,19 @@ static void join_config(JoinRun *j, const SimDataset *ds, const SimModelSpec *sp
     SimTrainConfig *c = &j->cfg;
     char err[256];
     c->model = *spec;
-    c->data = ds;
-    c->batch = BATCH;
-    c->shuffle = 1;
+    c->data.set = ds;
+    c->data.batch = BATCH;
+    c->data.shuffle = 1;
     c->seed = 7;
     (void)sim_optim_flags_set(&c->opt, "optimizer", "sgd", err, sizeof err);
     (void)sim_optim_flags_set(&c->opt, "lr", "0.1", err, sizeof err);
     (void)sim_optim_flags_validate(&c->opt, err, sizeof err);
-    c->uneven = K;
-    c->join = join;
+    c->data.uneven = K;
+    c->data.join = join;
     c->strategy = &sim_ddp_strategy;
-    c->on_step = on_step;
-    c->on_step_arg = j;
-    c->steps = sim_train_steps_for_epochs(c, R, EPOCHS);
+    c->hooks.on_step = on_step;
+    c->hooks.on_step_arg = j;
+    c->loop.steps = sim_train_steps_for_epochs(c, R, EPOCHS);
     for (int i = 0; i < R; i++)
         j->tr[i].cfg = c;
 }
@@ -148,19 +148,19 @@ static SimStatus ref_main(SimRank *r, void *arg) {
     memset(sp, 0, sizeof sp);
     memset(&ld, 0, sizeof ld);
     char err[256];
-    SimStatus st = sim_model_create(r, &c->model, c->batch, 0, &m);
+    SimStatus st = sim_model_create(r, &c->model, c->data.batch, 0, &m);
     if (st == SIM_OK)
         st = sim_model_init(r, m, c->seed);
     if (st == SIM_OK)
-        st = sim_loader_init(&ld, c->data, c->batch);
+        st = sim_loader_init(&ld, c->data.set, c->data.batch);
     for (int q = 0; q < R && st == SIM_OK; q++) {
         SimSamplerConfig sc;
-        sim_sampler_defaults(&sc, c->data->n);
+        sim_sampler_defaults(&sc, c->data.set->n);
         sc.num_replicas = R;
         sc.rank = q;
         sc.shuffle = 1;
         sc.seed = (int64_t)c->seed;
-        sc.batch_size = c->batch;
+        sc.batch_size = c->data.batch;
         st = sim_sampler_init(&sp[q], &sc, err, sizeof err);
     }
     ref->nparam = m ? m->param_count : 0;
@@ -216,7 +216,7 @@ static int test_join_parity(void) {
     sim_ddp_options_default(&o);
     JoinRun j;
     join_config(&j, &ds, &spec, 1);
-    CHECK(j.cfg.steps == 5 * EPOCHS);
+    CHECK(j.cfg.loop.steps == 5 * EPOCHS);
     if (join_run(&j, &o, 10.0) != SIM_OK)
         fprintf(stderr, "join run: %s\n", j.error);
     CHECK(j.st == SIM_OK);

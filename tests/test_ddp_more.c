@@ -131,9 +131,9 @@ static int test_loss_log(void) {
         CHECK(v != NULL);
         tddp_config(&t, &ds, &spec, R, 8, steps);
         t.use_ddp = 1;
-        t.cfg.loss_log = modes[m];
-        t.cfg.on_step = on_step;
-        t.cfg.on_step_arg = v;
+        t.cfg.loop.loss_log = modes[m];
+        t.cfg.hooks.on_step = on_step;
+        t.cfg.hooks.on_step_arg = v;
         CHECK(tddp_run(&t) == SIM_OK);
         for (int s = 0; s < steps; s++) {
             double mean = 0;
@@ -164,9 +164,9 @@ static int test_zero_grad_place(void) {
     TddpRun a, b;
     tddp_config(&a, &ds, &spec, 2, 8, 4);
     a.use_ddp = 1;
-    a.cfg.accum = 2;
+    a.cfg.loop.accum = 2;
     b = a;
-    b.cfg.zero_grad_after_step = 1;
+    b.cfg.loop.zero_grad_after_step = 1;
     CHECK(tddp_run(&a) == SIM_OK);
     CHECK(tddp_run(&b) == SIM_OK);
     CHECK(tddp_maxdiff(a.params[0], b.params[0], a.nparam) == 0);
@@ -206,11 +206,11 @@ static int test_set_to_none(void) {
         tddp_config(&one, &ds, &spec, 1, 8, 1);
         CHECK(sim_optim_flags_set(&one.cfg.opt, "momentum", "0.9", err, sizeof err) == SIM_OK);
         CHECK(sim_optim_flags_validate(&one.cfg.opt, err, sizeof err) == SIM_OK);
-        one.cfg.set_to_none = none;
+        one.cfg.loop.set_to_none = none;
         one.after = find_head;
         one.after_arg = &h;
         two = one;
-        two.cfg.steps = 2;
+        two.cfg.loop.steps = 2;
         CHECK(tddp_run(&one) == SIM_OK);
         CHECK(tddp_run(&two) == SIM_OK);
         CHECK(h.n > 0);
@@ -241,10 +241,10 @@ static int test_accum_tail(void) {
         CHECK(v != NULL);
         tddp_config(&t, &ds, &spec, 2, 4, 4);
         t.use_ddp = 1;
-        t.cfg.accum = 2;
-        t.cfg.accum_tail = modes[m];
-        t.cfg.on_step = on_step;
-        t.cfg.on_step_arg = v;
+        t.cfg.loop.accum = 2;
+        t.cfg.loop.accum_tail = modes[m];
+        t.cfg.hooks.on_step = on_step;
+        t.cfg.hooks.on_step_arg = v;
         CHECK(sim_train_steps_for_epochs(&t.cfg, 2, 2) == (m == 0 ? 6 : 4));
         CHECK(tddp_run(&t) == SIM_OK);
         if (m == 0) { // 2, 2, 1 | 2
@@ -263,9 +263,9 @@ static int test_accum_tail(void) {
         TddpRun t;
         tddp_config(&t, &ds, &spec, 2, 4, 3);
         t.use_ddp = 1;
-        t.cfg.accum = 2;
-        t.cfg.accum_tail = SIM_ACCUM_TAIL_DROP;
-        t.cfg.zero_grad_after_step = after;
+        t.cfg.loop.accum = 2;
+        t.cfg.loop.accum_tail = SIM_ACCUM_TAIL_DROP;
+        t.cfg.loop.zero_grad_after_step = after;
         CHECK(tddp_run(&t) == SIM_OK);
         drop_params[after] = t.params[0];
         t.params[0] = NULL;
@@ -277,8 +277,8 @@ static int test_accum_tail(void) {
     TddpRun never;
     tddp_config(&never, &ds, &spec, 2, 4, 2);
     never.use_ddp = 1;
-    never.cfg.accum = 6;
-    never.cfg.accum_tail = SIM_ACCUM_TAIL_DROP;
+    never.cfg.loop.accum = 6;
+    never.cfg.loop.accum_tail = SIM_ACCUM_TAIL_DROP;
     CHECK(sim_train_steps_for_epochs(&never.cfg, 2, 3) == 0);
     CHECK(tddp_run(&never) != SIM_OK);
     CHECK(strstr(never.error, "the optimizer never steps") != NULL);

@@ -27,8 +27,8 @@ static int parity(const SimDataset *ds, const SimModelSpec *spec, int R, int B, 
     tddp_config(&one, ds, spec, 1, R * B * accum, steps);
     tddp_config(&dist, ds, spec, R, B, steps);
     dist.use_ddp = 1;
-    dist.cfg.accum = accum;
-    dist.cfg.accum_sync_every = every;
+    dist.cfg.loop.accum = accum;
+    dist.cfg.loop.accum_sync_every = every;
     dist.ddp.gradient_as_bucket_view = view;
     dist.ddp.buckets.find_unused = find_unused;
     dist.ddp.buckets.bucket_cap_mb = 0.01; // several buckets after the rebuild

@@ -33,10 +33,10 @@ void tddp_config(TddpRun *t, const SimDataset *ds, const SimModelSpec *spec, int
     memset(t, 0, sizeof *t);
     sim_train_config_default(&t->cfg);
     t->cfg.model = *spec;
-    t->cfg.data = ds;
-    t->cfg.batch = batch;
-    t->cfg.steps = steps;
-    t->cfg.shuffle = 0;
+    t->cfg.data.set = ds;
+    t->cfg.data.batch = batch;
+    t->cfg.loop.steps = steps;
+    t->cfg.data.shuffle = 0;
     char err[256];
     (void)sim_optim_flags_set(&t->cfg.opt, "lr", "0.1", err, sizeof err);
     (void)sim_optim_flags_validate(&t->cfg.opt, err, sizeof err);

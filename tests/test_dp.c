@@ -56,10 +56,10 @@ static int parity(const SimDataset *ds, const SimModelSpec *spec, int D, int N, 
     TddpRun one, dp;
     tddp_config(&one, ds, spec, 1, N, steps);
     tddp_config(&dp, ds, spec, D, N, steps);
-    one.cfg.accum = dp.cfg.accum = accum;
-    one.cfg.on_step = dp.cfg.on_step = keep_loss;
-    one.cfg.on_step_arg = &one;
-    dp.cfg.on_step_arg = &dp;
+    one.cfg.loop.accum = dp.cfg.loop.accum = accum;
+    one.cfg.hooks.on_step = dp.cfg.hooks.on_step = keep_loss;
+    one.cfg.hooks.on_step_arg = &one;
+    dp.cfg.hooks.on_step_arg = &dp;
     use_dp(&dp);
     if (tddp_run(&one) != SIM_OK || tddp_run(&dp) != SIM_OK) {
         fprintf(stderr, "D=%d N=%d: %s%s\n", D, N, one.error, dp.error);

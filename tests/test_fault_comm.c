@@ -406,10 +406,10 @@ static int ddp_case(FcRun *t, DdpCase *d, const SimDataset *ds, const SimModelSp
     memset(d, 0, sizeof *d);
     sim_train_config_default(&d->cfg);
     d->cfg.model = *spec;
-    d->cfg.data = ds;
-    d->cfg.batch = 16;
-    d->cfg.steps = 3;
-    d->cfg.shuffle = 0;
+    d->cfg.data.set = ds;
+    d->cfg.data.batch = 16;
+    d->cfg.loop.steps = 3;
+    d->cfg.data.shuffle = 0;
     char err[256];
     CHECK(sim_optim_flags_set(&d->cfg.opt, "lr", "0.1", err, sizeof err) == SIM_OK);
     CHECK(sim_optim_flags_validate(&d->cfg.opt, err, sizeof err) == SIM_OK);

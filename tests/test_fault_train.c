@@ -57,9 +57,9 @@ static void tf_config(TfRun *t, const SimDataset *ds, const SimModelSpec *spec, 
     memset(t, 0, sizeof *t);
     sim_train_config_default(&t->cfg);
     t->cfg.model = *spec;
-    t->cfg.data = ds;
-    t->cfg.batch = batch;
-    t->cfg.steps = steps;
+    t->cfg.data.set = ds;
+    t->cfg.data.batch = batch;
+    t->cfg.loop.steps = steps;
     char err[256];
     (void)sim_optim_flags_set(&t->cfg.opt, "lr", "0.1", err, sizeof err);
     (void)sim_optim_flags_validate(&t->cfg.opt, err, sizeof err);
@@ -122,10 +122,10 @@ static SimStatus tf_run(TfRun *t) {
         t->cfg.strategy = &sim_ddp_strategy;
         t->cfg.strategy_cfg = &t->ddp;
     }
-    t->cfg.on_ready = on_ready;
-    t->cfg.on_ready_arg = t;
-    t->cfg.on_step = on_step;
-    t->cfg.on_step_arg = t;
+    t->cfg.hooks.on_ready = on_ready;
+    t->cfg.hooks.on_ready_arg = t;
+    t->cfg.hooks.on_step = on_step;
+    t->cfg.hooks.on_step_arg = t;
     for (int i = 0; i < t->R; i++)
         t->tr[i].cfg = &t->cfg;
     SimWorld w;
@@ -233,8 +233,8 @@ static int test_unused_find_unused(void) {
         for (int fault = 0; fault <= 1; fault++) {
             TfRun *x = fault ? &t : &base;
             tf_config(x, &ds, &spec, 2, 16, 1);
-            x->cfg.shuffle = 0;
-            x->cfg.sampler_replicas = 1;
+            x->cfg.data.shuffle = 0;
+            x->cfg.data.sampler_replicas = 1;
             x->ddp.buckets.find_unused = 1;
             if (variant == 1) {
                 x->ddp.gradient_as_bucket_view = 1;
@@ -400,7 +400,7 @@ static int test_loss_not_divided(void) {
         for (int fault = 0; fault <= 1; fault++) {
             TfRun *x = fault ? &t : &base;
             tf_config(x, &ds, &spec, R, 8, 1);
-            x->cfg.accum = 4;
+            x->cfg.loop.accum = 4;
             if (fault)
                 CHECK(tf_fault(x, "loss-not-divided") == 0);
             CHECK(tf_run(x) == SIM_OK);
@@ -469,8 +469,8 @@ static int test_save_crash_kills(void) {
             _exit(10);
         TfRun t;
         tf_config(&t, &ds, &spec, 1, 16, 6);
-        t.cfg.save_path = path;
-        t.cfg.save_every = 2;
+        t.cfg.ckpt.save_path = path;
+        t.cfg.ckpt.save_every = 2;
         if (tf_fault(&t, "save-crash:step=4") != 0)
             _exit(11);
         tf_run(&t);

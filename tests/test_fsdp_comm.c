@@ -112,10 +112,10 @@ static SimStatus traced_main(SimRank *r, void *arg) {
 }
 
 static int traced_run(Traced *x) {
-    x->cfg.on_ready = on_ready;
-    x->cfg.on_ready_arg = x;
-    x->cfg.on_step = on_step;
-    x->cfg.on_step_arg = x;
+    x->cfg.hooks.on_ready = on_ready;
+    x->cfg.hooks.on_ready_arg = x;
+    x->cfg.hooks.on_step = on_step;
+    x->cfg.hooks.on_step_arg = x;
     if (x->use_ddp) {
         x->cfg.strategy = &sim_ddp_strategy;
         x->cfg.strategy_cfg = &x->ddp;
@@ -358,8 +358,8 @@ static int accum_step(const SimDataset *ds, const SimModelSpec *spec, SimFsdpSha
                       int sync_every, StepIo *io) {
     Traced *x = traced_new(ds, spec, 4, 1, 4, 3, sh);
     CHECK(x != NULL);
-    x->cfg.accum = 4;
-    x->cfg.accum_sync_every = sync_every;
+    x->cfg.loop.accum = 4;
+    x->cfg.loop.accum_sync_every = sync_every;
     int fails = traced_run(x);
     if (!fails)
         *io = step_io(x, 3);

@@ -62,8 +62,8 @@ static int run_case(const SimDataset *ds, const SimModelSpec *spec, const Case *
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    run.cfg.accum = c->accum;
-    run.cfg.accum_sync_every = c->every;
+    run.cfg.loop.accum = c->accum;
+    run.cfg.loop.accum_sync_every = c->every;
     if ((int)c->sharding < 0) {
         run.use_ddp = 1;
     } else {

@@ -164,8 +164,8 @@ static void configure(TddpRun *t, const SimDataset *ds, const SimModelSpec *spec
                       const Case *c) {
     tddp_config(t, ds, spec, c->R, c->B, c->steps);
     t->nodes = c->nodes;
-    t->cfg.accum = c->accum;
-    t->cfg.accum_sync_every = c->every;
+    t->cfg.loop.accum = c->accum;
+    t->cfg.loop.accum_sync_every = c->every;
 }
 
 static const char *case_name(const Case *c, const SimModelSpec *spec, char *buf, size_t len) {
@@ -194,10 +194,10 @@ static int run_fsdp(const SimDataset *ds, const SimModelSpec *spec, const Case *
     configure(&f, ds, spec, c);
     f.cfg.strategy = &sim_fsdp_strategy;
     f.cfg.strategy_cfg = &c->o;
-    f.cfg.on_ready = on_ready;
-    f.cfg.on_ready_arg = w;
-    f.cfg.on_step = on_step;
-    f.cfg.on_step_arg = w;
+    f.cfg.hooks.on_ready = on_ready;
+    f.cfg.hooks.on_ready_arg = w;
+    f.cfg.hooks.on_step = on_step;
+    f.cfg.hooks.on_step_arg = w;
     f.after = gather_full;
     f.after_arg = w;
     int fails = tddp_set_optim(&f, c->optim, c->clip_amp);

@@ -109,10 +109,10 @@ static SimStatus run_job(const Model *m, Job *j, TddpRun *t) {
     t->nodes = j->nodes;
     if (tddp_set_optim(t, m->sgd ? "sgd" : "adam", 0) != 0)
         return SIM_EINVAL;
-    t->cfg.stop_after = j->stop_after;
-    t->cfg.save_every = j->save_every;
-    t->cfg.save_path = j->save;
-    t->cfg.resume_path = j->resume;
+    t->cfg.loop.stop_after = j->stop_after;
+    t->cfg.ckpt.save_every = j->save_every;
+    t->cfg.ckpt.save_path = j->save;
+    t->cfg.ckpt.resume_path = j->resume;
     if (j->ddp) {
         t->use_ddp = 1;
     } else {

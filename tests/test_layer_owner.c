@@ -121,8 +121,8 @@ static int parity(const SimDataset *ds, const SimModelSpec *spec, int R, int B, 
     TddpRun *both[2] = {&ddp, &lo};
     int fails = 0;
     for (int i = 0; i < 2; i++) {
-        both[i]->cfg.accum = accum;
-        both[i]->cfg.accum_sync_every = every;
+        both[i]->cfg.loop.accum = accum;
+        both[i]->cfg.loop.accum_sync_every = every;
         fails += tddp_set_optim(both[i], optim, clip_amp);
     }
     if (tddp_run(&ddp) != SIM_OK || tddp_run(&lo) != SIM_OK) {
@@ -258,12 +258,12 @@ static void config(SimTrainConfig *c, const SimDataset *ds, const SimModelSpec *
     char err[256];
     sim_train_config_default(c);
     c->model = *spec;
-    c->data = ds;
-    c->batch = 4;
-    c->accum = accum;
-    c->accum_sync_every = every;
-    c->steps = steps;
-    c->shuffle = 0;
+    c->data.set = ds;
+    c->data.batch = 4;
+    c->loop.accum = accum;
+    c->loop.accum_sync_every = every;
+    c->loop.steps = steps;
+    c->data.shuffle = 0;
     (void)sim_optim_flags_set(&c->opt, "optimizer", "adam", err, sizeof err);
     if (clip_amp) {
         (void)sim_optim_flags_set(&c->opt, "clip-grad-norm", "0.5", err, sizeof err);
@@ -464,12 +464,12 @@ static int test_checkpoint(void) {
             run[i].use_ddp = 1;
         }
         CHECK(tddp_set_optim(&run[i], "adam", 0) == 0);
-        run[i].cfg.accum = 2;
+        run[i].cfg.loop.accum = 2;
     }
-    run[1].cfg.stop_after = 2; // interrupted after step 2, saved there
-    run[1].cfg.save_path = path;
-    run[2].cfg.resume_path = path;
-    run[3].cfg.resume_path = path;
+    run[1].cfg.loop.stop_after = 2; // interrupted after step 2, saved there
+    run[1].cfg.ckpt.save_path = path;
+    run[2].cfg.ckpt.resume_path = path;
+    run[3].cfg.ckpt.resume_path = path;
     int fails = 0;
     for (int i = 0; i < 4 && !fails; i++)
         if (tddp_run(&run[i]) != SIM_OK) {
@@ -503,7 +503,7 @@ static int test_setup_errors(void) {
     TddpRun lo;
     tddp_config(&lo, &ds, &spec, 2, 4, 2);
     use_layer_owner(&lo, h);
-    lo.cfg.eval_every = 1;
+    lo.cfg.eval.every = 1;
     CHECK(tddp_run(&lo) != SIM_OK);
     CHECK_STR_CONTAINS(lo.error, "evaluation during training is not supported");
     tddp_free(&lo);

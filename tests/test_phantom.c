@@ -190,20 +190,20 @@ static void make_config(Run *run, const Case *k, const Data *d) {
     char err[256];
     sim_train_config_default(c);
     c->model = k->gpt ? d->gpt : d->mlp;
-    c->data = k->gpt ? &d->gpt_data : &d->mlp_data;
-    c->batch = 4;
-    c->accum = k->accum;
-    c->steps = 3;
+    c->data.set = k->gpt ? &d->gpt_data : &d->mlp_data;
+    c->data.batch = 4;
+    c->loop.accum = k->accum;
+    c->loop.steps = 3;
     c->seed = 5;
-    c->on_step = on_step;
-    c->on_step_arg = run;
+    c->hooks.on_step = on_step;
+    c->hooks.on_step_arg = run;
     (void)sim_optim_flags_set(&c->opt, "optimizer", "adamw", err, sizeof err);
     (void)sim_optim_flags_set(&c->opt, "lr", "0.01", err, sizeof err);
     (void)sim_optim_flags_set(&c->opt, "clip-grad-norm", "1.0", err, sizeof err);
     if (k->bf16 && strcmp(k->strategy, "fsdp") != 0)
         (void)sim_optim_flags_set(&c->opt, "amp", "bf16", err, sizeof err);
     (void)sim_optim_flags_validate(&c->opt, err, sizeof err);
-    c->eval_every = k->eval_every;
+    c->eval.every = k->eval_every;
     sim_ddp_options_default(&run->ddp);
     sim_fsdp_options_default(&run->fsdp);
     sim_dp_options_default(&run->dp);
@@ -212,14 +212,14 @@ static void make_config(Run *run, const Case *k, const Data *d) {
         run->ddp.buckets.bucket_cap_mb = 0.004; // several buckets, and a rebuild
         c->strategy = &sim_ddp_strategy;
         c->strategy_cfg = &run->ddp;
-        c->loss_log = SIM_LOSS_AVG;
+        c->loop.loss_log = SIM_LOSS_AVG;
     } else if (strcmp(k->strategy, "fsdp") == 0) {
         run->fsdp.sharding = k->sharding;
         if (k->bf16)
             run->fsdp.param_dtype = SIM_BF16;
         c->strategy = &sim_fsdp_strategy;
         c->strategy_cfg = &run->fsdp;
-        c->loss_log = SIM_LOSS_AVG;
+        c->loop.loss_log = SIM_LOSS_AVG;
     } else if (strcmp(k->strategy, "dp") == 0) {
         c->strategy = &sim_dp_strategy;
         c->strategy_cfg = &run->dp;

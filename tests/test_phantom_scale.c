@@ -223,9 +223,9 @@ static int plan_step(const SimDataset *ds, int layers, int R, int trace, double 
     snprintf(text, sizeof text, "gpt:layers=%d,embd=8192,heads=64,ctx=4096,vocab=32000",
              layers);
     CHECK_EQ_INT(sim_model_parse(text, &p->cfg.model, err, sizeof err), SIM_OK);
-    p->cfg.data = ds;
-    p->cfg.batch = 1;
-    p->cfg.steps = 1;
+    p->cfg.data.set = ds;
+    p->cfg.data.batch = 1;
+    p->cfg.loop.steps = 1;
     (void)sim_optim_flags_set(&p->cfg.opt, "optimizer", "adamw", err, sizeof err);
     (void)sim_optim_flags_set(&p->cfg.opt, "amp", "bf16", err, sizeof err);
     (void)sim_optim_flags_validate(&p->cfg.opt, err, sizeof err);

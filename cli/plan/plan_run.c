@@ -90,7 +90,7 @@ static int configure(const PlanOptions *o, SimTrainConfig *tc, SimFsdpOptions *f
     if (is_dp(o)) {
         tc->strategy = &sim_dp_strategy;
         tc->strategy_cfg = dp;
-        tc->batch = o->micro_batch * o->nranks; // one loader, split over the devices
+        tc->data.batch = o->micro_batch * o->nranks; // one loader, split over the devices
     } else if (strcmp(o->strategy, "ddp") == 0) {
         *ddp = o->ddp;
         if (ddp->algo == SIM_ALGO_AUTO)
@@ -258,13 +258,13 @@ int plan_run(const PlanOptions *o, PlanResult *res) {
         sim_dataset_free(&ds);
         return fail(res, CLI_EXIT_USAGE, "--ckpt: '%s' is not none, selective or full", o->ckpt);
     }
-    tc.data = &ds;
-    tc.batch = o->micro_batch;
-    tc.accum = o->accum;
-    tc.steps = PLAN_STEPS;
-    tc.shuffle = 0;
-    tc.sampler_replicas = 1;
-    tc.on_step = on_step;
+    tc.data.set = &ds;
+    tc.data.batch = o->micro_batch;
+    tc.loop.accum = o->accum;
+    tc.loop.steps = PLAN_STEPS;
+    tc.data.shuffle = 0;
+    tc.data.sampler_replicas = 1;
+    tc.hooks.on_step = on_step;
     SimFsdpOptions fsdp;
     SimDdpOptions ddp;
     SimDpOptions dp;
@@ -281,7 +281,7 @@ int plan_run(const PlanOptions *o, PlanResult *res) {
     c.t = trainers;
     for (int i = 0; i < ntrainers; i++)
         trainers[i].cfg = &tc;
-    tc.on_step_arg = &c;
+    tc.hooks.on_step_arg = &c;
     if (code == 0)
         code = run_world(o, &c, res);
     free(trainers);

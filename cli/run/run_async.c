@@ -330,7 +330,7 @@ static int run_one(RunOptions *o, SimTrainConfig *c, int S, int W, SimPsMode mod
 int run_async_train(RunOptions *o, SimTrainConfig *c) {
     int S = o->ps_servers, W = o->nranks - o->ps_servers;
     if (o->steps == 0 && o->epochs > 0) // epochs of each worker's share
-        c->steps = sim_train_steps_for_epochs(c, W, o->epochs);
+        c->loop.steps = sim_train_steps_for_epochs(c, W, o->epochs);
     printf("async-ps: %d server%s (ranks 0..%d, parameters round robin), %d worker%s (ranks "
            "%d..%d), max staleness %s, %lld pushes per worker, lr %g per push (not divided by "
            "the workers)%s\n",
@@ -338,7 +338,7 @@ int run_async_train(RunOptions *o, SimTrainConfig *c) {
            o->max_staleness < 0 ? "unbounded" : o->max_staleness == 0 ? "0 (bulk synchronous: "
                                                                         "the mean of each round)"
                                                                       : "bounded",
-           (long long)c->steps, c->opt.optim.lr, o->max_staleness > 0 ? "" : "");
+           (long long)c->loop.steps, c->opt.optim.lr, o->max_staleness > 0 ? "" : "");
     if (o->max_staleness > 0)
         printf("  max staleness %d: a worker waits while it is more than %d pushes ahead of the "
                "slowest\n", o->max_staleness, o->max_staleness);
@@ -347,22 +347,22 @@ int run_async_train(RunOptions *o, SimTrainConfig *c) {
                      &res);
     if (rc != CLI_EXIT_OK)
         return rc;
-    print_workers(&res, S, W, c->batch);
+    print_workers(&res, S, W, c->data.batch);
     print_staleness(&res);
     if (res.napplies <= 64)
         print_schedule(&res);
     printf("finished at %.6f simulated s; %lld updates on server 0; loss of the last push %.9g; "
            "mean of the last %d: %.6f\n", res.end, (long long)res.updates,
            res.npushes ? res.pushes[res.npushes - 1].loss : 0.0f, W, loss_at(&res, res.end, W));
-    if (c->save_path)
-        printf("saved: %s\n", c->save_path);
+    if (c->ckpt.save_path)
+        printf("saved: %s\n", c->ckpt.save_path);
     if (o->ps_compare) {
         SimTrainConfig dc = *c;
-        dc.save_path = NULL;
+        dc.ckpt.save_path = NULL;
         SimPsResult ddp;
         rc = run_one(o, &dc, S, W, SIM_PS_DDP_CLOCK, 0, &ddp);
         if (rc == CLI_EXIT_OK) {
-            print_compare(&res, &ddp, W, c->batch);
+            print_compare(&res, &ddp, W, c->data.batch);
             sim_ps_result_free(&ddp);
         }
     }

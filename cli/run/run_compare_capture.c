@@ -46,7 +46,7 @@ static SimStatus fail(RunCompareSide *s, SimRank *r, const char *msg) {
 // The arrays, sized from the first rank's model (every rank builds the same).
 static int setup(RunCompareSide *s, const SimTrainer *t) {
     const SimModel *m = t->model;
-    int64_t steps = t->cfg->steps < RUN_CMP_MAX_STEPS ? t->cfg->steps : RUN_CMP_MAX_STEPS;
+    int64_t steps = t->cfg->loop.steps < RUN_CMP_MAX_STEPS ? t->cfg->loop.steps : RUN_CMP_MAX_STEPS;
     s->nparams = m->nparams;
     s->total = (int64_t)sim_tensor_numel(&m->param);
     s->steps_cap = steps;
@@ -202,8 +202,8 @@ static SimStatus record(void *arg, const SimTrainer *t, SimTrainStage stage, int
 }
 
 void run_compare_side_begin(RunCompareSide *s, SimTrainConfig *c, SimWorld *w) {
-    c->on_stage = record;
-    c->on_stage_arg = s;
+    c->hooks.on_stage = record;
+    c->hooks.on_stage_arg = s;
     const char *d = w->ops->describe ? w->ops->describe(w->ctx) : NULL;
     snprintf(s->describe, sizeof s->describe, "%s", d ? d : "");
 }

@@ -225,20 +225,20 @@ static int el_ckpt_step(const char *path, int64_t *step, double *sim) {
 }
 
 static double el_lr(const ElAgent *a, int world) {
-    return sim_lr_scaled(&a->c->opt.lr, a->c->opt.optim.lr, world, a->c->accum);
+    return sim_lr_scaled(&a->c->opt.lr, a->c->opt.optim.lr, world, a->c->loop.accum);
 }
 
 // What changes with the new world: effective batch and learning rate.
 static void el_report_world(const ElAgent *a, int old_n, int n) {
     const SimTrainConfig *c = a->c;
     printf("elastic: effective batch %d x %d ranks x %d accum = %d samples per step (was %d)\n",
-           c->batch, n, c->accum, c->batch * n * c->accum, c->batch * old_n * c->accum);
+           c->data.batch, n, c->loop.accum, c->data.batch * n * c->loop.accum, c->data.batch * old_n * c->loop.accum);
     double base = c->opt.optim.lr, rule = el_lr(a, old_n) * n / old_n;
     if (c->opt.lr.scale_linear)
         printf("elastic: lr %.6g = %.6g x %d ranks x %d accum (--lr-scale linear, applied: "
                "ddplab recomputes it from the world size at each start, as a script that reads "
                "WORLD_SIZE does; torchrun itself rescales nothing); it was %.6g, x %d/%d\n",
-               el_lr(a, n), base, n, c->accum, el_lr(a, old_n), n, old_n);
+               el_lr(a, n), base, n, c->loop.accum, el_lr(a, old_n), n, old_n);
     else
         printf("elastic: lr %.6g unchanged (torchrun does not rescale, nor does ddplab without "
                "--lr-scale linear); the linear scaling rule would make it %.6g x %d/%d = %.6g\n",
@@ -370,9 +370,9 @@ static int el_run(ElAgent *a) {
         ro.resume = a->resume;
         SimTrainConfig rc_cfg = *a->c;
         rc_cfg.faults = &ro.faults;
-        rc_cfg.resume_path = a->resume;
+        rc_cfg.ckpt.resume_path = a->resume;
         if (a->resume)
-            rc_cfg.init_path = NULL;
+            rc_cfg.ckpt.init_path = NULL;
         RunElasticRound er;
         memset(&er, 0, sizeof er);
         atomic_init(&er.stop, stop_before > 0 && stop_before <= a->resume_step + 1);
@@ -381,8 +381,8 @@ static int el_run(ElAgent *a) {
         er.offset_s = a->now - a->resume_sim;
         er.wall_offset_s = a->wall;
         er.last_step = a->resume_step;
-        er.nsteps = a->c->steps;
-        er.step_sim = calloc((size_t)a->c->steps + 1, sizeof *er.step_sim);
+        er.nsteps = a->c->loop.steps;
+        er.step_sim = calloc((size_t)a->c->loop.steps + 1, sizeof *er.step_sim);
         if (er.step_sim == NULL)
             return CLI_EXIT_INTERNAL;
         ro.elastic_round = &er;
@@ -445,8 +445,8 @@ static int el_run(ElAgent *a) {
         // the last checkpoint: this round's latest save, else where it began
         int64_t ck_step = a->resume_step;
         double ck_sim = a->resume_sim;
-        int saved = a->c->save_every > 0 &&
-                    er.last_step / a->c->save_every * a->c->save_every > a->resume_step;
+        int saved = a->c->ckpt.save_every > 0 &&
+                    er.last_step / a->c->ckpt.save_every * a->c->ckpt.save_every > a->resume_step;
         int64_t fstep;
         double fsim;
         if (saved && el_ckpt_step(o->save, &fstep, &fsim) == 0 && fstep > a->resume_step &&
@@ -492,7 +492,7 @@ static int el_run(ElAgent *a) {
         printf("elastic: resume from %s at step %" PRId64 "; work lost since it: %" PRId64
                " step%s, %" PRId64 " samples, %.6g s simulated\n",
                a->resume ? a->resume : "the start (no checkpoint yet)", ck_step, lost,
-               lost == 1 ? "" : "s", lost * (int64_t)a->c->batch * a->c->accum * old_n,
+               lost == 1 ? "" : "s", lost * (int64_t)a->c->data.batch * a->c->loop.accum * old_n,
                lost_sim > 0 ? lost_sim : 0.0);
         el_report_world(a, old_n, n);
         fflush(stdout);

@@ -33,14 +33,14 @@ static int el_should_stop(void *arg) {
 }
 
 void run_elastic_round_begin(RunElasticRound *er, SimTrainConfig *c) {
-    er->prev_on_step = c->on_step;
-    er->prev_on_step_arg = c->on_step_arg;
-    er->prev_should_stop = c->should_stop;
-    er->prev_should_stop_arg = c->should_stop_arg;
-    c->on_step = el_on_step;
-    c->on_step_arg = er;
-    c->should_stop = el_should_stop;
-    c->should_stop_arg = er;
+    er->prev_on_step = c->hooks.on_step;
+    er->prev_on_step_arg = c->hooks.on_step_arg;
+    er->prev_should_stop = c->hooks.should_stop;
+    er->prev_should_stop_arg = c->hooks.should_stop_arg;
+    c->hooks.on_step = el_on_step;
+    c->hooks.on_step_arg = er;
+    c->hooks.should_stop = el_should_stop;
+    c->hooks.should_stop_arg = er;
 }
 
 SimStatus run_elastic_round_end(RunElasticRound *er, const SimWorld *w, const SimTrainer *t,

@@ -114,7 +114,7 @@ typedef struct {
 static SimStatus probe_rank(SimRank *r, void *arg) {
     Probe *p = arg;
     SimModel *m = NULL;
-    SimStatus st = sim_model_create(r, &p->c->model, p->c->batch, 1, &m);
+    SimStatus st = sim_model_create(r, &p->c->model, p->c->data.batch, 1, &m);
     if (st != SIM_OK) {
         snprintf(p->error, sizeof p->error, "%s", r->error);
         return st;
@@ -332,7 +332,7 @@ static void suggest(const RunOptions *o, const Probe *p) {
     q.capacity = (double)o->device_memory;
     q.bytes = run_bytes(o);
     q.batch = rank_batch(o);
-    q.act_bytes = p->act * (double)q.batch / (p->c->batch > 0 ? p->c->batch : 1);
+    q.act_bytes = p->act * (double)q.batch / (p->c->data.batch > 0 ? p->c->data.batch : 1);
     q.other_bytes = p->other;
     q.bucket_bytes = 4 * p->psi; // DDP's buckets hold a copy of every fp32 gradient
     SimMemfFit fit[SIM_MEMF_PLAN_COUNT];

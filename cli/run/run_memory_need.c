@@ -67,13 +67,13 @@ static void base_config(const SimTrainConfig *c, int batch, int accum, SimTrainC
     sim_train_config_default(tc);
     tc->model = c->model;
     tc->data = c->data;
-    tc->batch = batch;
-    tc->accum = accum;
+    tc->data.batch = batch;
+    tc->loop.accum = accum;
     tc->opt = c->opt;
     tc->seed = c->seed;
-    tc->steps = NEED_STEPS;
-    tc->shuffle = 0;
-    tc->sampler_replicas = 1; // rank 0 reads the set alone: it is long enough
+    tc->loop.steps = NEED_STEPS;
+    tc->data.shuffle = 0;
+    tc->data.sampler_replicas = 1; // rank 0 reads the set alone: it is long enough
 }
 
 // Two phantom steps of tc on nranks ranks: every rank on the cpu backend

@@ -84,56 +84,56 @@ static int write_trace(const RunOptions *o, const SimWorld *w) {
 static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig *c) {
     sim_train_config_default(c);
     c->model = o->model;
-    c->data = ds;
-    c->batch = o->batch;
-    c->accum = o->accum;
-    c->accum_tail = o->accum_tail; // before the steps of --epochs
-    c->shuffle = o->shuffle;
-    c->drop_last = o->drop_last;
+    c->data.set = ds;
+    c->data.batch = o->batch;
+    c->loop.accum = o->accum;
+    c->loop.accum_tail = o->accum_tail; // before the steps of --epochs
+    c->data.shuffle = o->shuffle;
+    c->data.drop_last = o->drop_last;
     c->seed = o->seed;
     c->opt = o->opt;
     c->want_grad_norm = o->metrics != NULL;
-    c->init_path = o->init;
-    c->resume_path = o->resume;
-    c->save_path = o->save;
-    c->save_every = o->save_every;
+    c->ckpt.init_path = o->init;
+    c->ckpt.resume_path = o->resume;
+    c->ckpt.save_path = o->save;
+    c->ckpt.save_every = o->save_every;
     c->faults = &o->faults; // before the steps of --epochs (no-sampler)
     if (o->steps > 0)
-        c->steps = o->steps;
+        c->loop.steps = o->steps;
     else if (o->epochs > 0)
-        c->steps = sim_train_steps_for_epochs(c, run_sampler_replicas(o), o->epochs);
-    if (c->steps < 1) {
+        c->loop.steps = sim_train_steps_for_epochs(c, run_sampler_replicas(o), o->epochs);
+    if (c->loop.steps < 1) {
         run_error("--epochs: '%lld' epochs of %lld batches make no optimizer step of --accum %d "
                   "batches; allowed: more epochs or a smaller --accum", (long long)o->epochs,
                   (long long)sim_train_batches_per_epoch(c, run_sampler_replicas(o)), o->accum);
         return CLI_EXIT_USAGE;
     }
-    c->stop_after = o->stop_after;
-    c->accum_sync_every = o->accum_sync_every;
-    c->zero_grad_after_step = o->zero_grad_after_step;
-    c->set_to_none = o->set_to_none;
-    c->eval_every = o->eval_every;
-    run_loader_config(o, &c->data_stage); // --loader-workers, --sample-cost, ...
+    c->loop.stop_after = o->stop_after;
+    c->loop.accum_sync_every = o->accum_sync_every;
+    c->loop.zero_grad_after_step = o->zero_grad_after_step;
+    c->loop.set_to_none = o->set_to_none;
+    c->eval.every = o->eval_every;
+    run_loader_config(o, &c->data.stage); // --loader-workers, --sample-cost, ...
     if (strcmp(o->strategy, "ddp") == 0) {
         c->strategy = &sim_ddp_strategy;
         c->strategy_cfg = &o->ddp;
         // without the broadcast, ranks show their own initialisations
         c->init_seed_per_rank = !o->ddp.init_broadcast;
-        c->loss_log = o->loss_log;
-        c->uneven = o->uneven;
-        c->eval_variant = o->eval_variant;
-        c->join = o->join;
+        c->loop.loss_log = o->loss_log;
+        c->data.uneven = o->uneven;
+        c->eval.variant = o->eval_variant;
+        c->data.join = o->join;
         // under Join the logged loss is each rank's own unless asked: the
         // logging all_reduce is not shadowed (asking shows the hang)
         if (o->join && !o->loss_log_set)
-            c->loss_log = SIM_LOSS_LOCAL;
+            c->loop.loss_log = SIM_LOSS_LOCAL;
     } else if (strcmp(o->strategy, "dp") == 0) {
         c->strategy = &sim_dp_strategy;
         c->strategy_cfg = &o->dp;
     } else if (run_fsdp_is_strategy(o->strategy)) {
         c->strategy = &sim_fsdp_strategy;
         c->strategy_cfg = &o->fsdp;
-        c->loss_log = o->loss_log;
+        c->loop.loss_log = o->loss_log;
     } else if (strcmp(o->strategy, "layer-owner") == 0) {
         // the wrong picture of FSDP, for the lessons (sim/strategy/layer_owner.h)
         static const SimLayerOwnerOptions layer_owner = {SIM_ALGO_AUTO};
@@ -142,7 +142,7 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     }
     SimLrSchedule sched;
     char err[512];
-    if (sim_lr_schedule_make(&sched, &c->opt.lr, c->opt.optim.lr, run_sampler_replicas(o), c->accum, c->steps,
+    if (sim_lr_schedule_make(&sched, &c->opt.lr, c->opt.optim.lr, run_sampler_replicas(o), c->loop.accum, c->loop.steps,
                              err, sizeof err) != SIM_OK) {
         run_error("%s", err);
         return CLI_EXIT_USAGE;
@@ -236,14 +236,14 @@ int run_once(RunOptions *o, SimTrainConfig *c) {
         return CLI_EXIT_INTERNAL;
     }
     RunReport rep;
-    run_report_init(&rep, o, c->data, c, o->metrics ? mo.f : NULL);
+    run_report_init(&rep, o, c->data.set, c, o->metrics ? mo.f : NULL);
     rep.world = &w;
-    c->on_ready = on_ready;
-    c->on_ready_arg = &rep;
-    c->on_step = on_step;
-    c->on_step_arg = &rep;
-    c->on_eval = on_eval;
-    c->on_eval_arg = &rep;
+    c->hooks.on_ready = on_ready;
+    c->hooks.on_ready_arg = &rep;
+    c->hooks.on_step = on_step;
+    c->hooks.on_step_arg = &rep;
+    c->hooks.on_eval = on_eval;
+    c->hooks.on_eval_arg = &rep;
     o->ddp.print_buckets = o->print_buckets ? stdout : NULL;
     o->fsdp.print_units = o->print_units ? stdout : NULL;
     SimTrainer *trainers = calloc((size_t)o->nranks, sizeof *trainers);
@@ -287,7 +287,7 @@ int run_once(RunOptions *o, SimTrainConfig *c) {
         if (run_memory_oom(o, c, &w))
             rc = CLI_EXIT_CHECK; // the configuration does not fit --device-memory
         uneven_note(trainers, o->nranks);
-        if (c->eval_every > 0 && c->eval_variant == SIM_EVAL_RANK0_ONLY && o->nranks > 1)
+        if (c->eval.every > 0 && c->eval.variant == SIM_EVAL_RANK0_ONLY && o->nranks > 1)
             run_error("--eval-variant rank0-only: rank 0 evaluated and entered the metrics "
                       "all_reduce alone; the other ranks went on to their next collective "
                       "(evaluate on every rank: --eval-variant right)");

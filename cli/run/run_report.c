@@ -20,10 +20,10 @@ void run_report_init(RunReport *rep, const RunOptions *o, const SimDataset *ds,
     rep->cfg = cfg;
     rep->metrics = metrics;
     rep->bar = o->progress < 0 ? isatty(2) : o->progress;
-    rep->log_every = o->log_every > 0 ? o->log_every : (cfg->steps + 9) / 10;
+    rep->log_every = o->log_every > 0 ? o->log_every : (cfg->loop.steps + 9) / 10;
     if (rep->log_every < 1)
         rep->log_every = 1;
-    rep->end = cfg->stop_after > 0 && cfg->stop_after < cfg->steps ? cfg->stop_after : cfg->steps;
+    rep->end = cfg->loop.stop_after > 0 && cfg->loop.stop_after < cfg->loop.steps ? cfg->loop.stop_after : cfg->loop.steps;
     rep->wall_start = sim_wall_now();
     rep->last_draw = -1;
 }
@@ -117,9 +117,9 @@ static void optimizer_rows(Table *tb, const SimTrainConfig *c, int nranks) {
             (long long)lr->warmup);
     else
         row(tb, "lr schedule", "%s decay to %g over %lld steps, after %lld warmup steps",
-            sim_lr_kind_name(lr->kind), lr->min_lr, (long long)c->steps, (long long)lr->warmup);
+            sim_lr_kind_name(lr->kind), lr->min_lr, (long long)c->loop.steps, (long long)lr->warmup);
     char sentence[256];
-    sim_lr_scale_sentence(lr, op->lr, nranks, c->accum, sentence, sizeof sentence);
+    sim_lr_scale_sentence(lr, op->lr, nranks, c->loop.accum, sentence, sizeof sentence);
     if (sentence[0])
         row(tb, "lr scaling", "%s", sentence);
     else
@@ -141,10 +141,10 @@ static void optimizer_rows(Table *tb, const SimTrainConfig *c, int nranks) {
 
 // The loss the progress lines show.
 static void loss_row(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
-    if (o->nranks < 2 || c->loss_log == SIM_LOSS_LOCAL)
+    if (o->nranks < 2 || c->loop.loss_log == SIM_LOSS_LOCAL)
         row(tb, "loss shown", "rank 0's (each rank's loss is of its own batch)");
     else
-        row(tb, "loss shown", "%s", c->loss_log == SIM_LOSS_AVG
+        row(tb, "loss shown", "%s", c->loop.loss_log == SIM_LOSS_AVG
             ? "mean over the ranks: all_reduce(loss, AVG)"
             : "mean over the ranks: all_reduce(loss, SUM) / world_size");
 }
@@ -158,8 +158,8 @@ static void ddp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
         d->gradient_as_bucket_view ? "on" : "off", d->broadcast_buffers ? "on" : "off",
         d->init_broadcast ? "" : ", no initial broadcast (rank r seeded with seed + r)",
         d->buckets.last_bucket_cap ? ", DDP_SET_LAST_BUCKET_CAP" : "");
-    if (c->accum > 1)
-        row(tb, "accumulation", "%s", c->accum_sync_every
+    if (c->loop.accum > 1)
+        row(tb, "accumulation", "%s", c->loop.accum_sync_every
             ? "all_reduce after every micro-step (--accum-sync every)"
             : "no_sync on the first micro-steps, one all_reduce per step");
     if (d->comm_hook != SIM_DDP_HOOK_ALLREDUCE)
@@ -168,9 +168,9 @@ static void ddp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
               "large)"
             : d->comm_hook == SIM_DDP_HOOK_FP16 ? "fp16_compress_hook (half the bytes)"
                                                 : "bf16_compress_hook (half the bytes)");
-    if (c->uneven > 0)
-        row(tb, "uneven inputs", "rank r has %d*r/%d fewer batches per epoch; %s", c->uneven,
-            o->nranks - 1, c->join
+    if (c->data.uneven > 0)
+        row(tb, "uneven inputs", "rank r has %d*r/%d fewer batches per epoch; %s", c->data.uneven,
+            o->nranks - 1, c->data.join
             ? "Join: ranks out of data shadow the collectives with zero gradients"
             : "no Join: the others will wait for a rank that has left (watchdog)");
     loss_row(tb, o, c);
@@ -212,11 +212,11 @@ static void fsdp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c,
     if (f->cpu_offload)
         row(tb, "CPU offload", "sharded parameters, gradients and optimizer state in host "
             "memory; the step runs there");
-    if (c->accum > 1)
-        row(tb, "accumulation", "%s", c->accum_sync_every
+    if (c->loop.accum > 1)
+        row(tb, "accumulation", "%s", c->loop.accum_sync_every
             ? "reduce-scatter after every micro-step into the sharded gradients"
             : "no_sync on the first micro-steps: unsharded gradients held until the last");
-    if (c->save_path)
+    if (c->ckpt.save_path)
         row(tb, "state dict", "%s%s", sim_fsdp_state_dict_name(f->state_dict),
             f->state_dict_rank0_call ? " (called on rank 0 only: a bug on purpose)" : "");
     loss_row(tb, o, c);
@@ -225,11 +225,11 @@ static void fsdp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c,
 // --strategy dp: what DataParallel does each step.
 static void dp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
     int sizes[64], D = o->nranks < 64 ? o->nranks : 64;
-    int nch = sim_dp_chunks(c->batch, D, sizes);
+    int nch = sim_dp_chunks(c->data.batch, D, sizes);
     row(tb, "dp", "torch.nn.DataParallel: device 0 alone holds the model and optimizer");
     row(tb, "each forward", "replicate parameters and buffers to %d devices; scatter the "
         "batch of %d on dim 0 in chunks of %d (torch.chunk: %d device%s used%s)", o->nranks,
-        c->batch, sizes[0], nch, nch == 1 ? "" : "s", nch < o->nranks ? ", others idle" : "");
+        c->data.batch, sizes[0], nch, nch == 1 ? "" : "s", nch < o->nranks ? ", others idle" : "");
     row(tb, "loss", "outputs gathered to device 0, loss there (mean over the whole batch)");
     row(tb, "each backward", "output gradients scattered; gradients reduced onto device 0, "
         "which alone steps");
@@ -237,7 +237,7 @@ static void dp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
         "per launch)", o->dp.launch_s * 1e6);
     row(tb, "batchnorm", "each replica normalises with its chunk's statistics; device 0's "
         "running stats are kept");
-    if (c->accum > 1)
+    if (c->loop.accum > 1)
         row(tb, "accumulation", "DataParallel has no no_sync: every backward reduces onto "
             "device 0");
 }
@@ -306,19 +306,19 @@ static void algo_row(Table *tb, const RunOptions *o) {
         what[a] : "?", nccl ? " (NCCL_ALGO=" : "", nccl ? nccl : "", nccl ? ")" : "");
 }
 
-// Epochs that c->steps optimizer steps span: with --accum-tail step or drop
+// Epochs that c->loop.steps optimizer steps span: with --accum-tail step or drop
 // each epoch restarts its blocks (ceil or floor of its batches / accum
 // steps per epoch), with span the blocks run on across epochs.
 static double planned_epochs(const SimTrainConfig *c, int64_t per_epoch) {
-    int64_t k = c->accum > 0 ? c->accum : 1;
+    int64_t k = c->loop.accum > 0 ? c->loop.accum : 1;
     if (per_epoch <= 0)
         return 0;
-    int64_t steps_per_epoch = c->accum_tail == SIM_ACCUM_TAIL_STEP   ? (per_epoch + k - 1) / k
-                              : c->accum_tail == SIM_ACCUM_TAIL_DROP ? per_epoch / k
+    int64_t steps_per_epoch = c->loop.accum_tail == SIM_ACCUM_TAIL_STEP   ? (per_epoch + k - 1) / k
+                              : c->loop.accum_tail == SIM_ACCUM_TAIL_DROP ? per_epoch / k
                                                                      : 0;
-    if (c->accum_tail != SIM_ACCUM_TAIL_SPAN)
-        return steps_per_epoch > 0 ? (double)c->steps / (double)steps_per_epoch : 0;
-    return (double)c->steps * (double)k / (double)per_epoch;
+    if (c->loop.accum_tail != SIM_ACCUM_TAIL_SPAN)
+        return steps_per_epoch > 0 ? (double)c->loop.steps / (double)steps_per_epoch : 0;
+    return (double)c->loop.steps * (double)k / (double)per_epoch;
 }
 
 // Epochs the run went through: where rank 0's sampler stands.
@@ -350,18 +350,18 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
     int R = run_sampler_replicas(o); // dp: one loader, its batch split over the devices
     if (R != o->nranks)
         row(&tb, "batch", "%d per step (split over %d devices) x %d accumulation step%s",
-            c->batch, o->nranks, c->accum, c->accum == 1 ? "" : "s");
+            c->data.batch, o->nranks, c->loop.accum, c->loop.accum == 1 ? "" : "s");
     else
-        row(&tb, "batch", "%d per rank x %d accumulation step%s x %d rank%s", c->batch,
-            c->accum, c->accum == 1 ? "" : "s", o->nranks, o->nranks == 1 ? "" : "s");
+        row(&tb, "batch", "%d per rank x %d accumulation step%s x %d rank%s", c->data.batch,
+            c->loop.accum, c->loop.accum == 1 ? "" : "s", o->nranks, o->nranks == 1 ? "" : "s");
     row(&tb, "effective batch", "%lld samples per optimizer step; the linear scaling rule "
-        "(--lr-scale linear) makes lr %g x %d = %g", (long long)c->batch * c->accum * R,
-        c->opt.optim.lr, c->accum * R, c->opt.optim.lr * c->accum * R);
-    if (c->accum > 1 || c->zero_grad_after_step || c->set_to_none)
-        row(&tb, "zero_grad", "%s%s; %s", c->zero_grad_after_step ? "after each step"
-            : "at the start of each block", c->set_to_none ? ", set_to_none=True"
-            : " (zeros kept)", c->accum_tail == SIM_ACCUM_TAIL_SPAN
-            ? "blocks span epochs" : c->accum_tail == SIM_ACCUM_TAIL_STEP
+        "(--lr-scale linear) makes lr %g x %d = %g", (long long)c->data.batch * c->loop.accum * R,
+        c->opt.optim.lr, c->loop.accum * R, c->opt.optim.lr * c->loop.accum * R);
+    if (c->loop.accum > 1 || c->loop.zero_grad_after_step || c->loop.set_to_none)
+        row(&tb, "zero_grad", "%s%s; %s", c->loop.zero_grad_after_step ? "after each step"
+            : "at the start of each block", c->loop.set_to_none ? ", set_to_none=True"
+            : " (zeros kept)", c->loop.accum_tail == SIM_ACCUM_TAIL_SPAN
+            ? "blocks span epochs" : c->loop.accum_tail == SIM_ACCUM_TAIL_STEP
             ? "blocks restart each epoch, its short last block steps"
             : "blocks restart each epoch, its short last block is dropped (no step)");
     if (c->strategy == &sim_dp_strategy)
@@ -375,10 +375,10 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
     if (c->strategy && o->nranks > 1)
         algo_row(&tb, o);
     int64_t per_epoch = sim_train_batches_per_epoch(c, run_sampler_replicas(o));
-    row(&tb, "steps", "%lld (%lld batches per epoch; %.2f epochs)", (long long)c->steps,
+    row(&tb, "steps", "%lld (%lld batches per epoch; %.2f epochs)", (long long)c->loop.steps,
         (long long)per_epoch, planned_epochs(c, per_epoch));
-    row(&tb, "sampler", "shuffle %s (seed %llu + epoch), drop_last %s", c->shuffle ? "on" : "off",
-        (unsigned long long)c->seed, c->drop_last ? "on" : "off");
+    row(&tb, "sampler", "shuffle %s (seed %llu + epoch), drop_last %s", c->data.shuffle ? "on" : "off",
+        (unsigned long long)c->seed, c->data.drop_last ? "on" : "off");
     optimizer_rows(&tb, c, R);
     start_rows(&tb, rep, t);
     row(&tb, "simulated hardware", "%s links, %s compute", o->sys.name,
@@ -435,7 +435,7 @@ static void draw_bar(RunReport *rep, const SimStepStats *s, int last) {
     if (!last && now - rep->last_draw < 0.1)
         return;
     rep->last_draw = now;
-    int width = 30, filled = (int)(width * s->step / rep->cfg->steps);
+    int width = 30, filled = (int)(width * s->step / rep->cfg->loop.steps);
     char bar[64];
     for (int i = 0; i < width; i++)
         bar[i] = i < filled ? '=' : (i == filled ? '>' : ' ');
@@ -444,7 +444,7 @@ static void draw_bar(RunReport *rep, const SimStepStats *s, int last) {
     if (!rep->o->phantom)
         snprintf(loss, sizeof loss, "%.4f", s->loss);
     fprintf(stderr, "\r[%s] %lld/%lld loss %s lr %.3g %.0f samples/s%s", bar,
-            (long long)s->step, (long long)rep->cfg->steps, loss, s->lr, rate(rep),
+            (long long)s->step, (long long)rep->cfg->loop.steps, loss, s->lr, rate(rep),
             last ? "\n" : "  ");
     fflush(stderr);
 }
@@ -467,17 +467,17 @@ void run_report_step(RunReport *rep, const SimStepStats *s) {
         if (!rep->o->phantom)
             snprintf(loss, sizeof loss, "%.6f", s->loss);
         fprintf(stderr, "step %lld/%lld | epoch %lld | loss %s | lr %.4g | %.0f samples/s%s\n",
-                (long long)s->step, (long long)rep->cfg->steps, (long long)s->epoch, loss,
+                (long long)s->step, (long long)rep->cfg->loop.steps, (long long)s->epoch, loss,
                 s->lr, rate(rep), s->skipped ? " | skipped (inf/NaN gradients)" : "");
     }
 }
 
 void run_report_eval(RunReport *rep, const SimEvalStats *s) {
     static const char *const variants[] = {"right", "mean-of-means", "rank0-only"};
-    const char *variant = variants[rep->cfg->eval_variant % 3];
+    const char *variant = variants[rep->cfg->eval.variant % 3];
     fprintf(stderr, "eval after step %lld | loss %.6f | accuracy %.4f (%lld/%lld%s) | %s\n",
             (long long)s->step, s->loss, s->accuracy, (long long)s->correct,
-            (long long)s->total, rep->cfg->eval_variant == SIM_EVAL_MEAN_OF_MEANS ?
+            (long long)s->total, rep->cfg->eval.variant == SIM_EVAL_MEAN_OF_MEANS ?
             " on rank 0" : "", variant);
     if (rep->metrics == NULL)
         return;
@@ -557,9 +557,9 @@ void run_report_summary(RunReport *rep, const SimTrainer *t) {
     printf("done: %lld steps", (long long)rep->nsteps);
     if (t->start_step > 0)
         printf(" (%lld..%lld, resumed)", (long long)t->start_step + 1, (long long)t->step);
-    if (t->step < c->steps)
+    if (t->step < c->loop.steps)
         printf(", stopped after step %lld of %lld (--stop-after)", (long long)t->step,
-               (long long)c->steps);
+               (long long)c->loop.steps);
     if (rep->o->phantom)
         printf(", %.2f epochs in all; losses not computed (--phantom: shapes only)\n",
                epochs_done(t, per_epoch));

@@ -144,8 +144,8 @@ void run_signal_begin(RunSignals *s, SimWorld *w, SimTrainConfig *c) {
             continue; // ignored on entry: stays ignored
         s->installed[k] = sigaction(run_signals[k], &sa, NULL) == 0;
     }
-    c->should_stop = run_should_stop;
-    c->should_stop_arg = NULL;
+    c->hooks.should_stop = run_should_stop;
+    c->hooks.should_stop_arg = NULL;
     run_watch_start(s);
 }
 
@@ -222,13 +222,13 @@ static void run_ckpt_note(const char *path, char *out, size_t n) {
 
 int run_signal_interrupted(const RunOptions *o, const SimTrainConfig *c, const SimTrainer *t0,
                            int sig) {
-    int64_t end = c->stop_after > 0 && c->stop_after < c->steps ? c->stop_after : c->steps;
+    int64_t end = c->loop.stop_after > 0 && c->loop.stop_after < c->loop.steps ? c->loop.stop_after : c->loop.steps;
     char where[96];
     if (t0->step >= end)
         snprintf(where, sizeof where, "after its last step (%lld)", (long long)t0->step);
     else
         snprintf(where, sizeof where, "at step %lld of %lld", (long long)t0->step + 1,
-                 (long long)c->steps);
+                 (long long)c->loop.steps);
     char ck[700];
     run_ckpt_note(o->save, ck, sizeof ck);
     fflush(stdout);

@@ -46,7 +46,7 @@ typedef struct {
     int at_end_run; // the signal seen by run_signal_end_run (0: none)
 } RunSignals;
 
-// Installs the handlers, points c->should_stop at the note, and starts the
+// Installs the handlers, points c->hooks.should_stop at the note, and starts the
 // watcher for w. If the thread cannot be created, the step boundary check
 // still stops the ranks (those waiting in a collective then wait for the
 // watchdog).

@@ -447,7 +447,7 @@ SimStatus sim_ps_run(SimWorld *w, const SimPsConfig *c, SimPsResult *out, char *
     memset(out, 0, sizeof *out);
     Ps p;
     memset(&p, 0, sizeof p);
-    p.w = w, p.c = c, p.S = c->servers, p.W = c->workers, p.steps = c->train->steps;
+    p.w = w, p.c = c, p.S = c->servers, p.W = c->workers, p.steps = c->train->loop.steps;
     p.out = out, p.err = err, p.errlen = errlen;
     if (p.S < 1 || p.W < 1 || w->cfg.nranks != p.S + p.W)
         return fail(&p, SIM_EINVAL, "world", "needs servers + workers ranks");
@@ -455,17 +455,17 @@ SimStatus sim_ps_run(SimWorld *w, const SimPsConfig *c, SimPsResult *out, char *
                           ? p.steps
                           : p.steps * p.W;
     p.srv_cfg = *c->train;
-    p.srv_cfg.steps = updates; // the schedule spans the servers' updates
-    p.srv_cfg.sampler_replicas = 1;
-    p.srv_cfg.save_path = NULL;
-    p.srv_cfg.on_step = NULL, p.srv_cfg.on_ready = NULL, p.srv_cfg.on_eval = NULL;
-    p.srv_cfg.sync = NULL;
+    p.srv_cfg.loop.steps = updates; // the schedule spans the servers' updates
+    p.srv_cfg.data.sampler_replicas = 1;
+    p.srv_cfg.ckpt.save_path = NULL;
+    p.srv_cfg.hooks.on_step = NULL, p.srv_cfg.hooks.on_ready = NULL, p.srv_cfg.hooks.on_eval = NULL;
+    p.srv_cfg.hooks.sync = NULL;
     p.wrk_cfg = p.srv_cfg;
-    p.wrk_cfg.steps = p.steps;
-    p.wrk_cfg.sampler_replicas = p.W; // rank S+w reads share (S+w) mod W
-    p.wrk_cfg.sync = grab;
-    p.wrk_cfg.sync_arg = &p;
-    p.wrk_cfg.resume_path = NULL;
+    p.wrk_cfg.loop.steps = p.steps;
+    p.wrk_cfg.data.sampler_replicas = p.W; // rank S+w reads share (S+w) mod W
+    p.wrk_cfg.hooks.sync = grab;
+    p.wrk_cfg.hooks.sync_arg = &p;
+    p.wrk_cfg.ckpt.resume_path = NULL;
     p.srv.cfg = &p.srv_cfg;
     SimStatus st = sim_train_setup(&p.srv, rank_of(&p, 0), &p.srv_cfg);
     if (st != SIM_OK) {
@@ -546,9 +546,9 @@ SimStatus sim_ps_run(SimWorld *w, const SimPsConfig *c, SimPsResult *out, char *
         for (int v = 0; v < p.W; v++)
             if (out->finish[v] > out->end)
                 out->end = out->finish[v];
-        if (c->train->save_path) {
+        if (c->train->ckpt.save_path) {
             p.srv.step = p.version[0];
-            st = sim_train_save(&p.srv, rank_of(&p, 0), c->train->save_path);
+            st = sim_train_save(&p.srv, rank_of(&p, 0), c->train->ckpt.save_path);
             if (st != SIM_OK)
                 fail(&p, st, "--save", p.srv.error);
         }

@@ -109,7 +109,7 @@ static SimStatus ddp_setup(SimRank *r, SimTrainer *t, const void *cfg, void **st
     s->m = t->model;
     s->world = r->world->cfg.nranks;
     s->fwd_param_sync = 1;
-    s->join = t->cfg->join && t->cfg->uneven > 0;
+    s->join = t->cfg->data.join && t->cfg->data.uneven > 0;
     int n = s->m->nparams;
     s->bucket_of = malloc((size_t)n * sizeof *s->bucket_of);
     s->slot = calloc((size_t)n, sizeof *s->slot);

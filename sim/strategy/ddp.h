@@ -30,7 +30,7 @@
 //              bytes on the wire), and cast back into the fp32 bucket
 //   sum        all_reduce SUM without any division: a hook that forgets to
 //              divide, gradients world_size times too large (a lesson)
-// Uneven inputs under Join (the trainer's cfg->join, sim/strategy/ddp_join.c): each
+// Uneven inputs under Join (the trainer's cfg->data.join, sim/strategy/ddp_join.c): each
 // forward adds the "not joined" and "sync backward" all_reduces, and the
 // buffer broadcast comes from a rank the ranks agree on; a rank out of data
 // shadows the others (zeros into every bucket's all_reduce); at the epoch's

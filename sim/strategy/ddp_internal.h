@@ -44,7 +44,7 @@ typedef struct {
     int fwd_param_sync;      // PyTorch's require_forward_param_sync
     SimStatus hook_status;   // first failure inside a gradient hook
     char hook_error[512];
-    int join;                // 1: uneven inputs under Join (the trainer's cfg->join)
+    int join;                // 1: uneven inputs under Join (the trainer's cfg->data.join)
     int shadowed;            // 1: shadowed at least once in this join context
 } DdpState;
 

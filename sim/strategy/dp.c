@@ -93,13 +93,13 @@ static SimStatus single_sampler(SimTrainer *t, SimRank *r) {
     const SimTrainConfig *c = t->cfg;
     SimSamplerConfig sc;
     char err[400];
-    sim_sampler_defaults(&sc, c->data->n);
+    sim_sampler_defaults(&sc, c->data.set->n);
     sc.num_replicas = 1;
     sc.rank = 0;
-    sc.shuffle = c->shuffle;
+    sc.shuffle = c->data.shuffle;
     sc.seed = (int64_t)c->seed;
-    sc.batch_size = c->batch;
-    sc.drop_last_batch = c->drop_last;
+    sc.batch_size = c->data.batch;
+    sc.drop_last_batch = c->data.drop_last;
     sim_sampler_free(&t->sampler);
     if (sim_sampler_init(&t->sampler, &sc, err, sizeof err) != SIM_OK) {
         snprintf(r->error, sizeof r->error, "sampler: %s", err);
@@ -134,7 +134,7 @@ static SimStatus dp_setup(SimRank *r, SimTrainer *t, const void *cfg, void **sta
     // --lr-scale linear: the batch is already the global one (one replica)
     char err[400];
     const SimTrainConfig *c = t->cfg;
-    if (sim_lr_schedule_make(&t->sched, &c->opt.lr, c->opt.optim.lr, 1, c->accum, c->steps, err,
+    if (sim_lr_schedule_make(&t->sched, &c->opt.lr, c->opt.optim.lr, 1, c->loop.accum, c->loop.steps, err,
                              sizeof err) != SIM_OK) {
         snprintf(r->error, sizeof r->error, "%s", err);
         return SIM_EINVAL;
@@ -409,7 +409,7 @@ static SimStatus dp_micro_step(void *state, SimRank *r, SimTrainer *t, const Sim
 // At least 1, as a model needs (a device that never gets a chunk).
 static int dp_model_batch(const SimTrainConfig *c, int rank, int nranks) {
     int most = 1;
-    for (int n = 1; n <= c->batch; n++) {
+    for (int n = 1; n <= c->data.batch; n++) {
         int per = (n + nranks - 1) / nranks, left = n - rank * per;
         int mine = left <= 0 ? 0 : left < per ? left : per;
         most = mine > most ? mine : most;

@@ -409,12 +409,12 @@ static SimStatus shard_table(FsdpState *s) {
 
 static SimStatus check_config(FsdpState *s, SimRank *r, const SimTrainer *t) {
     const SimTrainConfig *c = t->cfg;
-    if (c->accum_tail == SIM_ACCUM_TAIL_DROP) {
+    if (c->loop.accum_tail == SIM_ACCUM_TAIL_DROP) {
         snprintf(r->error, sizeof r->error, "--accum-tail drop is not supported with %s",
                  sim_fsdp_sharding_name(s->o.sharding));
         return SIM_EINVAL;
     }
-    if (c->uneven > 0) {
+    if (c->data.uneven > 0) {
         snprintf(r->error, sizeof r->error, "--uneven needs --strategy ddp");
         return SIM_EINVAL;
     }

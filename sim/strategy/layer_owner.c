@@ -296,11 +296,11 @@ static SimStatus lo_setup(SimRank *r, SimTrainer *t, const void *cfg, void **sta
     s->r = r;
     s->world = r->world->cfg.nranks;
     s->rank = r->rank;
-    if (t->cfg->eval_every > 0)
+    if (t->cfg->eval.every > 0)
         return fail(r, SIM_EINVAL, "evaluation during training is not supported (each "
                     "rank's forward would need its owners' broadcasts, and ranks may evaluate "
                     "different numbers of batches); allowed: no --eval-every");
-    if (t->cfg->uneven > 0)
+    if (t->cfg->data.uneven > 0)
         return fail(r, SIM_EINVAL, "uneven inputs are not supported; allowed: no --uneven");
     if (r->world->cfg.represent)
         return fail(r, SIM_EINVAL, "the layer-owner strategy cannot run with one rank standing "

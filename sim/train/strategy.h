@@ -52,7 +52,7 @@ typedef struct SimStrategyOps {
     // forwards, gather, backward, as one controller runs them.)
     SimStatus (*micro_step)(void *state, SimRank *r, SimTrainer *t, const SimBatch *b,
                             float dloss, int sync, float *loss);
-    // Optional (NULL: c->batch, the batch the sampler draws): the most
+    // Optional (NULL: c->data.batch, the batch the sampler draws): the most
     // samples rank `rank` of `nranks` ever puts through its model at once,
     // which sizes the model's activation buffers (sim_model_create's
     // max_batch). DataParallel: the largest chunk the rank can be given.
@@ -66,7 +66,7 @@ typedef struct SimStrategyOps {
     // retag them (SIM_MEM_BACKING) and put r->mem.capacity back.
     int backing_model;
     // Join for uneven inputs (NULL: the strategy has no join hook). With
-    // cfg->join, join_shadow runs on a rank that has run out of data for
+    // cfg->data.join, join_shadow runs on a rank that has run out of data for
     // one iteration of the others (it shadows their collectives:
     // _DDPJoinHook.main_hook) and join_exit on every rank once every rank
     // has run out (the end of each epoch and of the run: post_hook).
@@ -81,7 +81,7 @@ typedef struct SimStrategyOps {
     // path; called on EVERY rank, since gathering or sharding state needs
     // every rank's collectives.
     SimStatus (*save)(void *state, SimRank *r, SimTrainer *t, const char *path);
-    // Optional (NULL: sim_train_setup restores t->cfg->resume_path itself,
+    // Optional (NULL: sim_train_setup restores t->cfg->ckpt.resume_path itself,
     // before setup): restores the checkpoint after setup, on every rank.
     SimStatus (*restore)(void *state, SimRank *r, SimTrainer *t, const char *path);
     // Optional (NULL: never): 1 when the strategy's reduction gives a

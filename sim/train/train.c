@@ -24,10 +24,10 @@ SimStatus sim_train_fail(SimTrainer *t, int bad_input, SimStatus st, const char 
 void sim_train_config_default(SimTrainConfig *c) {
     memset(c, 0, sizeof *c);
     c->model.kind = SIM_MODEL_MLP;
-    c->batch = 32;
-    c->accum = 1;
-    c->steps = 100;
-    c->shuffle = 1;
+    c->data.batch = 32;
+    c->loop.accum = 1;
+    c->loop.steps = 100;
+    c->data.shuffle = 1;
     sim_optim_flags_default(&c->opt);
 }
 
@@ -100,17 +100,17 @@ SimStatus sim_train_check_data(const SimModelSpec *s, const SimDataset *ds, char
 int64_t sim_train_batches_per_epoch(const SimTrainConfig *c, int nranks) {
     if (sim_fault_find(c->faults, SIM_FAULT_NO_SAMPLER, -1))
         nranks = 1; // no DistributedSampler: each rank's epoch is the whole dataset
-    int64_t per_rank = sim_sampler_num_samples(c->data ? c->data->n : 0, nranks, 0);
-    return sim_sampler_batches_of(per_rank, c->batch, c->drop_last);
+    int64_t per_rank = sim_sampler_num_samples(c->data.set ? c->data.set->n : 0, nranks, 0);
+    return sim_sampler_batches_of(per_rank, c->data.batch, c->data.drop_last);
 }
 
 int64_t sim_train_steps_for_epochs(const SimTrainConfig *c, int nranks, int64_t epochs) {
-    int64_t nb = sim_train_batches_per_epoch(c, nranks), k = c->accum > 0 ? c->accum : 1;
+    int64_t nb = sim_train_batches_per_epoch(c, nranks), k = c->loop.accum > 0 ? c->loop.accum : 1;
     // with an accum_tail mode blocks restart at each epoch: the short last
     // block steps (step) or does not (drop)
-    if (c->accum_tail == SIM_ACCUM_TAIL_STEP)
+    if (c->loop.accum_tail == SIM_ACCUM_TAIL_STEP)
         return epochs * ((nb + k - 1) / k);
-    if (c->accum_tail == SIM_ACCUM_TAIL_DROP)
+    if (c->loop.accum_tail == SIM_ACCUM_TAIL_DROP)
         return epochs * (nb / k);
     return epochs * nb / k;
 }
@@ -122,20 +122,20 @@ static SimStatus setup_data(SimTrainer *t, SimRank *r) {
     const SimTrainConfig *c = t->cfg;
     SimSamplerConfig sc;
     char err[512];
-    sim_sampler_defaults(&sc, c->data->n);
+    sim_sampler_defaults(&sc, c->data.set->n);
     sc.num_replicas = sim_train_fault_replicas(c, r->world->cfg.nranks);
     sc.rank = r->rank % sc.num_replicas;
-    sc.shuffle = c->shuffle;
+    sc.shuffle = c->data.shuffle;
     sc.seed = (int64_t)c->seed;
-    sc.batch_size = c->batch;
-    sc.drop_last_batch = c->drop_last;
+    sc.batch_size = c->data.batch;
+    sc.drop_last_batch = c->data.drop_last;
     if (sim_sampler_init(&t->sampler, &sc, err, sizeof err) != SIM_OK)
         return sim_train_fail(t, 1, SIM_EINVAL, "sampler: %s", err);
     if (t->sampler.num_batches < 1)
         return sim_train_fail(t, 1, SIM_EINVAL, "--batch: %d leaves no batch in an epoch of %lld "
-                              "samples with --drop-last", c->batch,
+                              "samples with --drop-last", c->data.batch,
                               (long long)t->sampler.num_samples);
-    if (sim_loader_init(&t->loader, c->data, c->batch) != SIM_OK)
+    if (sim_loader_init(&t->loader, c->data.set, c->data.batch) != SIM_OK)
         return sim_train_fail(t, 0, SIM_ENOMEM, "out of memory for the batch buffers");
     return SIM_OK;
 }
@@ -148,11 +148,11 @@ static SimStatus setup_weights(SimTrainer *t, SimRank *r) {
     SimStatus st = sim_model_init(r, t->model, seed);
     if (st != SIM_OK)
         return sim_train_fail(t, 0, st, "model init: %s", r->error);
-    if (c->init_path == NULL)
+    if (c->ckpt.init_path == NULL)
         return SIM_OK;
     SimCkpt ck;
     char err[900];
-    st = sim_ckpt_open(&ck, c->init_path, t->model, 0, err, sizeof err);
+    st = sim_ckpt_open(&ck, c->ckpt.init_path, t->model, 0, err, sizeof err);
     if (st != SIM_OK)
         return sim_train_fail(t, st != SIM_ENOMEM, st, "--init: %s", err);
     st = sim_ckpt_apply_model(r, &ck, t->model);
@@ -169,24 +169,24 @@ static SimStatus setup_weights(SimTrainer *t, SimRank *r) {
 static SimStatus check_uneven(SimTrainer *t, SimRank *r) {
     const SimTrainConfig *c = t->cfg;
     int R = r->world->cfg.nranks;
-    if (c->join && c->uneven <= 0)
+    if (c->data.join && c->data.uneven <= 0)
         return sim_train_fail(t, 1, SIM_EINVAL, "--join: needs uneven inputs (--uneven K)");
-    if (c->uneven <= 0)
+    if (c->data.uneven <= 0)
         return SIM_OK;
     if (c->strategy == NULL || strcmp(c->strategy->name, "ddp") != 0 || R < 2)
         return sim_train_fail(t, 1, SIM_EINVAL, "--uneven: needs --strategy ddp on 2 ranks or "
                               "more");
-    if (c->accum != 1)
+    if (c->loop.accum != 1)
         return sim_train_fail(t, 1, SIM_EINVAL, "--uneven: cannot be combined with --accum %d; "
-                              "allowed: --accum 1", c->accum);
-    if (c->join && c->loss_log != SIM_LOSS_LOCAL)
+                              "allowed: --accum 1", c->loop.accum);
+    if (c->data.join && c->loop.loss_log != SIM_LOSS_LOCAL)
         return sim_train_fail(t, 1, SIM_EINVAL, "--join: the loss all_reduce for logging runs "
                               "inside the loop, where Join does not shadow it (a rank out of "
                               "data never enters it: a hang); allowed: --loss-log rank0");
     int64_t nb = t->sampler.num_batches;
-    if (nb - c->uneven < 3)
+    if (nb - c->data.uneven < 3)
         return sim_train_fail(t, 1, SIM_EINVAL, "--uneven: %d leaves rank %d fewer than 3 of "
-                              "the epoch's %lld batches; allowed: 1 to %lld", c->uneven, R - 1,
+                              "the epoch's %lld batches; allowed: 1 to %lld", c->data.uneven, R - 1,
                               (long long)nb, (long long)(nb - 3));
     return SIM_OK;
 }
@@ -199,11 +199,11 @@ static SimStatus check_represent(SimTrainer *t, SimRank *r) {
     const SimTrainConfig *c = t->cfg;
     if (!r->world->cfg.represent)
         return SIM_OK;
-    if (c->uneven > 0)
+    if (c->data.uneven > 0)
         return sim_train_fail(t, 1, SIM_EINVAL, "--uneven: ranks with different numbers of "
                               "batches cannot be represented by rank 0 alone; allowed: no "
                               "--uneven (or run every rank)");
-    if (c->eval_every > 0 && c->eval_variant == SIM_EVAL_RANK0_ONLY)
+    if (c->eval.every > 0 && c->eval.variant == SIM_EVAL_RANK0_ONLY)
         return sim_train_fail(t, 1, SIM_EINVAL, "--eval-variant rank0-only: only rank 0 "
                               "evaluates, so it cannot stand for the others; allowed: right, "
                               "mean-of-means");
@@ -219,7 +219,7 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
         r->mem.capacity = 0; // the strategy's setup puts it back
     int max_batch = c->strategy && c->strategy->model_batch
                         ? c->strategy->model_batch(c, r->rank, r->world->cfg.nranks)
-                        : c->batch;
+                        : c->data.batch;
     SimStatus st = sim_model_create(r, &c->model, max_batch, r->world->cfg.phantom, &t->model);
     if (st != SIM_OK)
         return sim_train_fail(t, st == SIM_EINVAL, st, "--model: %s", r->error);
@@ -234,14 +234,14 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
         return sim_train_fail(t, 0, st, "optimizer: %s", r->error);
     sim_scaler_init(&t->scaler, &c->opt.amp, sim_amp_needs_scaler(&c->opt.amp));
     st = sim_lr_schedule_make(&t->sched, &c->opt.lr, c->opt.optim.lr, r->world->cfg.nranks,
-                              c->accum, c->steps, err, sizeof err);
+                              c->loop.accum, c->loop.steps, err, sizeof err);
     if (st != SIM_OK)
         return sim_train_fail(t, 1, st, "%s", err);
     SIM_CHECK(setup_data(t, r));
     SIM_CHECK(check_uneven(t, r));
     SIM_CHECK(check_represent(t, r));
     int own_restore = c->strategy && c->strategy->restore;
-    if (c->resume_path && !own_restore)
+    if (c->ckpt.resume_path && !own_restore)
         SIM_CHECK(sim_train_restore(t, r));
     t->rank = r;
     if (c->strategy) {
@@ -251,8 +251,8 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
             return sim_train_fail(t, st == SIM_EINVAL, st, "%s: %s", c->strategy->name,
                                   r->error);
     }
-    if (c->resume_path && own_restore) {
-        st = c->strategy->restore(t->strategy, r, t, c->resume_path);
+    if (c->ckpt.resume_path && own_restore) {
+        st = c->strategy->restore(t->strategy, r, t, c->ckpt.resume_path);
         if (st != SIM_OK)
             return t->error[0] ? st : sim_train_fail(t, st == SIM_EINVAL || st == SIM_EFORMAT,
                                                      st, "--resume: %s", r->error);
@@ -285,41 +285,41 @@ void sim_train_free(SimTrainer *t, SimRank *r) {
 static SimStatus save(SimTrainer *t, SimRank *r) {
     const SimTrainConfig *c = t->cfg;
     if (c->strategy && c->strategy->save) {
-        SimStatus st = c->strategy->save(t->strategy, r, t, c->save_path);
+        SimStatus st = c->strategy->save(t->strategy, r, t, c->ckpt.save_path);
         if (st != SIM_OK && !t->error[0])
             return sim_train_fail(t, 0, st, "--save: %s", r->error);
         return st;
     }
-    return r->rank == 0 ? sim_train_save(t, r, c->save_path) : SIM_OK;
+    return r->rank == 0 ? sim_train_save(t, r, c->ckpt.save_path) : SIM_OK;
 }
 
 SimStatus sim_train_run(SimRank *r, void *arg) {
     SimTrainer *t = (SimTrainer *)arg + r->rank;
     const SimTrainConfig *c = t->cfg;
     SIM_CHECK(sim_train_setup(t, r, c));
-    if (c->on_stage && c->on_stage(c->on_stage_arg, t, SIM_STAGE_INIT, -1) != SIM_OK)
+    if (c->hooks.on_stage && c->hooks.on_stage(c->hooks.on_stage_arg, t, SIM_STAGE_INIT, -1) != SIM_OK)
         return sim_train_fail(t, 0, SIM_EIO, "initial weights: %s", r->error);
-    if (c->on_ready)
-        c->on_ready(c->on_ready_arg, r->rank, t);
-    int64_t end = c->stop_after > 0 && c->stop_after < c->steps ? c->stop_after : c->steps;
+    if (c->hooks.on_ready)
+        c->hooks.on_ready(c->hooks.on_ready_arg, r->rank, t);
+    int64_t end = c->loop.stop_after > 0 && c->loop.stop_after < c->loop.steps ? c->loop.stop_after : c->loop.steps;
     while (t->step < end) {
         SimStepStats s;
         SIM_CHECK(sim_train_step(t, r, &s));
         if (t->out_of_data) // uneven inputs without join: this rank's loop is over
             return SIM_OK;
-        if (c->on_step)
-            c->on_step(c->on_step_arg, r->rank, &s);
-        if (c->eval_every > 0 && t->step % c->eval_every == 0) {
+        if (c->hooks.on_step)
+            c->hooks.on_step(c->hooks.on_step_arg, r->rank, &s);
+        if (c->eval.every > 0 && t->step % c->eval.every == 0) {
             SimEvalStats e;
             SIM_CHECK(sim_train_evaluate(t, r, &e));
-            if (c->on_eval)
-                c->on_eval(c->on_eval_arg, r->rank, &e);
+            if (c->hooks.on_eval)
+                c->hooks.on_eval(c->hooks.on_eval_arg, r->rank, &e);
         }
         int last = t->step == end;
-        if (c->save_path && !last && c->save_every > 0 && t->step % c->save_every == 0)
+        if (c->ckpt.save_path && !last && c->ckpt.save_every > 0 && t->step % c->ckpt.save_every == 0)
             SIM_CHECK(save(t, r));
     }
-    if (c->save_path)
+    if (c->ckpt.save_path)
         SIM_CHECK(save(t, r));
     return SIM_OK;
 }

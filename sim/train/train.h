@@ -123,45 +123,17 @@ typedef enum {
                              // (`if (i + 1) % accum == 0: step()`)
 } SimAccumTail;
 
-typedef struct SimTrainConfig {
-    SimModelSpec model;
-    const SimDataset *data;   // read-only, shared by the ranks
+// The data side of the loop: what each rank reads, in which order, and when.
+typedef struct {
+    const SimDataset *set;    // read-only, shared by the ranks
     int batch;                // samples per micro-batch per rank
-    int accum;                // micro-batches per optimizer step (>= 1)
-    int64_t steps;            // optimizer steps of the whole run (a resumed run
-                              // continues up to the same count)
-    int64_t stop_after;       // > 0: stop after this step as if interrupted (the
-                              // schedule still spans `steps`); 0: run to the end
     int shuffle;              // DistributedSampler shuffle (PyTorch default 1)
     int drop_last;            // drop a short last batch of each epoch
-    uint64_t seed;            // initial weights and the shuffle order
-    SimOptimFlags opt;        // validated (sim_optim_flags_validate)
-    int want_grad_norm;       // compute the norm even without clipping
-    const char *init_path;    // weights only (any safetensors with the model's tensors)
-    const char *resume_path;  // a checkpoint of this run's configuration
-    const char *save_path;    // written at the end, and every save_every steps
-    int64_t save_every;       // 0: only at the end
-    SimReadyCallback on_ready; // may be NULL
-    void *on_ready_arg;
-    SimStepCallback on_step;  // may be NULL
-    void *on_step_arg;
-    SimGradHook on_grad;      // during backward (may be NULL)
-    void *on_grad_arg;
-    SimSyncFn sync;           // may be NULL
-    void *sync_arg;
-    const SimStrategyOps *strategy; // NULL: --strategy single (no callbacks)
-    const void *strategy_cfg;       // the strategy's options
-    int init_seed_per_rank;   // 1: rank r draws its initial weights with seed + r
-                              // (as processes seeded differently do)
-    int accum_sync_every;     // 1: synchronise every micro-step (--accum-sync
-                              // every); 0: only the last (no_sync before it)
-    SimLossLog loss_log;      // default SIM_LOSS_LOCAL; ignored on one rank
-    SimAccumTail accum_tail;  // default SIM_ACCUM_TAIL_SPAN
-    int zero_grad_after_step; // 1: zero_grad right after the step (and once
-                              // before the first); 0: at the start of each block
-    int set_to_none;          // 1: zero_grad(set_to_none=True): gradients become
-                              // None, so parameters unused until the step take
-                              // no optimizer step (no momentum, no weight decay)
+    int sampler_replicas;     // 0: the sampler splits each epoch over the world's
+                              // ranks; k > 0: over k replicas, rank r reading
+                              // share r % k (the planner: 1, so that a small
+                              // dataset fills every micro-batch of a rank that
+                              // stands for thousands)
     int uneven;               // K > 0: uneven inputs: rank r has K*r/(R-1) fewer
                               // batches in each epoch (rank R-1 K fewer; ddp,
                               // accum 1); runs are counted in the longest rank's
@@ -169,26 +141,81 @@ typedef struct SimTrainConfig {
     int join;                 // 1: with uneven, ranks out of data shadow the
                               // others' collectives (DDP's Join); 0: they leave
                               // the loop after their last epoch
-    int sampler_replicas;     // 0: the sampler splits each epoch over the world's
-                              // ranks; k > 0: over k replicas, rank r reading
-                              // share r % k (the planner: 1, so that a small
-                              // dataset fills every micro-batch of a rank that
-                              // stands for thousands)
-    const struct SimFaultPlan *faults; // injected faults (sim/engine/fault.h); NULL: none
-    int64_t eval_every;       // > 0: evaluate after every eval_every steps
-    SimEvalVariant eval_variant;
-    SimEvalCallback on_eval;  // may be NULL
+    SimDataStage stage;       // the input pipeline in simulated time (sim/data/data_stage.h):
+                              // loader workers, prefetch, copies; all zero: none
+} SimTrainData;
+
+// The loop's shape: how many steps, accumulation, zero_grad, the logged loss.
+typedef struct {
+    int accum;                // micro-batches per optimizer step (>= 1)
+    int64_t steps;            // optimizer steps of the whole run (a resumed run
+                              // continues up to the same count)
+    int64_t stop_after;       // > 0: stop after this step as if interrupted (the
+                              // schedule still spans `steps`); 0: run to the end
+    int accum_sync_every;     // 1: synchronise every micro-step (--accum-sync
+                              // every); 0: only the last (no_sync before it)
+    SimAccumTail accum_tail;  // default SIM_ACCUM_TAIL_SPAN
+    int zero_grad_after_step; // 1: zero_grad right after the step (and once
+                              // before the first); 0: at the start of each block
+    int set_to_none;          // 1: zero_grad(set_to_none=True): gradients become
+                              // None, so parameters unused until the step take
+                              // no optimizer step (no momentum, no weight decay)
+    SimLossLog loss_log;      // default SIM_LOSS_LOCAL; ignored on one rank
+} SimTrainLoop;
+
+// Files: where the weights come from and where checkpoints go.
+typedef struct {
+    const char *init_path;    // weights only (any safetensors with the model's tensors)
+    const char *resume_path;  // a checkpoint of this run's configuration
+    const char *save_path;    // written at the end, and every save_every steps
+    int64_t save_every;       // 0: only at the end
+} SimTrainCkpt;
+
+// Distributed evaluation between steps.
+typedef struct {
+    int64_t every;            // > 0: evaluate after every `every` steps
+    SimEvalVariant variant;
+} SimTrainEval;
+
+// The caller's hooks into the loop, each with its own argument; all may be NULL.
+typedef struct {
+    SimReadyCallback on_ready; // after set-up, before the first step
+    void *on_ready_arg;
+    SimStepCallback on_step;  // after every optimizer step
+    void *on_step_arg;
+    SimEvalCallback on_eval;  // after every evaluation
     void *on_eval_arg;
-    // Asked on each rank's thread at the start of every step (NULL: never):
-    // nonzero stops the rank there with SIM_EINTR, before the step touches
-    // any state (a Ctrl-C: cli/run/run_signal.h). Ranks waiting in a collective
-    // are stopped by cancelling the world (sim_world_cancel), not by this.
+    SimGradHook on_grad;      // during backward, as each gradient is complete
+    void *on_grad_arg;
+    SimSyncFn sync;           // after the strategy's sync, before unscaling
+    void *sync_arg;           // (the parameter-server worker grabs its gradients)
+    // Asked on each rank's thread at the start of every step: nonzero stops
+    // the rank there with SIM_EINTR, before the step touches any state (a
+    // Ctrl-C: cli/run/run_signal.h). Ranks waiting in a collective are
+    // stopped by cancelling the world (sim_world_cancel), not by this.
     int (*should_stop)(void *arg);
     void *should_stop_arg;
-    SimDataStage data_stage;  // the input pipeline in simulated time (sim/data/data_stage.h):
-                              // loader workers, prefetch, copies; all zero: none
-    SimStageHook on_stage;    // may be NULL (strategies with their own micro_step,
-    void *on_stage_arg;       // FSDP and the ZeRO stages, report no GRAD_LOCAL)
+    SimStageHook on_stage;    // the step's tensors at each stage (strategies with
+    void *on_stage_arg;       // their own micro_step, FSDP and the ZeRO stages,
+                              // report no GRAD_LOCAL)
+} SimTrainHooks;
+
+typedef struct SimTrainConfig {
+    SimModelSpec model;
+    uint64_t seed;            // initial weights and the shuffle order
+    int init_seed_per_rank;   // 1: rank r draws its initial weights with seed + r
+                              // (as processes seeded differently do)
+    SimTrainData data;
+    SimTrainLoop loop;
+    SimOptimFlags opt;        // optimizer, schedule, clipping and mixed precision
+                              // (opt.amp), validated (sim_optim_flags_validate)
+    int want_grad_norm;       // compute the norm even without clipping
+    SimTrainCkpt ckpt;
+    SimTrainEval eval;
+    const SimStrategyOps *strategy; // NULL: --strategy single (no callbacks)
+    const void *strategy_cfg;       // the strategy's options
+    const struct SimFaultPlan *faults; // injected faults (sim/engine/fault.h); NULL: none
+    SimTrainHooks hooks;
 } SimTrainConfig;
 
 // Fills the defaults: batch 32, accum 1, steps 100, shuffle on, seed 0,
@@ -223,7 +250,7 @@ struct SimTrainer {
     int64_t epoch, batch;  // where the next batch comes from
     int64_t samples;       // samples this process trained on
     double wall_s;         // wall time spent in steps by this process
-    int resumed;           // 1: restored from cfg->resume_path
+    int resumed;           // 1: restored from cfg->ckpt.resume_path
     int64_t start_step;    // step at the start of this process
     void *strategy;        // the strategy's state on this rank (cfg->strategy)
     SimRank *rank;         // this trainer's rank (for the gradient hook)
@@ -233,9 +260,9 @@ struct SimTrainer {
     int out_of_data;       // 1: uneven inputs without join: this rank's data ran
                            // out and it left the loop (sim_train_run returns)
     uint32_t faults_shown; // bit i: cfg->faults->f[i] has left its trace event
-    SimDataStageState data_stage; // this rank's loader (cfg->data_stage); its stats
+    SimDataStageState data_stage; // this rank's loader (cfg->data.stage); its stats
                            // outlive sim_train_free
-    int stage_failed;      // 1: cfg->on_stage failed during backward (the hook
+    int stage_failed;      // 1: cfg->hooks.on_stage failed during backward (the hook
                            // cannot return a status there)
 };
 
@@ -244,15 +271,15 @@ struct SimTrainer {
 // sim_train_free is still safe.
 SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *cfg);
 // Takes one optimizer step; fills *out when not NULL. SIM_EINTR, with
-// nothing changed, when cfg->should_stop says so.
+// nothing changed, when cfg->hooks.should_stop says so.
 SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out);
 // Batches of rank `rank` of `nranks` in each epoch of nb batches (nb less
 // uneven * rank / (nranks - 1); nb without uneven inputs).
 int64_t sim_train_rank_batches(const SimTrainConfig *c, int64_t nb, int rank, int nranks);
 // Evaluates the model in eval mode on this rank's share of the training
 // set (rank r takes samples r, r + R, r + 2R, ...: every sample exactly
-// once, shards differing by at most one sample) in batches of cfg->batch,
-// and all_reduces the results as cfg->eval_variant says. The model is back
+// once, shards differing by at most one sample) in batches of cfg->data.batch,
+// and all_reduces the results as cfg->eval.variant says. The model is back
 // in training mode afterwards.
 SimStatus sim_train_evaluate(SimTrainer *t, SimRank *r, SimEvalStats *out);
 // Writes a checkpoint of the whole training state to path.
@@ -261,7 +288,7 @@ void sim_train_free(SimTrainer *t, SimRank *r);
 
 // The whole run on one rank, as a SimRankMain: arg is an array of
 // SimTrainer, one per rank, each with its cfg set (the rest is filled here).
-// Set-up, on_ready, steps up to cfg->steps with on_step and the periodic
+// Set-up, on_ready, steps up to cfg->loop.steps with on_step and the periodic
 // saves, the final save (rank 0 writes). Nothing is freed: the caller reads
 // the state, then calls sim_train_free for each rank.
 SimStatus sim_train_run(SimRank *r, void *arg);

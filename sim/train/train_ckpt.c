@@ -27,12 +27,12 @@ static const char *const keep_what[K_KEEP] = {"--batch",   "--accum",     "--see
 
 static void keep_values(const SimTrainer *t, int64_t v[K_KEEP]) {
     const SimTrainConfig *c = t->cfg;
-    v[K_BATCH] = c->batch;
-    v[K_ACCUM] = c->accum;
+    v[K_BATCH] = c->data.batch;
+    v[K_ACCUM] = c->loop.accum;
     v[K_SEED] = (int64_t)c->seed;
-    v[K_SHUFFLE] = c->shuffle;
-    v[K_DROP_LAST] = c->drop_last;
-    v[K_DATASET_SIZE] = c->data->n;
+    v[K_SHUFFLE] = c->data.shuffle;
+    v[K_DROP_LAST] = c->data.drop_last;
+    v[K_DATASET_SIZE] = c->data.set->n;
 }
 
 // ----------------------------------------------------------------------------
@@ -61,8 +61,8 @@ static void fill_meta(const SimTrainer *t, const SimRank *r, SimTrainPart *l) {
     add_meta(l, "batch_in_epoch", "%" PRId64, t->batch);
     for (int k = 0; k < K_KEEP; k++)
         add_meta(l, keep_keys[k], "%" PRId64, keep[k]);
-    add_meta(l, "dataset", "%.70s", c->data->name);
-    add_meta(l, "total_steps", "%" PRId64, c->steps);
+    add_meta(l, "dataset", "%.70s", c->data.set->name);
+    add_meta(l, "total_steps", "%" PRId64, c->loop.steps);
     add_meta(l, "optimizer", "%s", sim_optim_kind_name(c->opt.optim.kind));
     add_meta(l, "optimizer.steps", "%" PRId64, t->optim.steps);
     add_meta(l, "lr", "%.17g", c->opt.optim.lr);
@@ -199,7 +199,7 @@ static SimStatus read_scalars(SimTrainer *t, const SimCkpt *c, SimTrainScalars *
                               "%s); this run has --amp %s", c->path,
                               s->enabled ? "with" : "without", s->enabled ? "fp16" : "off/bf16",
                               sim_amp_name(cfg->opt.amp.amp));
-    if (s->step >= cfg->steps)
+    if (s->step >= cfg->loop.steps)
         return sim_train_fail(t, 1, SIM_EINVAL, "--steps: %" PRId64 " steps are already done in "
                               "%s; allowed: more than %" PRId64 " to continue", s->step, c->path,
                               s->step);
@@ -304,7 +304,7 @@ static SimStatus apply(SimTrainer *t, SimRank *r, const SimCkpt *c, const Restor
 SimStatus sim_train_restore(SimTrainer *t, SimRank *r) {
     SimCkpt c;
     char err[900];
-    SimStatus st = sim_ckpt_open(&c, t->cfg->resume_path, t->model, 1, err, sizeof err);
+    SimStatus st = sim_ckpt_open(&c, t->cfg->ckpt.resume_path, t->model, 1, err, sizeof err);
     if (st != SIM_OK)
         return sim_train_fail(t, st != SIM_ENOMEM, st, "--resume: %s", err);
     int np = t->model->nparams;

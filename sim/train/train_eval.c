@@ -63,8 +63,8 @@ static SimStatus count_correct(SimRank *r, const SimModel *m, const SimBatch *b,
 static SimStatus eval_samples(SimTrainer *t, SimRank *r, const int64_t *idx, int64_t n,
                               double *loss_sum, int64_t *correct, int64_t *total) {
     const SimTrainConfig *c = t->cfg;
-    for (int64_t at = 0; at < n; at += c->batch) {
-        int nb = (int)(n - at < c->batch ? n - at : c->batch);
+    for (int64_t at = 0; at < n; at += c->data.batch) {
+        int nb = (int)(n - at < c->data.batch ? n - at : c->data.batch);
         SimBatch b;
         float loss = 0;
         if (sim_loader_fill(&t->loader, idx + at, nb, &b) != SIM_OK)
@@ -101,8 +101,8 @@ static SimStatus reduce(SimTrainer *t, SimRank *r, float *v, size_t n) {
 SimStatus sim_train_evaluate(SimTrainer *t, SimRank *r, SimEvalStats *out) {
     const SimTrainConfig *c = t->cfg;
     int R = r->world->cfg.nranks;
-    int64_t n = c->data->n;
-    int rank0_only = c->eval_variant == SIM_EVAL_RANK0_ONLY;
+    int64_t n = c->data.set->n;
+    int rank0_only = c->eval.variant == SIM_EVAL_RANK0_ONLY;
     memset(out, 0, sizeof *out);
     out->step = t->step;
     out->loss = out->accuracy = out->local_loss = out->local_accuracy = NAN;
@@ -134,7 +134,7 @@ SimStatus sim_train_evaluate(SimTrainer *t, SimRank *r, SimEvalStats *out) {
     float v[5] = {(float)loss_sum, (float)out->local_correct, (float)lt,
                   (float)out->local_loss, classify ? (float)out->local_accuracy : 0.0f};
     SIM_CHECK(reduce(t, r, v, 5));
-    if (c->eval_variant == SIM_EVAL_MEAN_OF_MEANS) {
+    if (c->eval.variant == SIM_EVAL_MEAN_OF_MEANS) {
         out->loss = v[3] / (double)R;
         out->accuracy = classify ? v[4] / (double)R : NAN;
         out->correct = out->local_correct;

@@ -97,21 +97,21 @@ static SimStatus check_unused(SimTrainer *t, SimRank *r, const SimFault *f) {
 // The step of the run's last save (its end) and whether `step` writes a
 // checkpoint: every save_every steps before the end, and at the end.
 static int64_t run_end(const SimTrainConfig *c) {
-    return c->stop_after > 0 && c->stop_after < c->steps ? c->stop_after : c->steps;
+    return c->loop.stop_after > 0 && c->loop.stop_after < c->loop.steps ? c->loop.stop_after : c->loop.steps;
 }
 
 static SimStatus check_save_crash(SimTrainer *t, const SimFault *f) {
     const SimTrainConfig *c = t->cfg;
-    if (c->save_path == NULL)
+    if (c->ckpt.save_path == NULL)
         return bad_fault(t, f, "nothing is saved: it needs --save FILE (the process is killed "
                          "while the checkpoint is written)");
     int64_t s = f->step, end = run_end(c);
     if (s == 0 || s == end ||
-        (s > t->step && s < end && c->save_every > 0 && s % c->save_every == 0))
+        (s > t->step && s < end && c->ckpt.save_every > 0 && s % c->ckpt.save_every == 0))
         return SIM_OK;
     char every[64] = "";
-    if (c->save_every > 0)
-        snprintf(every, sizeof every, "every %" PRId64 " steps and ", c->save_every);
+    if (c->ckpt.save_every > 0)
+        snprintf(every, sizeof every, "every %" PRId64 " steps and ", c->ckpt.save_every);
     return bad_fault(t, f, "step %" PRId64 " writes no checkpoint; this run (steps %" PRId64
                      " to %" PRId64 ") saves %sat step %" PRId64 " (its end)", s, t->step + 1,
                      end, every, end);
@@ -148,7 +148,7 @@ int sim_train_fault_seed_per_rank(const SimTrainConfig *c) {
 int sim_train_fault_replicas(const SimTrainConfig *c, int nranks) {
     if (sim_fault_find(c->faults, SIM_FAULT_NO_SAMPLER, -1))
         return 1;
-    return c->sampler_replicas > 0 ? c->sampler_replicas : nranks;
+    return c->data.sampler_replicas > 0 ? c->data.sampler_replicas : nranks;
 }
 
 void sim_train_set_epoch(SimTrainer *t, SimRank *r) {
@@ -220,11 +220,11 @@ void sim_train_fault_after_sync(SimTrainer *t, SimRank *r) {
 float sim_train_fault_accum_divisor(SimTrainer *t, SimRank *r) {
     const SimFault *f = sim_fault_find(t->cfg->faults, SIM_FAULT_LOSS_NOT_DIVIDED, -1);
     if (f == NULL)
-        return (float)t->cfg->accum;
+        return (float)t->cfg->loop.accum;
     if (r->rank == 0)
         injected(t, r, f, "loss-not-divided: backward of loss x scale, not loss x scale / %d "
-                 "(--accum %d): gradients %d times too large", t->cfg->accum, t->cfg->accum,
-                 t->cfg->accum);
+                 "(--accum %d): gradients %d times too large", t->cfg->loop.accum, t->cfg->loop.accum,
+                 t->cfg->loop.accum);
     return 1.0f;
 }
 

@@ -6,10 +6,58 @@
 
 #include "train/trainer.h"
 
-// A marker of the training loop for the views (sim/trace/trace.h's "iteration"
-// and "phase" markers) at the trainer's current step; value: the loss on
-// "iteration"/"end". Nothing without a trace.
+// ----------------------------------------------------------------------------
+// What the step does besides forward, loss, backward, gradient sync and the
+// optimizer step (sim/train/train_extras.c), one named call each.
+
+// stop: SIM_EINTR (the trainer's error says so) when cfg->hooks.should_stop
+// asks to stop before the next step; nothing has changed then.
+SimStatus train_stop_check(SimTrainer *t);
+
+// markers: a marker of the training loop for the views (sim/trace/trace.h's
+// "iteration" and "phase" markers) at the trainer's current step; value: the
+// loss on "iteration"/"end". Nothing without a trace.
 void train_mark(SimTrainer *t, SimRank *r, const char *name, const char *label, double value);
+
+// join (uneven inputs, cfg->data.uneven): batches in this rank's epoch as
+// its loop sees them: its own share without join (it moves on to its next
+// epoch), else the longest rank's (a joined rank shadows until the epoch's
+// end).
+int64_t train_epoch_length(const SimTrainer *t, const SimRank *r);
+// 1 when this rank has no batch left for this iteration. Without join that
+// ends its loop after the run's last epoch (*leave 1); with join it shadows
+// the others until the epoch's end.
+int train_join_out_of_data(const SimTrainer *t, const SimRank *r, int *leave);
+// One iteration of a rank out of data, under join: the strategy shadows the
+// others' collectives; no forward, no update.
+SimStatus train_join_shadow(SimTrainer *t, SimRank *r, SimStepStats *s);
+// The join context closes when every rank has run out of data: at the end of
+// each epoch and of the run (post_hook: the final model sync).
+SimStatus train_join_exit(SimTrainer *t, SimRank *r);
+
+// tail (cfg->loop.accum_tail): micro-batches in the next accumulation block
+// (accum, or what is left of the epoch when blocks restart at each epoch).
+int train_block_length(const SimTrainer *t);
+// 1 when micro-batch k of a block of n synchronises gradients: the last of a
+// full block (no_sync before it), every one with --accum-sync every, and the
+// last of a short block that steps.
+int train_micro_sync(const SimTrainer *t, int k, int n);
+// After a block: *again 1 when it was cut short and is dropped (--accum-tail
+// drop), so another block follows; fails when every block would be.
+SimStatus train_tail_dropped(SimTrainer *t, const SimStepStats *s, int *again);
+
+// stages: the stage observer (cfg->hooks.on_stage) at a whole-model stage;
+// its failure fails the step as "WHAT: <the observer's reason>".
+SimStatus train_stage(SimTrainer *t, SimTrainStage stage, const char *what);
+// Backward from the loss with seed dloss, the gradient-ready hooks of the
+// stage observer, the strategy and the caller chained.
+SimStatus train_backward(SimTrainer *t, SimRank *r, float dloss);
+
+// The strategy's per-micro-step points, if it has them; a failure is
+// wrapped as "<strategy> (<where>): <reason>".
+typedef enum { TRAIN_BEFORE_FORWARD, TRAIN_AFTER_FORWARD, TRAIN_AFTER_BACKWARD } TrainStrategyPoint;
+SimStatus train_strategy_point(SimTrainer *t, SimRank *r, TrainStrategyPoint point, int sync);
+
 // ----------------------------------------------------------------------------
 // Injected faults of the training loop (sim/train/train_fault.c; sim/engine/fault.h lists
 // the kinds). Each fault leaves one SIM_EV_FAULT event with label
@@ -25,7 +73,7 @@ SimStatus sim_train_fault_setup(SimTrainer *t, SimRank *r);
 // seeds: 1 when ranks draw their initial weights with seed + rank.
 int sim_train_fault_seed_per_rank(const SimTrainConfig *c);
 // no-sampler: the replicas the sampler splits each epoch over (1: every rank
-// reads what one process alone would), else nranks or cfg->sampler_replicas.
+// reads what one process alone would), else nranks or cfg->data.sampler_replicas.
 int sim_train_fault_replicas(const SimTrainConfig *c, int nranks);
 // Points the sampler at the loop's epoch t->epoch (sampler.set_epoch), or
 // with no-set-epoch leaves it at epoch 0 and, at the start of each epoch

@@ -12,7 +12,7 @@
 // gave) and returns st.
 SimStatus sim_train_fail(SimTrainer *t, int bad_input, SimStatus st, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-// Restores the state saved in t->cfg->resume_path into a set-up trainer.
+// Restores the state saved in t->cfg->ckpt.resume_path into a set-up trainer.
 // Everything is checked before anything changes.
 SimStatus sim_train_restore(SimTrainer *t, SimRank *r);
 
