@@ -1,0 +1,21 @@
+// cli/core/paths.h: where this program is, and so where it finds what it
+// ships with (the CUDA plugin) in the build tree and once installed:
+//   build tree   BUILD/ddplab, BUILD/lib/ddplab/ (plugins)
+//   installed    PREFIX/bin/ddplab, PREFIX/lib/ddplab/ (plugins)
+#ifndef DDPLAB_CLI_PATHS_H
+#define DDPLAB_CLI_PATHS_H
+
+#include <stddef.h>
+
+// Beside the program, relative to its folder: the plugins in the build tree
+// and installed.
+#define CLI_PATHS_BUILD_PLUGINS "lib/ddplab"
+#define CLI_PATHS_INSTALLED_PLUGINS "../lib/ddplab"
+
+// The folder of the running program (from /proc/self/exe, symbolic links
+// resolved) into buf. 0, or -1 when it cannot be read or does not fit.
+int cli_paths_exe_dir(char *buf, size_t len);
+// 1 when path names a directory.
+int cli_paths_is_dir(const char *path);
+
+#endif
