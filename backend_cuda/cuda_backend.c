@@ -17,6 +17,7 @@
 #include "cuda_internal.h" // defines: CudaCtx, CudaRank, CUDA_CHECK
 #include "cuda_launch.h"   // defines: cuda_ctx_stream, cuda_ctx_scratch, ...
 #include "cuda_math.h"     // defines: cuda_math_ops
+#include "cuda_plugin.h"   // defines: CUDA_BACKEND_NAME, CUDA_BACKEND_DESCRIPTION
 
 // ----------------------------------------------------------------------------
 // Per-rank resources
@@ -560,10 +561,10 @@ static const char *cuda_describe(void *vctx) {
 // The table
 
 const SimBackendOps cuda_backend_ops = {
-    .name = "cuda",
+    .name = CUDA_BACKEND_NAME,
     .version = SIM_BACKEND_VERSION,
-    .description = "one rank per visible GPU: cudaMalloc memory, cuBLAS math, NCCL "
-                   "collectives on a per-rank communication stream",
+    // the program lists the backend with the same words, without the plugin
+    .description = CUDA_BACKEND_DESCRIPTION,
     .init = cuda_init,
     .finalize = cuda_finalize,
     .last_error = cuda_last_error,

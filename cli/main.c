@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "bench/bench.h"             // defines: bench_main, bench_help
-#include "core/backends.h"           // defines: cli_backends
+#include "core/backends.h"           // defines: cli_backend_name, cli_backend_description
 #include "core/cli.h"                // defines: CLI_EXIT_*
 #include "cost/cost.h"               // defines: sim_sys_count, sim_sys_at, sim_device_at
 #include "interview/interview_cmd.h" // defines: interview_main, interview_help
@@ -106,9 +106,9 @@ static void print_overview(FILE *out) {
             fprintf(out, "  %-9s example: %s\n", "", c->example);
     }
     fprintf(out, "\nbackends in this build (ddplab bench -B NAME):\n");
-    for (int i = 0; cli_backends[i]; i++) {
-        fprintf(out, "  %-9s %s", cli_backends[i]->name, i == 0 ? "(default)" : "");
-        print_wrapped(out, 12 + (i == 0 ? 9 : 0), 12, cli_backends[i]->description);
+    for (int i = 0; i < cli_backend_count(); i++) {
+        fprintf(out, "  %-9s %s", cli_backend_name(i), i == 0 ? "(default)" : "");
+        print_wrapped(out, 12 + (i == 0 ? 9 : 0), 12, cli_backend_description(i));
     }
     fprintf(out, "\nhardware profiles for simulated time (ddplab bench -p NAME):\n");
     for (int i = 0; i < sim_sys_count(); i++) {

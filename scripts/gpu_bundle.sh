@@ -7,7 +7,9 @@
 # It builds build-gpu (RelWithDebInfo as CI, stripped; CUDA on; the views, PNG and MPI off: the
 # checks need none of them), then packs into BUNDLE_DIR (default
 # gpu-bundle, ignored by git) one archive, ddplab-gpu.tar.xz, holding
-#   ddplab, bench/nccl_allreduce, tests/<every test labelled cuda>,
+#   ddplab, lib/ddplab/ddplab-cuda.so (the CUDA backend's plugin, where
+#   the program looks for it: beside itself, in lib/ddplab/),
+#   bench/nccl_allreduce, tests/<every test labelled cuda>,
 #   cuda-tests.list (each of those tests' command line),
 #   lib/<every shared library they load, but glibc's and CUDA's own>
 # and prints its size. scripts/gpu_check.sh unpacks and runs it there; the
@@ -34,7 +36,7 @@ mapfile -t names < <(ctest --test-dir "$build" -N -L cuda --show-only=json-v1 2>
     python3 -c 'import json, sys
 print("\n".join(t["name"] for t in json.load(sys.stdin)["tests"]))')
 targets=$(cmake --build "$build" --target help | sed -n 's/^\.\.\. \([A-Za-z0-9_]*\).*/\1/p')
-build_targets=(ddplab nccl_allreduce)
+build_targets=(ddplab ddplab_cuda_plugin nccl_allreduce)
 for n in "${names[@]}"; do grep -qx "$n" <<<"$targets" && build_targets+=("$n"); done
 cmake --build "$build" -j"$(nproc)" --target "${build_targets[@]}"
 ctest --test-dir "$build" -N -L cuda --show-only=json-v1 2>/dev/null |
@@ -52,22 +54,24 @@ mapfile -t tests < <(cut -f2 "$build/cuda-tests.list" | grep '^@B@/tests/' | sed
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage/bench" "$stage/tests" "$stage/lib"
+mkdir -p "$stage/bench" "$stage/tests" "$stage/lib/ddplab"
 cp "$build/ddplab" "$stage/"
+cp "$build/lib/ddplab/ddplab-cuda.so" "$stage/lib/ddplab/"
 cp "$build/cuda-tests.list" "$stage/"
 cp "$build/bench/nccl_allreduce" "$stage/bench/"
 for t in "${tests[@]}"; do cp "$build/tests/$t" "$stage/tests/"; done
-strip --strip-unneeded "$stage/ddplab" "$stage/bench/"* "$stage/tests/"*
+strip --strip-unneeded "$stage/ddplab" "$stage/lib/ddplab/"* "$stage/bench/"* "$stage/tests/"*
 # every library they load, but the C library's and the CUDA driver's and
 # toolkit's (there: the driver and the toolkit of the machine itself)
-ldd "$stage/ddplab" "$stage/bench/"* "$stage/tests/"* | awk '/=> \// {print $3}' | sort -u |
+ldd "$stage/ddplab" "$stage/lib/ddplab/"* "$stage/bench/"* "$stage/tests/"* |
+    awk '/=> \// {print $3}' | sort -u |
     grep -Ev '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*|libcuda|libcudart|libcublas|libcublasLt|libnccl|libnvrtc|libnvJitLink)\.so' |
     while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 mkdir -p "$out"
 tar -C "$stage" -cJf "$out/ddplab-gpu.tar.xz" .
 {
     echo "built $(date -u +%Y-%m-%dT%H:%MZ) from $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-    echo "programs: ddplab bench/nccl_allreduce ${tests[*]}"
-    echo "libraries: $(ls "$stage/lib" | tr '\n' ' ')"
+    echo "programs: ddplab lib/ddplab/ddplab-cuda.so bench/nccl_allreduce ${tests[*]}"
+    echo "libraries: $(find "$stage/lib" -maxdepth 1 -type f -printf '%f\n' | sort | tr '\n' ' ')"
 } >"$out/MANIFEST"
-echo "gpu_bundle: $out/ddplab-gpu.tar.xz, $(du -h "$out/ddplab-gpu.tar.xz" | cut -f1) (${#tests[@]} tests, $(ls "$stage/lib" | wc -l) libraries)"
+echo "gpu_bundle: $out/ddplab-gpu.tar.xz, $(du -h "$out/ddplab-gpu.tar.xz" | cut -f1) (${#tests[@]} tests, $(find "$stage/lib" -maxdepth 1 -type f | wc -l) libraries)"

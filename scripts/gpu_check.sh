@@ -48,14 +48,21 @@ for lib in libcublas.so.13 libnccl.so.2 libcudart.so.13; do
     [ -n "$f" ] && cuda_dirs=$cuda_dirs:$(dirname "$f")
 done
 export LD_LIBRARY_PATH=$B/lib$cuda_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-missing=$(ldd "$B/ddplab" "$B"/tests/* "$B"/bench/* 2>&1 | grep "not found" | sort -u)
+missing=$(ldd "$B/ddplab" "$B"/lib/ddplab/*.so "$B"/tests/* "$B"/bench/* 2>&1 | grep "not found" |
+    sort -u)
 if [ -n "$missing" ]; then
     echo "gpu_check: libraries not found on this machine:"; echo "$missing"
     exit 1
 fi
 nvidia-smi -L 2>/dev/null | sed 's/ (UUID.*//'
 "$B/ddplab" run --backend cuda --steps 1 >/dev/null 2>"$B/probe.err"
-if [ $? -eq 4 ] && grep -q "no CUDA device" "$B/probe.err" && [ -z "${GPU_CHECK_DRY_RUN:-}" ]; then
+probe=$?
+# the plugin (lib/ddplab/ddplab-cuda.so in the bundle) must load, GPU or not
+if [ $probe -eq 4 ] && grep -q "cannot load the cuda backend" "$B/probe.err"; then
+    echo "gpu_check: $(head -1 "$B/probe.err")"
+    exit 1
+fi
+if [ $probe -eq 4 ] && grep -q "no CUDA device" "$B/probe.err" && [ -z "${GPU_CHECK_DRY_RUN:-}" ]; then
     echo "gpu_check: no GPU here ($(head -1 "$B/probe.err"))"
     exit 77
 fi

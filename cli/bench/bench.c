@@ -9,10 +9,13 @@
 #include "core/cli.h"      // defines: CLI_EXIT_*
 
 // Which backend runs the bench; NULL (after printing why) when the named one
-// is not in this build.
+// is not in this build, or its plugin cannot be loaded.
 static const SimBackendOps *pick_backend(const BenchOptions *o) {
     const SimBackendOps *ops = cli_backend_find(o->backend);
-    if (ops == NULL) {
+    if (ops == NULL && cli_backend_load_error(o->backend)) {
+        fprintf(stderr, "ddplab bench: --backend %s: %s\n", o->backend,
+                cli_backend_load_error(o->backend));
+    } else if (ops == NULL) {
         char names[256];
         cli_backend_names(names, sizeof names);
         fprintf(stderr, "ddplab bench: --backend: '%s' is not available: %s; available backends: %s\n",

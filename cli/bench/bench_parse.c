@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "bench/bench_opts.h" // defines: OptSpec, bench_opt_spec
-#include "core/backends.h"    // defines: cli_backend_find, cli_backend_names
+#include "core/backends.h"    // defines: cli_backend_exists, cli_backend_names
 #include "core/opts.h"        // defines: cli_opt_shown, cli_opt_vline, cli_opt_output_problem
 #include "plot.h"             // defines: viz_png_available
 
@@ -194,7 +194,7 @@ static BenchParse apply_option(const OptSpec *s, const char *v, BenchOptions *o)
         o->check = v[0] == '1';
         return BENCH_PARSE_OK;
     case OPT_BACKEND:
-        if (!cli_backend_find(v) && !cli_backend_missing_hint(v)) {
+        if (!cli_backend_exists(v) && !cli_backend_missing_hint(v)) {
             cli_backend_names(names, sizeof names);
             return opt_fail(s, v, names, "is not a backend");
         }

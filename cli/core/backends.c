@@ -1,27 +1,74 @@
-// cli/core/backends.c: the registry of compiled-in backends (see backends.h). The
-// CPU backend is always built and comes first, so it is the default; the CUDA
-// backend is added when the build found the CUDA toolkit, cuBLAS and NCCL.
-// The sym backend (one rank standing for all in a phantom world, for
-// `ddplab plan`) is always built but not offered: cli_backend_find knows it,
-// the list that run and bench show and accept by default does not.
+// cli/core/backends.c: the registry of the backends in this build (see
+// backends.h). The CPU backend is always built in and comes first, so it is
+// the default. The CUDA backend, when the build found the CUDA toolkit,
+// cuBLAS and NCCL, is a plugin (ddplab-cuda.so): listed from data kept here,
+// loaded with dlopen the first time something asks for it, so that a program
+// that never runs on a GPU never maps the CUDA libraries (hundreds of MiB of
+// address space, and time at every start). The sym backend (one rank
+// standing for all in a phantom world, for `ddplab plan`) is always built
+// but not offered: cli_backend_find knows it, the list that run and bench
+// show and accept by default does not.
 #include "core/backends.h"
 
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/paths.h"  // defines: cli_paths_exe_dir, CLI_PATHS_*_PLUGINS
 #include "cpu_backend.h" // defines: cpu_backend_ops
 #include "cpu_sym.h"     // defines: cpu_sym_backend_ops
 #ifdef DDPLAB_HAVE_CUDA
-#include "cuda_backend.h" // defines: cuda_backend_ops
+#include <dlfcn.h>
+
+#include "cuda_plugin.h" // defines: CUDA_BACKEND_*, CUDA_PLUGIN_*, CudaPluginEntry
 #endif
 
-const SimBackendOps *const cli_backends[] = {
-    &cpu_backend_ops,
+// How a plugin is loaded, and what came of it. Written once, under
+// plugin_lock, by the first caller that asks for the backend; read only
+// after that, under the same lock.
+typedef struct {
+    int tried;                 // 1 once the load was attempted
+    const SimBackendOps *ops;  // the plugin's table, NULL when it failed
+    char error[2048];          // why it failed: one line
+} PluginState;
+
+typedef struct {
+    const char *name;
+    const char *description;  // shown by `ddplab --help`, loaded or not
+    const SimBackendOps *ops; // built in; NULL: a plugin
+    const char *file;         // the plugin's file (in one of plugin_dirs)
+    const char *entry;        // its entry point (CudaPluginEntry)
+    PluginState *state;
+} Backend;
+
 #ifdef DDPLAB_HAVE_CUDA
-    &cuda_backend_ops,
+static PluginState cuda_state;
 #endif
-    NULL,
+
+// The offered backends, the default first. Builtins take their name and
+// description from their table; a plugin's are written here.
+static const Backend backends[] = {
+    {.ops = &cpu_backend_ops},
+#ifdef DDPLAB_HAVE_CUDA
+    {.name = CUDA_BACKEND_NAME,
+     .description = CUDA_BACKEND_DESCRIPTION,
+     .file = CUDA_PLUGIN_FILE,
+     .entry = CUDA_PLUGIN_ENTRY,
+     .state = &cuda_state},
+#endif
 };
+#define NBACKENDS ((int)(sizeof backends / sizeof backends[0]))
+
+// Serialises the loads of plugins: a command may ask from several threads
+// (the lessons' runs, the comparison's two sides). The loaded plugin stays
+// loaded until the process ends (no dlclose): its table, and the CUDA
+// runtime's own exit handlers, must outlive every world, and the system
+// unmaps everything at exit anyway.
+static pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
 
 // Backends that ddplab has, whether or not this build includes them, with
 // what it takes to get one into the build.
@@ -34,28 +81,186 @@ static const struct {
              "and NCCL, then reconfigure (cmake -DDDPLAB_CUDA=ON)"},
 };
 
-const SimBackendOps *cli_backend_default(void) {
-    return cli_backends[0];
-}
-
 // Backends for one purpose, found by name but not listed.
 static const SimBackendOps *const special_backends[] = {
     &cpu_sym_backend_ops,
     NULL,
 };
 
-const SimBackendOps *cli_backend_find(const char *name) {
-    for (int i = 0; name && cli_backends[i]; i++)
-        if (strcmp(cli_backends[i]->name, name) == 0)
-            return cli_backends[i];
+static const char *backend_name(const Backend *b) {
+    return b->ops ? b->ops->name : b->name;
+}
+
+static const Backend *listed(const char *name) {
+    for (int i = 0; name && i < NBACKENDS; i++)
+        if (strcmp(backend_name(&backends[i]), name) == 0)
+            return &backends[i];
+    return NULL;
+}
+
+static const SimBackendOps *special(const char *name) {
     for (int i = 0; name && special_backends[i]; i++)
         if (strcmp(special_backends[i]->name, name) == 0)
             return special_backends[i];
     return NULL;
 }
 
+#ifdef DDPLAB_HAVE_CUDA
+// Appends what fmt says to the text in buf (len bytes), cut short when
+// full: the error lines are built in pieces.
+static void append(char *buf, size_t len, const char *fmt, ...) {
+    size_t used = strlen(buf);
+    if (used + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+// Where the plugin may be, in order: $DDPLAB_PLUGIN_DIR alone when it is set
+// (a choice made on purpose is never overridden by another copy found
+// elsewhere), else beside the program in the build tree (BUILD/lib/ddplab),
+// then installed (PREFIX/bin/../lib/ddplab). Returns how many were written.
+static int plugin_dirs(char dirs[2][PATH_MAX]) {
+    const char *env = getenv("DDPLAB_PLUGIN_DIR");
+    if (env != NULL && *env != '\0') {
+        dirs[0][0] = '\0';
+        append(dirs[0], PATH_MAX, "%s", env);
+        return 1;
+    }
+    char exe[PATH_MAX];
+    if (cli_paths_exe_dir(exe, sizeof exe) != 0)
+        return 0;
+    dirs[0][0] = dirs[1][0] = '\0';
+    append(dirs[0], PATH_MAX, "%s/%s", exe, CLI_PATHS_BUILD_PLUGINS);
+    append(dirs[1], PATH_MAX, "%s/%s", exe, CLI_PATHS_INSTALLED_PLUGINS);
+    return 2;
+}
+
+// The backend's table from the plugin at path, or NULL with why.
+static const SimBackendOps *plugin_open(const Backend *b, const char *path, char *why,
+                                        size_t len) {
+    // RTLD_NOW: a symbol missing from the program or from a library shows
+    // here, not as a crash in the middle of a run
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *e = dlerror();
+        snprintf(why, len, "%s", e ? e : "dlopen failed");
+        return NULL;
+    }
+    CudaPluginEntry entry = (CudaPluginEntry)dlsym(handle, b->entry);
+    const SimBackendOps *ops = NULL;
+    if (entry == NULL)
+        snprintf(why, len, "it has no entry point %s", b->entry);
+    else if ((ops = entry(DDPLAB_VERSION, sizeof(SimBackendOps), why, len)) != NULL &&
+             (ops->version != SIM_BACKEND_VERSION || strcmp(ops->name, b->name) != 0)) {
+        snprintf(why, len, "it holds the backend '%s' of interface version %d, not '%s' of "
+                 "version %d", ops->name, ops->version, b->name, SIM_BACKEND_VERSION);
+        ops = NULL;
+    }
+    if (ops == NULL)
+        dlclose(handle);
+    return ops;
+}
+
+// Opens the first candidate that exists. The error names every file tried,
+// with the loader's own words (dlerror), which say what was missing: the
+// plugin itself, or a library it needs (libcudart, libcublas, libnccl).
+static void plugin_load(const Backend *b) {
+    PluginState *st = b->state;
+    char dirs[2][PATH_MAX];
+    int n = plugin_dirs(dirs);
+    if (n == 0) {
+        snprintf(st->error, sizeof st->error, "cannot load the %s backend: the program's own "
+                 "location (/proc/self/exe) cannot be read to find %s; set DDPLAB_PLUGIN_DIR "
+                 "to its folder", b->name, b->file);
+        return;
+    }
+    st->error[0] = '\0';
+    append(st->error, sizeof st->error, "cannot load the %s backend's plugin%s: ", b->name,
+           n == 1 ? " (from DDPLAB_PLUGIN_DIR)" : "");
+    for (int i = 0; i < n; i++) {
+        char path[PATH_MAX], why[1024];
+        if (snprintf(path, sizeof path, "%s/%s", dirs[i], b->file) >= (int)sizeof path) {
+            append(st->error, sizeof st->error, "%s%s/%s: the path is too long", i ? "; " : "",
+                   dirs[i], b->file);
+            continue;
+        }
+        st->ops = plugin_open(b, path, why, sizeof why);
+        if (st->ops != NULL) {
+            st->error[0] = '\0';
+            return;
+        }
+        // dlerror names the file it cannot open, not a library the file needs
+        int named = strncmp(why, path, strlen(path)) == 0;
+        append(st->error, sizeof st->error, "%s%s%s%s", i ? "; " : "", named ? "" : path,
+               named ? "" : ": ", why);
+        if (access(path, F_OK) == 0)
+            break; // there but unusable: another copy would be no better
+    }
+}
+#endif
+
+// The backend's table, loading its plugin the first time.
+static const SimBackendOps *backend_ops(const Backend *b) {
+    if (b->ops)
+        return b->ops;
+    pthread_mutex_lock(&plugin_lock);
+    if (!b->state->tried) {
+        b->state->tried = 1;
+#ifdef DDPLAB_HAVE_CUDA
+        plugin_load(b);
+#endif
+    }
+    const SimBackendOps *ops = b->state->ops;
+    pthread_mutex_unlock(&plugin_lock);
+    return ops;
+}
+
+const SimBackendOps *cli_backend_default(void) {
+    return backends[0].ops;
+}
+
+int cli_backend_count(void) {
+    return NBACKENDS;
+}
+
+const char *cli_backend_name(int i) {
+    return i >= 0 && i < NBACKENDS ? backend_name(&backends[i]) : NULL;
+}
+
+const char *cli_backend_description(int i) {
+    if (i < 0 || i >= NBACKENDS)
+        return NULL;
+    return backends[i].ops ? backends[i].ops->description : backends[i].description;
+}
+
+int cli_backend_listed(const char *name) {
+    return listed(name) != NULL;
+}
+
+int cli_backend_exists(const char *name) {
+    return listed(name) != NULL || special(name) != NULL;
+}
+
+const SimBackendOps *cli_backend_find(const char *name) {
+    const Backend *b = listed(name);
+    return b ? backend_ops(b) : special(name);
+}
+
+const char *cli_backend_load_error(const char *name) {
+    const Backend *b = listed(name);
+    if (b == NULL || b->ops != NULL)
+        return NULL;
+    pthread_mutex_lock(&plugin_lock);
+    const char *err = b->state->tried && b->state->ops == NULL ? b->state->error : NULL;
+    pthread_mutex_unlock(&plugin_lock);
+    return err;
+}
+
 const char *cli_backend_missing_hint(const char *name) {
-    if (name == NULL || cli_backend_find(name) != NULL)
+    if (name == NULL || cli_backend_exists(name))
         return NULL;
     for (size_t i = 0; i < sizeof known_backends / sizeof known_backends[0]; i++)
         if (strcmp(known_backends[i].name, name) == 0)
@@ -68,8 +273,9 @@ void cli_backend_names(char *buf, size_t len) {
     if (len == 0)
         return;
     buf[0] = '\0';
-    for (int i = 0; cli_backends[i]; i++) {
-        int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", cli_backends[i]->name);
+    for (int i = 0; i < NBACKENDS; i++) {
+        int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+                         backend_name(&backends[i]));
         if (n < 0 || (size_t)n >= len - used)
             return; // truncated, still terminated
         used += (size_t)n;

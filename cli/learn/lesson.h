@@ -102,8 +102,10 @@ typedef struct {
 int lesson_index_load(const char *dir, LessonIndex *ix, char *err, size_t errlen);
 void lesson_index_free(LessonIndex *ix);
 
-// Where the lessons are: $DDPLAB_LESSONS, else the source tree's lessons/
-// (compiled in), else "lessons" under the working directory.
+// Where the lessons are: $DDPLAB_LESSONS; else, for a program that runs from
+// its build tree, the source tree's lessons/ (compiled in); else installed
+// beside the program, PREFIX/share/ddplab/lessons for PREFIX/bin/ddplab;
+// else "lessons" under the working directory.
 const char *lesson_dir(void);
 
 #endif

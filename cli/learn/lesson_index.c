@@ -3,22 +3,48 @@
 // the order written, under the latest "## " heading; each is read as far as
 // its header, so that a missing file or two lessons with one id are found
 // here, with the index line that names them.
+#define _XOPEN_SOURCE 700 // realpath()
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/paths.h"            // defines: cli_paths_exe_dir, cli_paths_in_build_tree
 #include "learn/lesson_internal.h"
+
+// The lessons' folder when $DDPLAB_LESSONS is not set: found once per process
+// (found_once), since it depends only on where the program is.
+static pthread_once_t found_once = PTHREAD_ONCE_INIT;
+static const char *found_dir;
+static char installed_dir[PATH_MAX];
+
+static void find_dir(void) {
+#ifdef DDPLAB_LESSON_DIR
+    // a program in its build tree reads the source tree's lessons, so that
+    // an edited lesson shows without an install
+    if (cli_paths_in_build_tree() && cli_paths_is_dir(DDPLAB_LESSON_DIR)) {
+        found_dir = DDPLAB_LESSON_DIR;
+        return;
+    }
+#endif
+    char exe[PATH_MAX], dir[PATH_MAX + 64];
+    if (cli_paths_exe_dir(exe, sizeof exe) == 0 &&
+        snprintf(dir, sizeof dir, "%s/%s", exe, CLI_PATHS_INSTALLED_LESSONS) < (int)sizeof dir &&
+        cli_paths_is_dir(dir) && realpath(dir, installed_dir) != NULL) {
+        found_dir = installed_dir; // PREFIX/share/ddplab/lessons, without the bin/..
+        return;
+    }
+    found_dir = "lessons"; // the last resort: a lessons/ folder where the program runs
+}
 
 const char *lesson_dir(void) {
     const char *e = getenv("DDPLAB_LESSONS");
     if (e != NULL && *e != '\0')
         return e;
-#ifdef DDPLAB_LESSON_DIR
-    struct stat st;
-    if (stat(DDPLAB_LESSON_DIR, &st) == 0 && S_ISDIR(st.st_mode))
-        return DDPLAB_LESSON_DIR;
-#endif
-    return "lessons";
+    pthread_once(&found_once, find_dir);
+    return found_dir;
 }
 
 void lesson_index_free(LessonIndex *ix) {

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/backends.h"         // defines: cli_backends, cli_backend_names
+#include "core/backends.h"         // defines: cli_backend_listed, cli_backend_names
 #include "core/cli.h"              // defines: CLI_EXIT_*
 #include "learn/lesson.h"          // defines: Lesson, lesson_parse_file, lesson_dir
 #include "learn/lesson_catalog.h"  // defines: LessonCatalog
@@ -57,7 +57,8 @@ void lesson_help(FILE *out) {
           "                        event simulation on the host) stay on cpu\n"
           "      --list            print the lessons and stop\n"
           "      --lessons DIR     where the lessons are [$DDPLAB_LESSONS, else the\n"
-          "                        source tree's lessons/]\n"
+          "                        source tree's lessons/ from the build tree,\n"
+          "                        else PREFIX/share/ddplab/lessons installed]\n"
           "  -h, --help            print this help\n"
           "\n"
           "Answers: a number (within the question's tolerance of what the run\n"
@@ -155,10 +156,7 @@ int lesson_args_check(LessonArgs *a) {
         return usage("--non-interactive shows pauses as text frames; --viz %s waits for "
                      "keys%s", a->viz, "");
     if (a->backend) {
-        int known = 0;
-        for (int i = 0; cli_backends[i]; i++)
-            known |= strcmp(cli_backends[i]->name, a->backend) == 0;
-        if (!known) {
+        if (!cli_backend_listed(a->backend)) {
             char names[128];
             cli_backend_names(names, sizeof names);
             const char *hint = cli_backend_missing_hint(a->backend);

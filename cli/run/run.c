@@ -14,6 +14,8 @@ int run_main(int argc, char **argv) {
         return CLI_EXIT_OK;
     case RUN_PARSE_ERROR:
         return CLI_EXIT_USAGE;
+    case RUN_PARSE_UNAVAILABLE:
+        return CLI_EXIT_INTERNAL;
     default:
         break;
     }

@@ -121,11 +121,14 @@ typedef struct {
                               // (cli/run/run_elastic.h); NULL: an ordinary run
 } RunOptions;
 
-typedef enum { RUN_PARSE_OK, RUN_PARSE_HELP, RUN_PARSE_ERROR } RunParse;
+// RUN_PARSE_UNAVAILABLE: the options are good, but the backend they name is
+// a plugin that cannot be loaded (exit CLI_EXIT_INTERNAL, not a usage error).
+typedef enum { RUN_PARSE_OK, RUN_PARSE_HELP, RUN_PARSE_ERROR, RUN_PARSE_UNAVAILABLE } RunParse;
 
 // Parses argv[1..argc) (argv[0] is "run"). On a bad value prints exactly one
-// line to stderr and returns RUN_PARSE_ERROR; on --help returns
-// RUN_PARSE_HELP. Strings in o point into argv.
+// line to stderr and returns RUN_PARSE_ERROR (RUN_PARSE_UNAVAILABLE when
+// --backend's plugin cannot be loaded); on --help returns RUN_PARSE_HELP.
+// Strings in o point into argv.
 RunParse run_opts_parse(int argc, char **argv, RunOptions *o);
 // The sampler replicas the ranks split each epoch into: the ranks, except
 // under dp, where one loader draws whole batches that the devices split (1).

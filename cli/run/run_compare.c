@@ -224,14 +224,19 @@ static void free_args(CmpArgs *c) {
 }
 
 // Parses one side's command line; a bad word is reported with the side.
+// Returns an exit code: CLI_EXIT_OK when the side can run.
 static int parse_side(CmpArgs *c, const char *side, RunOptions *o) {
     RunParse p = run_opts_parse(c->argc, c->argv, o);
+    if (p == RUN_PARSE_UNAVAILABLE) {
+        run_error("side %s of the comparison (%s) cannot run (above)", side, c->label);
+        return CLI_EXIT_INTERNAL;
+    }
     if (p != RUN_PARSE_OK) {
         run_error("side %s of the comparison (%s) is not a valid run (above)", side,
                   c->label);
-        return 0;
+        return CLI_EXIT_USAGE;
     }
-    return 1;
+    return CLI_EXIT_OK;
 }
 
 // ----------------------------------------------------------------------------
@@ -278,8 +283,11 @@ static int same_layout(const RunCompareSide *a, const RunCompareSide *b) {
 
 static int compare_sides(CmpArgs *ca, CmpArgs *cb, const RunOptions *o) {
     RunOptions oa, ob;
-    if (!parse_side(ca, "A", &oa) || !parse_side(cb, "B", &ob))
-        return CLI_EXIT_USAGE;
+    int prc = parse_side(ca, "A", &oa);
+    if (prc == CLI_EXIT_OK)
+        prc = parse_side(cb, "B", &ob);
+    if (prc != CLI_EXIT_OK)
+        return prc;
     if (oa.nranks != ob.nranks) {
         run_error("the two sides run %d and %d ranks: a comparison needs the same world "
                   "(and the same data on each rank)", oa.nranks, ob.nranks);

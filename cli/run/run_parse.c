@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/backends.h" // defines: cli_backend_find, cli_backend_names
+#include "core/backends.h" // defines: cli_backend_find, cli_backend_exists, cli_backend_names
 #include "core/opts.h"     // defines: cli_opt_shown, cli_opt_vline, cli_opt_output_problem
 #include "run/run_opts.h"  // defines: RunOptSpec, run_opt_spec
 #include "run/run_proc.h"  // defines: run_proc_parse, run_proc_check
@@ -219,7 +219,7 @@ static RunParse apply_option(const RunOptSpec *s, const char *v, RunOptions *o) 
             return opt_fail(s, v, "is not an accumulation tail mode", "span, step, drop");
         return RUN_PARSE_OK;
     case RO_BACKEND:
-        if (!cli_backend_find(v) && !cli_backend_missing_hint(v)) {
+        if (!cli_backend_exists(v) && !cli_backend_missing_hint(v)) {
             cli_backend_names(names, sizeof names);
             return opt_fail(s, v, "is not a backend", names);
         }
@@ -539,6 +539,12 @@ static RunParse check_together(RunOptions *o) {
                             "cannot be combined with --phantom (no values: shapes only)",
                             "without --phantom");
     const SimBackendOps *ops = cli_backend_find(o->backend);
+    if (ops == NULL && cli_backend_load_error(o->backend)) {
+        // in the build, but its plugin is missing or lacks a library
+        run_error("--backend %s: %s; --backend cpu runs the same configuration on simulated "
+                  "ranks", o->backend, cli_backend_load_error(o->backend));
+        return RUN_PARSE_UNAVAILABLE;
+    }
     if (ops && strcmp(ops->name, "sym") == 0) {
         run_error("--backend: 'sym' is not offered for training: it runs rank 0 alone for "
                   "every rank of a phantom world (ddplab plan); allowed: cpu (with --phantom "
