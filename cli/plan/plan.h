@@ -35,6 +35,7 @@ typedef struct {
     const char *system;       // --system (links between GPUs and nodes)
     SimSysProfile sys;
     const char *strategy;     // single, ddp, fsdp, zero1, zero2, zero3
+    SimAlgo algo;             // --algo: ddp's, fsdp's and ZeRO's collectives
     SimFsdpOptions fsdp;      // fsdp's and ZeRO's options
     SimDdpOptions ddp;        // ddp's
     int micro_batch, seq, accum;

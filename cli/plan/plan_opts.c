@@ -47,10 +47,7 @@ static int check_bucket_cap(const CliOptCtx *cx, const CliOptRow *row, const Cli
 static int set_algo(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
                     void *dest) {
     (void)cx, (void)row;
-    PlanOptions *o = dest;
-    SimAlgo a = SIM_ALGO_NCCL;
-    (void)sim_algo_parse(v->text, &a); // one of the row's words
-    o->ddp.algo = o->fsdp.algo = a;
+    (void)sim_algo_parse(v->text, &((PlanOptions *)dest)->algo); // one of the row's words
     return 0;
 }
 

@@ -25,6 +25,9 @@ static void defaults(PlanOptions *o) {
     o->gpu = "h100";
     o->system = "dgx-h100";
     o->strategy = "fsdp";
+    // NCCL's own choice, call by call (`auto` would stand for the cpu
+    // backend's one-shot direct algorithm, a star at scale)
+    o->algo = SIM_ALGO_NCCL;
     sim_fsdp_options_default(&o->fsdp);
     sim_ddp_options_default(&o->ddp);
     o->micro_batch = 1;

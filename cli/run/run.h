@@ -46,6 +46,8 @@ typedef struct {
     double watchdog_s;        // --watchdog (default 5)
     int64_t eval_every;       // --eval-every (0: none)
     SimEvalVariant eval_variant; // --eval-variant (ddp)
+    SimAlgo algo;             // --algo: the world's collectives (SimWorldConfig.algo)
+    const char *algo_text;    // --algo as given (NULL: auto)
     SimDdpOptions ddp;        // --strategy ddp's options (print_buckets set by run.c)
     SimDpOptions dp;          // --strategy dp's options (defaults)
     SimFsdpOptions fsdp;      // --strategy fsdp / zero1-3 options (print_units set by run.c)
@@ -116,7 +118,6 @@ typedef struct {
     const char *compare_backends; // --compare-backends A,B as given (NULL: none)
     const char *compare_with; // --compare-with OPTIONS as given (NULL: none)
     int64_t compare_max_ulp;  // --compare-max-ulp (-1: no check)
-    const char *algo_text;    // --algo as given (NULL: auto)
     struct RunCompareSide *compare_side; // run_once's stage hook for one side of
                               // a comparison (cli/run/run_compare.h); NULL: none
     struct RunElasticRound *elastic_round; // run_once's hooks for one elastic round

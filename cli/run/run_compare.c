@@ -33,9 +33,7 @@ static int set_algo(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue
                     void *dest) {
     (void)cx, (void)row;
     RunOptions *o = dest;
-    SimAlgo a = SIM_ALGO_AUTO;
-    (void)sim_algo_parse(v->text, &a); // one of the row's words
-    o->ddp.algo = o->dp.algo = o->fsdp.algo = a;
+    (void)sim_algo_parse(v->text, &o->algo); // one of the row's words
     o->algo_text = v->text;
     return 0;
 }
@@ -71,10 +69,11 @@ static const CliOptRow rows[] = {
              "all_reduce; the ring for the others), naive,\n"
              "direct, or nccl (per call, as NCCL's tuner:\n"
              "ring, or dbtree for an all_reduce the cost\n"
-             "model prices lower). ddp and dp: any; fsdp and\n"
-             "zero: all but tree (no tree reduce_scatter).\n"
-             "auto: direct on simulated ranks. The sums'\n"
-             "order, and so their last bits, depends on it"},
+             "model prices lower). ddp, dp and layer-owner:\n"
+             "any; fsdp and zero: all but tree (no tree\n"
+             "reduce_scatter). auto: direct on simulated\n"
+             "ranks. The sums' order, and so their last bits,\n"
+             "depends on it"},
     {.name = "compare-backends", .kind = CLI_OPT_LIST, .metavar = "A,B",
      .apply = set_compare_backends,
      .help = "run the configuration twice, on backend A and\n"
@@ -133,7 +132,7 @@ static RunParse check_compare_alone(const RunOptions *o, const char *flag, const
 }
 
 RunParse run_compare_check(RunOptions *o) {
-    if (o->algo_text && run_fsdp_is_strategy(o->strategy) && o->fsdp.algo == SIM_ALGO_TREE)
+    if (o->algo_text && run_fsdp_is_strategy(o->strategy) && o->algo == SIM_ALGO_TREE)
         return run_opt_fail("algo", o->algo_text, "has no reduce_scatter or all_gather, which "
                         "fsdp and the ZeRO stages need", "auto, ring, naive, direct");
     const char *flag = o->compare_backends ? "compare-backends" : "compare-with";

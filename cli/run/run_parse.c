@@ -89,6 +89,7 @@ static void set_defaults(RunOptions *o) {
     o->strategy = "single";
     o->nranks = 1;
     o->nodes = 1;
+    o->algo = SIM_ALGO_AUTO;
     sim_ddp_options_default(&o->ddp);
     sim_dp_options_default(&o->dp);
     sim_fsdp_options_default(&o->fsdp);
