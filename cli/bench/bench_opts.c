@@ -215,7 +215,7 @@ static const CliOptRow rows[] = {
 };
 
 static const CliOptSection sections[] = {
-    {.title = "options (default in brackets):", .rows = rows,
+    {.title = "options" CLI_OPTAB_IN_BRACKETS ":", .rows = rows,
      .nrows = (int)(sizeof rows / sizeof rows[0])},
 };
 

@@ -106,7 +106,7 @@ static int take(const CliOptCtx *cx, const CliOptSection *sec, const CliOptRow *
     if (row->apply && row->apply(cx, row, &v, dest) != 0)
         return CLI_OPTAB_ERROR;
     cli_optab_store(row, &v, dest);
-    if (cx->given && row->id >= 0)
+    if (cx->given && row->id > 0)
         cx->given[row->id] = text;
     return CLI_OPTAB_OK;
 }

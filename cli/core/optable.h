@@ -92,7 +92,8 @@ struct CliOptRow {
                                // message of the kind, with `allowed`
     const char *allowed;       // the message's allowed part; NULL: made from the range
                                // (INT) or the words (ENUM, NAME, LIST)
-    int id;                    // the command's own number for the option (-1: none)
+    int id;                    // the command's own number for the option, from 1: its
+                               // index in CliOptCtx.given; 0: none (not recorded)
     CliOptStore store;
     size_t offset;             // of the stored field in the section's dest
     CliOptApply apply;         // NULL: the store is all there is
@@ -102,7 +103,7 @@ struct CliOptRow {
 // without a title continue the one before them (one list made of rows kept in
 // several files).
 typedef struct {
-    const char *title;                     // "options (default in brackets):"; NULL: none
+    const char *title;                     // "options" CLI_OPTAB_IN_BRACKETS ":"; NULL: none
     const CliOptRow *rows;                 // with nrows; or rows_of (rows made at run time)
     int nrows;
     const CliOptRow *(*rows_of)(int *n);
@@ -118,6 +119,10 @@ typedef struct {
     int nsections;
     const char *after;               // help's text after the options: columns, examples
 } CliOptTable;
+
+// The note of a title whose rows' defaults --help shows in brackets (the man
+// page says "Default:" instead, and leaves the note out).
+#define CLI_OPTAB_IN_BRACKETS " (default in brackets)"
 
 enum { CLI_OPTAB_OK = 0, CLI_OPTAB_HELP = 1, CLI_OPTAB_ERROR = -1 };
 

@@ -55,7 +55,7 @@ static int check_at(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue
 
 static const CliOptRow rows[] = {
     {.name = "viz", .kind = CLI_OPT_ENUM, .metavar = "text|ncurses|sdl", .words = modes,
-     .what = "a view", .id = -1, .apply = set_mode,
+     .what = "a view", .apply = set_mode,
      .help = "show the run: text = frames on stdout at each\n"
              "--viz-stops event; ncurses = the terminal\n"
              "view; sdl = an animated window (keys in both:\n"
@@ -63,36 +63,36 @@ static const CliOptRow rows[] = {
              "event of a kind, k choose it, +/- speed, r rank,\n"
              "t clock, z zoom, g go to, ? help, q quit)"},
     {.name = "viz-stops", .kind = CLI_OPT_LIST, .metavar = "LIST", .words = jumps,
-     .what = "a list of event kinds", .deflt = "iteration", .id = -1, .apply = set_stops,
+     .what = "a list of event kinds", .deflt = "iteration", .apply = set_stops,
      .store = CLI_STORE_TEXT, AT(stops),
      .help = "text: frames at these events:\n"
              "iteration, phase, bucket-launch, bucket-done,\n"
              "coll, coll-step, gather, free, reduce,\n"
              "memory-peak, marker, fault, any"},
     {.name = "viz-width", .kind = CLI_OPT_INT, .lo = 80, .hi = 1000, .what = "a width",
-     .allowed = "80 to 1000 columns", .deflt = "120", .id = -1, .store = CLI_STORE_INT,
+     .allowed = "80 to 1000 columns", .deflt = "120", .store = CLI_STORE_INT,
      AT(width), .help = "text: columns of a frame, 80-1000"},
     {.name = "viz-speed", .kind = CLI_OPT_REAL, .metavar = "S", .what = "a speed",
-     .allowed = "events per second, 0 < S <= 1e6", .deflt = "10", .id = -1,
+     .allowed = "events per second, 0 < S <= 1e6", .deflt = "10",
      .apply = check_speed, .store = CLI_STORE_REAL, AT(speed),
      .help = "events per second when playing"},
-    {.name = "ascii", .kind = CLI_OPT_FLAG, .id = -1, .store = CLI_STORE_INT, AT(ascii),
+    {.name = "ascii", .kind = CLI_OPT_FLAG, .store = CLI_STORE_INT, AT(ascii),
      .help = "text: plain ASCII frames (no box drawing)"},
     {.name = "at", .kind = CLI_OPT_STRING, .metavar = "POS", .what = "a position",
      .allowed = "an event number N, iN (iteration N), or KIND[:K] (the K-th bucket-launch, "
                 "gather, ... from 0)",
-     .deflt = "the start; --png: the end", .id = -1, .apply = check_at,
+     .deflt = "the start; --png: the end", .apply = check_at,
      .store = CLI_STORE_TEXT, AT(at),
      .help = "open at an event: N, iN (iteration N), or\n"
              "KIND[:K], the K-th event of a kind from 0\n"
              "(bucket-launch:2)"},
-    {.name = "png", .kind = CLI_OPT_PATH, .metavar = "FILE.png", .id = -1,
+    {.name = "png", .kind = CLI_OPT_PATH, .metavar = "FILE.png",
      .store = CLI_STORE_TEXT, AT(png),
      .help = "draw the frame at --at to a PNG (SDL2,\n"
              "offscreen: no display needed)"},
-    {.name = "plot", .kind = CLI_OPT_PATH, .metavar = "FILE.png", .id = -1,
+    {.name = "plot", .kind = CLI_OPT_PATH, .metavar = "FILE.png",
      .store = CLI_STORE_TEXT, AT(plot_loss), .help = "the loss per iteration as a chart"},
-    {.name = "plot-memory", .kind = CLI_OPT_PATH, .metavar = "FILE.png", .id = -1,
+    {.name = "plot-memory", .kind = CLI_OPT_PATH, .metavar = "FILE.png",
      .store = CLI_STORE_TEXT, AT(plot_memory), .help = "device memory of each rank over time"},
 };
 #define NROWS (int)(sizeof rows / sizeof rows[0])

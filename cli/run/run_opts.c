@@ -15,7 +15,7 @@ static const CliOptRow help_row[] = {
 };
 
 static const CliOptSection sections[] = {
-    {.title = "options (default in brackets):", .rows_of = run_rows_train},
+    {.title = "options" CLI_OPTAB_IN_BRACKETS ":", .rows_of = run_rows_train},
     {.rows_of = run_rows_sync},
     {.rows_of = run_fsdp_rows},
     {.rows_of = run_rows_world},
