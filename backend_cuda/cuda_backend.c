@@ -88,7 +88,7 @@ static SimStatus open_nccl(CudaCtx *ctx) {
     }
     for (int r = 0; r < ctx->nranks; r++)
         devs[r] = ctx->ranks[r].device;
-    if (cuda_world_nccl_algo(ctx->cfg.opt.nccl_algo) != 0) {
+    if (cuda_world_nccl_algo(sim_algo_nccl_name(ctx->cfg.algo)) != 0) {
         st = SIM_ENOMEM;
         goto done;
     }

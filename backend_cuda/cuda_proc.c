@@ -114,7 +114,7 @@ static SimStatus open_comm(CudaCtx *ctx, CudaProc *p) {
         cuda_ctx_set_error(ctx, st, why);
         return st;
     }
-    if (cuda_world_nccl_algo(ctx->cfg.opt.nccl_algo) != 0)
+    if (cuda_world_nccl_algo(sim_algo_nccl_name(ctx->cfg.algo)) != 0)
         return SIM_ENOMEM;
     NCCL_CHECK(ncclCommInitRank(&ctx->ranks[rank].nccl, ctx->nranks, uid, rank));
     cuda_rdzv_finish(&p->spec, &p->id); // every rank has used the id (rank 0 only)

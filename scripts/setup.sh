@@ -17,6 +17,7 @@ PACKAGES=(
   clang libclang-rt-14-dev            # fuzzing: clang and libFuzzer's runtime (scripts/fuzz.sh)
   time                                # /usr/bin/time: the soak's peak memory (bench/soak.sh)
   xz-utils                            # the GPU bundle's archive (scripts/gpu_bundle.sh)
+  groff-base                          # the man page's check (tests/test_cli_docs.c)
   python3-torch python3-numpy         # PyTorch as the reference in conformance tests
 )
 missing=()

@@ -246,7 +246,7 @@ static int bad(const char *want, const char *const *args) {
 static int test_bad_input(void) {
     BAD("llama2-70b", "--model", "llama9"); // unknown: the presets are listed
     BAD("h100", "--gpu", "tpu9");
-    BAD("--strategy: 'pipeline' is not one of them; allowed: single, dp, ddp, fsdp",
+    BAD("--strategy: 'pipeline' is not a strategy; allowed: single, dp, ddp, fsdp",
         "--strategy", "pipeline");
     BAD("is not a multiple of --gpus-per-node 8", "--ranks", "12");
     BAD("--nodes: '3' does not divide the 8 ranks", "--nodes", "3");

@@ -230,9 +230,14 @@ static int test_missing_sender(void) {
 // init refuses bad configurations with a reason.
 static int test_bad_config(void) {
     SimBackendConfig bad[] = {
-        {0, 1, 0, 1.0, 0, 0, {0}},     {65537, 1, 65537, 1.0, 0, 0, {0}}, {4, 3, 1, 1.0, 0, 0, {0}},
-        {4, 2, 3, 1.0, 0, 0, {0}},     {4, 1, 4, 0.0, 0, 0, {0}},         {4, 0, 4, 1.0, 0, 0, {0}},
-        {4, 1, 4, 1.0, 1, 1, {0}}, // represent: the sym backend's mode, not this one's
+        {0, 1, 0, 1.0, 0, 0, {0}, SIM_ALGO_AUTO},
+        {65537, 1, 65537, 1.0, 0, 0, {0}, SIM_ALGO_AUTO},
+        {4, 3, 1, 1.0, 0, 0, {0}, SIM_ALGO_AUTO},
+        {4, 2, 3, 1.0, 0, 0, {0}, SIM_ALGO_AUTO},
+        {4, 1, 4, 0.0, 0, 0, {0}, SIM_ALGO_AUTO},
+        {4, 0, 4, 1.0, 0, 0, {0}, SIM_ALGO_AUTO},
+        // represent: the sym backend's mode, not this one's
+        {4, 1, 4, 1.0, 1, 1, {0}, SIM_ALGO_AUTO},
     };
     const char *why[] = {"ranks", "ranks", "topology", "topology", "watchdog", "topology",
                          "represent"};
@@ -243,7 +248,7 @@ static int test_bad_config(void) {
         CHECK(ctx == NULL);
         CHECK_STR_CONTAINS(err, why[i]);
     }
-    SimBackendConfig good = {6, 2, 3, 1.0, 0, 0, {0}};
+    SimBackendConfig good = {6, 2, 3, 1.0, 0, 0, {0}, SIM_ALGO_AUTO};
     void *ctx = NULL;
     char err[256] = "";
     CHECK_EQ_INT(cpu_backend_ops.init(&good, &ctx, err, sizeof err), SIM_OK);

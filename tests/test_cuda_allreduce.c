@@ -153,7 +153,7 @@ static int test_start_is_latest_arrival(SimWorld *w) {
 // More ranks than GPUs: NCCL cannot hold two ranks of one communicator on a
 // GPU, so asking for it is refused with the reason; auto shares the GPUs.
 static int test_shared_gpu_needs_device_impl(int ndev) {
-    SimBackendConfig bc = {ndev + 1, 1, ndev + 1, 5.0, 0, 0, {0, "nccl", NULL, NULL}};
+    SimBackendConfig bc = {ndev + 1, 1, ndev + 1, 5.0, 0, 0, {0, "nccl", NULL}, SIM_ALGO_AUTO};
     void *ctx = NULL;
     char err[512] = "";
     CHECK_EQ_INT(cuda_backend_ops.init(&bc, &ctx, err, sizeof err), SIM_EINVAL);

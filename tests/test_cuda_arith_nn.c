@@ -210,7 +210,7 @@ static int test_xent(void) {
 }
 
 int main(void) {
-    SimBackendConfig bc = {1, 1, 1, 5.0, 0, 0, {0}};
+    SimBackendConfig bc = {1, 1, 1, 5.0, 0, 0, {0}, SIM_ALGO_AUTO};
     char err[256] = "";
     if (cpu_backend_ops.init(&bc, &cctx, err, sizeof err) != SIM_OK) {
         fprintf(stderr, "cpu backend: %s\n", err);

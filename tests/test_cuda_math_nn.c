@@ -298,7 +298,7 @@ static int test_out_of_memory(void) {
 int main(void) {
     if (getenv("CUDA_VISIBLE_DEVICES") == NULL)
         setenv("CUDA_VISIBLE_DEVICES", "0", 1);
-    SimBackendConfig bc = {1, 1, 1, 5.0, 0, 0, {0}};
+    SimBackendConfig bc = {1, 1, 1, 5.0, 0, 0, {0}, SIM_ALGO_AUTO};
     char err[512] = "";
     SimStatus st = be->init(&bc, &gctx, err, sizeof err);
     if (st == SIM_ENODEV) {

@@ -625,7 +625,7 @@ int main(void) {
     // several shows this test only the first (unless the caller chose).
     if (getenv("CUDA_VISIBLE_DEVICES") == NULL)
         setenv("CUDA_VISIBLE_DEVICES", "0", 1);
-    SimBackendConfig bc = {1, 1, 1, 5.0, 0, 0, {0}};
+    SimBackendConfig bc = {1, 1, 1, 5.0, 0, 0, {0}, SIM_ALGO_AUTO};
     char err[512] = "";
     SimStatus st = be->init(&bc, &ctx, err, sizeof err);
     if (st == SIM_ENODEV) {

@@ -95,12 +95,10 @@ static SimStatus collect(void *arg, SimRank *r, SimTrainer *t) {
     return st;
 }
 
-static const SimLayerOwnerOptions lo_opts = {SIM_ALGO_AUTO};
-
 static void use_layer_owner(TddpRun *t, Held *h) {
     t->use_ddp = 0;
     t->cfg.strategy = &sim_layer_owner_strategy;
-    t->cfg.strategy_cfg = &lo_opts;
+    t->cfg.strategy_cfg = NULL; // the strategy has no options
     t->after = collect;
     t->after_arg = h;
 }
@@ -313,7 +311,6 @@ static int traffic_case(const SimDataset *ds, const SimModelSpec *spec, const ch
     config(&lc, ds, spec, accum, every, clip_amp, S);
     config(&dc, ds, spec, accum, every, clip_amp, S);
     lc.strategy = &sim_layer_owner_strategy;
-    lc.strategy_cfg = &lo_opts;
     SimDdpOptions dopt;
     sim_ddp_options_default(&dopt);
     dc.strategy = &sim_ddp_strategy;

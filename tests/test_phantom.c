@@ -166,7 +166,6 @@ typedef struct {
     SimDdpOptions ddp;
     SimFsdpOptions fsdp;
     SimDpOptions dp;
-    SimLayerOwnerOptions lo;
     SimTrainer tr[MAX_RANKS];
     int64_t alloc_peak[MAX_RANKS]; // bytes each rank really held (SimRank.mem_peak)
     float loss;                    // rank 0's last loss
@@ -207,7 +206,6 @@ static void make_config(Run *run, const Case *k, const Data *d) {
     sim_ddp_options_default(&run->ddp);
     sim_fsdp_options_default(&run->fsdp);
     sim_dp_options_default(&run->dp);
-    run->lo.algo = SIM_ALGO_AUTO;
     if (strcmp(k->strategy, "ddp") == 0) {
         run->ddp.buckets.bucket_cap_mb = 0.004; // several buckets, and a rebuild
         c->strategy = &sim_ddp_strategy;
@@ -225,7 +223,6 @@ static void make_config(Run *run, const Case *k, const Data *d) {
         c->strategy_cfg = &run->dp;
     } else if (strcmp(k->strategy, "layer-owner") == 0) {
         c->strategy = &sim_layer_owner_strategy;
-        c->strategy_cfg = &run->lo;
     }
 }
 

@@ -120,8 +120,6 @@ static SimStatus traced_run(int fsdp, VizTrace *out, char **live_text, size_t *l
     tddp_config(&cfg, &ds, &spec, R, 8, 2);
     SimFsdpOptions fo;
     sim_fsdp_options_default(&fo);
-    fo.algo = SIM_ALGO_RING; // the ring's chunks are what the diagram shows
-    cfg.ddp.algo = SIM_ALGO_RING;
     if (fsdp) {
         cfg.cfg.strategy = &sim_fsdp_strategy;
         cfg.cfg.strategy_cfg = &fo;
@@ -149,6 +147,7 @@ static SimStatus traced_run(int fsdp, VizTrace *out, char **live_text, size_t *l
     wc.trace = 1;
     wc.watchdog_s = 30;
     wc.device_memory = 64 * 1024;
+    wc.algo = SIM_ALGO_RING; // the ring's chunks are what the diagram shows
     SimStatus st = sim_world_init(&w, &wc, &cpu_backend_ops);
     if (st == SIM_OK) {
         SimTraceInfo info;

@@ -170,7 +170,6 @@ int tvs_train_on(TvsRun *run, int R, int fsdp, int steps, const char *device) {
     sim_ddp_options_default(&ddp);
     ddp.buckets.bucket_cap_mb = 0.001; // ~1 KiB: several buckets
     ddp.buckets.first_bucket_is_cap = 1;
-    ddp.algo = SIM_ALGO_RING;
     sim_fsdp_options_default(&fo);
     fo.sharding = SIM_FSDP_FULL_SHARD;
     if (fsdp) {
@@ -188,6 +187,7 @@ int tvs_train_on(TvsRun *run, int R, int fsdp, int steps, const char *device) {
     wc.nranks = R;
     wc.trace = 1;
     wc.watchdog_s = 30;
+    wc.algo = fsdp ? SIM_ALGO_AUTO : SIM_ALGO_RING; // ddp's buckets: the ring's chunks
     if (device) {
         const SimDeviceProfile *d = sim_device_find(device);
         if (d == NULL) {

@@ -36,7 +36,7 @@ static void world_config(SimWorldConfig *cfg, const BenchOptions *o) {
     cfg->trace_max_per_rank = BENCH_TRACE_CAP;
     cfg->backend_opt.allow_tf32 = o->tf32;
     cfg->backend_opt.coll_impl = o->coll_impl;
-    cfg->backend_opt.nccl_algo = sim_algo_nccl_name(o->algo); // NCCL_ALGO on GPUs
+    cfg->algo = o->algo; // NCCL_ALGO on GPUs (each call names its algorithm too)
 }
 
 static int exit_for_failure(SimStatus st) {

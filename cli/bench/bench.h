@@ -1,6 +1,6 @@
 // cli/bench/bench.h: `ddplab bench`, a collective benchmark in the manner of
 // nccl-tests, split by duty:
-//   bench_opts.c      the option table and the help text
+//   bench_opts.c      the option table (core/optable.h) and the help text
 //   bench_parse.c     parsing and validating the command line
 //   bench_sweep.c     the size sweep, counts and the memory it needs
 //   bench_run.c       the run: buffers on every rank, warmup, timing
@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "coll/coll.h"      // defines: SimCollKind, SimAlgo
+#include "core/optable.h"   // defines: CliOptTable
 #include "cost/cost.h"      // defines: SimSysProfile
 #include "engine/backend.h" // defines: SimBackendOps
 #include "engine/world.h"   // defines: SimWorld, SimRank
@@ -71,6 +72,8 @@ typedef enum { BENCH_PARSE_OK, BENCH_PARSE_HELP, BENCH_PARSE_ERROR } BenchParse;
 // prints exactly one line to stderr and returns BENCH_PARSE_ERROR; on --help
 // returns BENCH_PARSE_HELP without printing. The strings in o point into argv.
 BenchParse bench_opts_parse(int argc, char **argv, BenchOptions *o);
+// The options' table (bench_opts.c).
+const CliOptTable *bench_optab(void);
 
 // The collective's name as the bench spells it ("sendrecv" for BENCH_SENDRECV).
 const char *bench_coll_name(SimCollKind k);

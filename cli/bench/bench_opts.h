@@ -1,32 +1,16 @@
-// cli/bench/bench_opts.h: the option table of `ddplab bench`, shared by the parser
-// (bench_parse.c) and the help text (bench_opts.c). Private to the bench.
+// cli/bench/bench_opts.h: the numbers of `ddplab bench`'s options (the rows'
+// ids, bench_opts.c), by which the checks of bench_parse.c quote the value an
+// option was given with. Private to the bench.
 #ifndef DDPLAB_CLI_BENCH_OPTS_H
 #define DDPLAB_CLI_BENCH_OPTS_H
 
-#include <stddef.h>
-
 typedef enum {
-    OPT_COLL, OPT_ALGO, OPT_RANKS, OPT_NODES, OPT_DTYPE, OPT_OP, OPT_ROOT,
-    OPT_MINBYTES, OPT_MAXBYTES, OPT_STEP, OPT_WARMUP, OPT_ITERS, OPT_INPLACE,
-    OPT_CHECK, OPT_BACKEND, OPT_TF32, OPT_COLL_IMPL, OPT_PROFILE, OPT_GPU, OPT_CALIBRATE,
-    OPT_TRACE, OPT_PLOT, OPT_CSV,
-    OPT_WATCHDOG, OPT_HELP, OPT_COUNT
-} OptId;
-
-typedef struct {
-    OptId id;
-    char shortname;       // 0: long form only
-    const char *longname;
-    const char *arg;      // metavariable; NULL for a flag without a value
-    const char *deflt;    // default shown in --help (NULL: none)
-    const char *help;     // lines separated by '\n'
-} OptSpec;
-
-// The table entry of an option (id < OPT_COUNT).
-const OptSpec *bench_opt_spec(OptId id);
-// The option called --name (first len characters of name), or NULL.
-const OptSpec *bench_opt_find_long(const char *name, size_t len);
-// The option called -c, or NULL.
-const OptSpec *bench_opt_find_short(char c);
+    BO_NONE, // rows without a number
+    BO_COLL, BO_ALGO, BO_RANKS, BO_NODES, BO_DTYPE, BO_OP, BO_ROOT,
+    BO_MINBYTES, BO_MAXBYTES, BO_STEP, BO_WARMUP, BO_ITERS, BO_INPLACE,
+    BO_CHECK, BO_BACKEND, BO_TF32, BO_COLL_IMPL, BO_PROFILE, BO_GPU, BO_CALIBRATE,
+    BO_TRACE, BO_PLOT, BO_CSV,
+    BO_WATCHDOG, BO_HELP, BO_COUNT
+} BenchOptId;
 
 #endif

@@ -1,6 +1,7 @@
 // cli/core/opts.c: the option parsers' shared pieces (see opts.h): the shown form
-// of a value, one-line messages and the output-file checks, so that `ddplab
-// run` and `ddplab bench` reject the same bad file names with the same words.
+// of a value, one-line messages, the output-file checks and the options
+// several commands take, so that `ddplab run`, `plan` and `bench` reject the
+// same bad values with the same words.
 #include "core/opts.h"
 
 #include <ctype.h>
@@ -8,6 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "core/backends.h" // defines: cli_backend_exists, cli_backend_names
+#include "engine/memory.h" // defines: sim_mem_parse_size, sim_mem_device_capacity
 
 const char *cli_opt_shown(const char *val, char *buf, size_t len) {
     size_t n = 0;
@@ -57,4 +61,42 @@ int cli_opt_output_problem(const char *path, const char **what, const char **all
         return problem(what, allowed, "is in a directory you cannot write",
                        "a file in a writable directory");
     return 0;
+}
+
+int cli_opt_device_memory(const CliOptCtx *cx, const CliOptRow *row, const char *text,
+                          uint64_t *bytes) {
+    char names[256], allowed[400];
+    *bytes = 0;
+    if (sim_mem_device_capacity(text, bytes) != 0 && sim_mem_parse_size(text, bytes) != 0) {
+        snprintf(allowed, sizeof allowed, "a size such as 80GB, 80GiB, 512MiB or 1.5e9 (bytes), "
+                 "or a device: %s", sim_mem_device_names(names, sizeof names));
+        return cli_optab_fail(cx, row->name, text, "is not a size or a device", allowed);
+    }
+    if (*bytes == 0)
+        return cli_optab_fail(cx, row->name, text, "is not above 0",
+                              "a size above 0 (leave the option out for unlimited memory)");
+    return 0;
+}
+
+int cli_opt_bucket_mib(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v) {
+    if (v->x > 0 && v->x <= 1048576)
+        return 0;
+    return cli_optab_fail(cx, row->name, v->text, v->x <= 0 ? "is not above 0" : "is too large",
+                          "a size in MiB above 0 and at most 1048576");
+}
+
+int cli_opt_watchdog(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                     void *dest) {
+    (void)dest;
+    return v->x > 0 && v->x <= 86400 ? 0 : cli_optab_reject(cx, row, v->text);
+}
+
+int cli_opt_backend(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                    void *dest) {
+    (void)dest;
+    char names[256];
+    if (cli_backend_exists(v->text) || cli_backend_missing_hint(v->text))
+        return 0;
+    cli_backend_names(names, sizeof names);
+    return cli_optab_fail(cx, row->name, v->text, "is not a backend", names);
 }

@@ -1,5 +1,5 @@
-// cli/core/viz_cli.c: the view options of `ddplab run` and `ddplab replay`, and
-// showing a trace with them: --viz picks the renderer (text frames on
+// cli/core/viz_cli.c: the view options' checks and showing a trace with them
+// (their rows are in viz_opts.c): --viz picks the renderer (text frames on
 // stdout, the ncurses screen, the SDL2 window), --png draws one frame
 // offscreen, --plot / --plot-memory write charts of the whole trace.
 #include "core/viz_cli.h"
@@ -17,45 +17,12 @@
 #include "plot.h"      // defines: viz_png_available
 #include "plots.h"     // defines: viz_plot_loss_png, viz_plot_memory_png
 
-static const char *const viz_names[] = {"viz",  "viz-stops",   "viz-width", "viz-speed", "at",
-                                        "png",  "plot",        "plot-memory", "ascii"};
-#define NVIZ (int)(sizeof viz_names / sizeof viz_names[0])
-
-int cli_viz_is_option(const char *name) {
-    for (int i = 0; i < NVIZ; i++)
-        if (strcmp(name, viz_names[i]) == 0)
-            return 1;
-    return 0;
-}
-
 static int fail(const char *prog, const char *opt, const char *value, const char *what,
                 const char *allowed) {
     char shown[80];
     fprintf(stderr, "%s: --%s: '%s' %s; allowed: %s\n", prog, opt,
             cli_opt_shown(value, shown, sizeof shown), what, allowed);
     return -1;
-}
-
-// The stop list "iteration,bucket-launch" as a mask of VizJump bits.
-static int parse_stops(const char *list, unsigned *mask) {
-    *mask = 0;
-    const char *p = list;
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        char name[32];
-        if (n == 0 || n >= sizeof name)
-            return -1;
-        memcpy(name, p, n);
-        name[n] = '\0';
-        int k = viz_jump_parse(name);
-        if (k < 0)
-            return -1;
-        *mask |= 1u << k;
-        p += n;
-        if (*p == ',')
-            p++;
-    }
-    return *mask ? 0 : -1;
 }
 
 static int parse_int(const char *s, long lo, long hi, long *out) {
@@ -86,50 +53,6 @@ int cli_viz_at_ok(const char *s) {
     if (viz_jump_parse(name) < 0)
         return 0;
     return s[n] == '\0' || parse_int(s + n + 1, 0, LONG_MAX, &v) == 0;
-}
-
-int cli_viz_set(CliViz *v, const char *prog, const char *name, const char *value) {
-    long n;
-    if (strcmp(name, "viz") == 0) {
-        if (strcmp(value, "text") && strcmp(value, "ncurses") && strcmp(value, "sdl") &&
-            strcmp(value, "none"))
-            return fail(prog, name, value, "is not a view", "text, ncurses, sdl, none");
-        v->mode = strcmp(value, "none") ? value : NULL;
-    } else if (strcmp(name, "viz-stops") == 0) {
-        if (parse_stops(value, &v->stop_mask) != 0)
-            return fail(prog, name, value, "is not a list of event kinds",
-                        "a comma-separated list of iteration, phase, bucket-launch, "
-                        "bucket-done, coll, coll-step, gather, free, reduce, memory-peak, "
-                        "marker, fault, any");
-        v->stops = value;
-    } else if (strcmp(name, "viz-width") == 0) {
-        if (parse_int(value, 80, 1000, &n) != 0)
-            return fail(prog, name, value, "is not a width", "80 to 1000 columns");
-        v->width = (int)n;
-    } else if (strcmp(name, "viz-speed") == 0) {
-        char *end;
-        double s = strtod(value, &end);
-        if (end == value || *end || !(s > 0 && s <= 1e6))
-            return fail(prog, name, value, "is not a speed", "events per second, 0 < S <= 1e6");
-        v->speed = s;
-    } else if (strcmp(name, "at") == 0) {
-        if (!cli_viz_at_ok(value))
-            return fail(prog, name, value, "is not a position",
-                        "an event number N, iN (iteration N), or KIND[:K] (the K-th "
-                        "bucket-launch, gather, ... from 0)");
-        v->at = value;
-    } else if (strcmp(name, "png") == 0) {
-        v->png = value;
-    } else if (strcmp(name, "plot") == 0) {
-        v->plot_loss = value;
-    } else if (strcmp(name, "plot-memory") == 0) {
-        v->plot_memory = value;
-    } else if (strcmp(name, "ascii") == 0) {
-        v->ascii = 1;
-    } else {
-        return fail(prog, name, value, "is not a view option", "see --help");
-    }
-    return 0;
 }
 
 static int check_out(const char *prog, const char *opt, const char *path) {
@@ -173,31 +96,6 @@ int cli_viz_wanted(const CliViz *v) {
 
 int cli_viz_interactive(const CliViz *v) {
     return v->mode && strcmp(v->mode, "text") != 0;
-}
-
-void cli_viz_help(FILE *out) {
-    fputs("view options (ddplab run and ddplab replay):\n"
-          "      --viz text|ncurses|sdl  show the run: text = frames on stdout at each\n"
-          "                              --viz-stops event; ncurses = the terminal\n"
-          "                              view; sdl = an animated window (keys in both:\n"
-          "                              space play, n/p step, N/P iteration, ]/[ next\n"
-          "                              event of a kind, k choose it, +/- speed, r rank,\n"
-          "                              t clock, z zoom, g go to, ? help, q quit)\n"
-          "      --viz-stops LIST        text: frames at these events [iteration]:\n"
-          "                              iteration, phase, bucket-launch, bucket-done,\n"
-          "                              coll, coll-step, gather, free, reduce,\n"
-          "                              memory-peak, marker, fault, any\n"
-          "      --viz-width N           text: columns of a frame, 80-1000 [120]\n"
-          "      --viz-speed S           events per second when playing [10]\n"
-          "      --ascii                 text: plain ASCII frames (no box drawing)\n"
-          "      --at POS                open at an event: N, iN (iteration N), or\n"
-          "                              KIND[:K], the K-th event of a kind from 0\n"
-          "                              (bucket-launch:2) [the start; --png: the end]\n"
-          "      --png FILE.png          draw the frame at --at to a PNG (SDL2,\n"
-          "                              offscreen: no display needed)\n"
-          "      --plot FILE.png         the loss per iteration as a chart\n"
-          "      --plot-memory FILE.png  device memory of each rank over time\n",
-          out);
 }
 
 // --at against the trace: the event index, or SIZE_MAX after a message.

@@ -1,6 +1,7 @@
 // cli/core/viz_cli.h: the view options that `ddplab run` and `ddplab replay`
 // share (--viz, --viz-stops, --viz-width, --viz-speed, --at, --png, --plot,
-// --plot-memory, --ascii), their checks, and showing a trace with them.
+// --plot-memory, --ascii): their rows (viz_opts.c), their checks, and
+// showing a trace with them (viz_cli.c).
 #ifndef DDPLAB_CLI_VIZ_CLI_H
 #define DDPLAB_CLI_VIZ_CLI_H
 
@@ -24,8 +25,13 @@ typedef struct {
     int (*should_stop)(void); // polled by the window (VizViewOpts.should_stop)
 } CliViz;
 
-// The option names this module owns, for the commands' tables: 1 when
-// `name` (without dashes) is one of them.
+struct CliOptRow;
+// The options' rows (*n of them), for a command's option table: their fields
+// are CliViz's (the section's dest_offset says where the command keeps it).
+const struct CliOptRow *cli_viz_rows(int *n);
+// Their section's title in --help.
+#define CLI_VIZ_HELP_TITLE "view options (ddplab run and ddplab replay):"
+// 1 when `name` (without dashes) is one of these options.
 int cli_viz_is_option(const char *name);
 // Stores one option's value. Returns 0, or -1 after printing
 // "PROG: --opt: 'value' is ...; allowed: ..." on stderr.

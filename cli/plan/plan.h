@@ -3,7 +3,8 @@
 // tensors, one rank standing for all of them, so the memory ledger and the
 // simulated step are those a numeric run of the same configuration would
 // give. Split by duty:
-//   plan_opts.c    the options, parsing and the help
+//   plan_opts.c    the option table (core/optable.h) and the help
+//   plan_parse.c   parsing, and the checks of the options together
 //   plan_run.c     one configuration: world, model, strategy, two steps,
 //                  and what the ledger and the trace say
 //   plan_report.c  the tables: memory, the two accountings, the step time,
@@ -15,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/optable.h"  // defines: CliOptTable
 #include "cost/cost.h"     // defines: SimSysProfile, SimDeviceProfile
 #include "engine/memory.h" // defines: SimMemLedger
 #include "model/model.h"   // defines: SimModelSpec
@@ -33,6 +35,7 @@ typedef struct {
     const char *system;       // --system (links between GPUs and nodes)
     SimSysProfile sys;
     const char *strategy;     // single, ddp, fsdp, zero1, zero2, zero3
+    SimAlgo algo;             // --algo: ddp's, fsdp's and ZeRO's collectives
     SimFsdpOptions fsdp;      // fsdp's and ZeRO's options
     SimDdpOptions ddp;        // ddp's
     int micro_batch, seq, accum;
@@ -52,6 +55,8 @@ typedef enum { PLAN_PARSE_OK, PLAN_PARSE_HELP, PLAN_PARSE_ERROR } PlanParse;
 
 // Parses argv[1..argc). On a bad value prints one line on stderr.
 PlanParse plan_opts_parse(int argc, char **argv, PlanOptions *o);
+// The options' table (plan_opts.c).
+const CliOptTable *plan_optab(void);
 // `ddplab plan ...`: argv[0] is "plan". Returns an exit code (1 when the
 // configuration does not fit).
 int plan_main(int argc, char **argv);

@@ -158,7 +158,7 @@ static void all_reduce_algos(FILE *out, const PlanOptions *o, const PlanResult *
         if (!shown++)
             fprintf(out, " of %d call%s", total, total == 1 ? "" : "s");
     }
-    SimAlgo asked = strcmp(o->strategy, "ddp") == 0 ? o->ddp.algo : o->fsdp.algo;
+    SimAlgo asked = o->algo;
     int nccl = asked == SIM_ALGO_NCCL || asked == SIM_ALGO_AUTO;
     if (!nccl && r->allreduce_by[asked] != total) // hybrid sharding's replica groups
         fprintf(out, " (--algo %s; collectives over process groups run as rings)\n",

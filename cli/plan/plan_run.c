@@ -75,11 +75,6 @@ static int configure(const PlanOptions *o, SimTrainConfig *tc, SimFsdpOptions *f
         sim_optim_flags_validate(&tc->opt, err, sizeof err) != SIM_OK)
         return fail(res, CLI_EXIT_USAGE, "%s", err);
     *fsdp = o->fsdp;
-    // NCCL's own choice, call by call: ring, or the double binary tree for
-    // an all_reduce the cost model prices lower (the default `auto` stands
-    // for the cpu backend's one-shot direct algorithm, a star at scale)
-    if (fsdp->algo == SIM_ALGO_AUTO)
-        fsdp->algo = SIM_ALGO_NCCL;
     SimDtype low = strcmp(o->amp, "bf16") == 0 ? SIM_BF16
                    : strcmp(o->amp, "fp16") == 0 ? SIM_FP16 : SIM_FP32;
     if (fsdp->param_dtype == SIM_FP32) // mixed precision: units gathered in the low type
@@ -93,8 +88,6 @@ static int configure(const PlanOptions *o, SimTrainConfig *tc, SimFsdpOptions *f
         tc->data.batch = o->micro_batch * o->nranks; // one loader, split over the devices
     } else if (strcmp(o->strategy, "ddp") == 0) {
         *ddp = o->ddp;
-        if (ddp->algo == SIM_ALGO_AUTO)
-            ddp->algo = SIM_ALGO_NCCL;
         tc->strategy = &sim_ddp_strategy;
         tc->strategy_cfg = ddp;
     } else if (strcmp(o->strategy, "single") != 0) {
@@ -208,6 +201,9 @@ static int run_world(const PlanOptions *o, PlanCtx *c, PlanResult *res) {
     wc.device = o->device;
     wc.phantom = 1;
     wc.represent = !is_dp(o);
+    // --algo prices ddp's, fsdp's and ZeRO's collectives; DataParallel's
+    // broadcasts and reduces keep the simulated ranks' own (direct)
+    wc.algo = is_dp(o) ? SIM_ALGO_AUTO : o->algo;
     wc.trace = 1;
     wc.trace_max_per_rank = PLAN_TRACE_CAP;
     wc.watchdog_s = 600;

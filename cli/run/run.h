@@ -1,5 +1,6 @@
 // cli/run/run.h: `ddplab run`, training on simulated ranks, split by duty:
-//   run_opts.c     the option table and the help text
+//   run_opts.c     the option table (its rows: run_rows*.c and the parts'
+//                  own files, run_opts.h) and the help text
 //   run_parse.c    parsing and checking the command line
 //   run_data.c     the dataset the options name, and the model fitted to it
 //   run_report.c   the configuration table, progress, metrics file, summary
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/optable.h"        // defines: CliOptTable
 #include "core/viz_cli.h"        // defines: CliViz
 #include "cost/cost.h"           // defines: SimSysProfile
 #include "cost/memory_formula.h" // defines: SimMemfPlan
@@ -44,6 +46,8 @@ typedef struct {
     double watchdog_s;        // --watchdog (default 5)
     int64_t eval_every;       // --eval-every (0: none)
     SimEvalVariant eval_variant; // --eval-variant (ddp)
+    SimAlgo algo;             // --algo: the world's collectives (SimWorldConfig.algo)
+    const char *algo_text;    // --algo as given (NULL: auto)
     SimDdpOptions ddp;        // --strategy ddp's options (print_buckets set by run.c)
     SimDpOptions dp;          // --strategy dp's options (defaults)
     SimFsdpOptions fsdp;      // --strategy fsdp / zero1-3 options (print_units set by run.c)
@@ -114,7 +118,6 @@ typedef struct {
     const char *compare_backends; // --compare-backends A,B as given (NULL: none)
     const char *compare_with; // --compare-with OPTIONS as given (NULL: none)
     int64_t compare_max_ulp;  // --compare-max-ulp (-1: no check)
-    const char *algo_text;    // --algo as given (NULL: auto)
     struct RunCompareSide *compare_side; // run_once's stage hook for one side of
                               // a comparison (cli/run/run_compare.h); NULL: none
     struct RunElasticRound *elastic_round; // run_once's hooks for one elastic round
@@ -133,35 +136,31 @@ RunParse run_opts_parse(int argc, char **argv, RunOptions *o);
 // The sampler replicas the ranks split each epoch into: the ranks, except
 // under dp, where one loader draws whole batches that the devices split (1).
 int run_sampler_replicas(const RunOptions *o);
+// The options' table: its rows, sections and help (run_opts.c, run_opts.h).
+const CliOptTable *run_optab(void);
 // FSDP and ZeRO (run_fsdp.c): 1 if the strategy is fsdp, zero1, zero2 or
-// zero3; one option of theirs; their checks against the rest (and the
-// zero stage's sharding filled in).
-struct RunOptSpec;
+// zero3; their checks against the rest (and the zero stage's sharding
+// filled in).
 int run_fsdp_is_strategy(const char *name);
-RunParse run_fsdp_apply(const struct RunOptSpec *s, const char *v, RunOptions *o);
 RunParse run_fsdp_check(RunOptions *o);
-// The input pipeline (run_loader.c): one of its options; its checks.
-RunParse run_loader_apply(const struct RunOptSpec *s, const char *v, RunOptions *o);
+// The input pipeline (run_loader.c): its checks.
 RunParse run_loader_check(RunOptions *o);
 // The engine's data stage from the options (make_config); after the run,
 // the line of each rank's data wait (nothing when the stage is off).
 void run_loader_config(const RunOptions *o, SimDataStage *out);
 void run_loader_report(const RunOptions *o, const SimTrainer *t, const SimWorld *w);
 // Asynchronous data parallel (run_async.c): 1 if the strategy is async-ps;
-// one of its options; its checks; the whole run (the exit code).
+// its checks; the whole run (the exit code).
 int run_async_is_strategy(const char *name);
-RunParse run_async_apply(const struct RunOptSpec *s, const char *v, RunOptions *o);
 RunParse run_async_check(RunOptions *o);
 int run_async_train(RunOptions *o, SimTrainConfig *c);
-// Elastic training (run_elastic.c): one of its options; its checks; the
-// whole run with its restarts (the exit code).
-RunParse run_elastic_apply(const struct RunOptSpec *s, const char *v, RunOptions *o);
+// Elastic training (run_elastic.c): its checks; the whole run with its
+// restarts (the exit code).
 RunParse run_elastic_check(RunOptions *o);
 int run_elastic_train(RunOptions *o, SimTrainConfig *c);
-// Two runs of one configuration compared (run_compare.c): --algo and the
-// --compare-* options; their checks; the comparison (the exit code), given
+// Two runs of one configuration compared (run_compare.c): the checks of
+// --algo and the --compare-* options; the comparison (the exit code), given
 // the command line the options came from.
-RunParse run_compare_apply(const struct RunOptSpec *s, const char *v, RunOptions *o);
 RunParse run_compare_check(RunOptions *o);
 int run_compare_main(int argc, char **argv, RunOptions *o);
 // One world, one run (run_once.c): the exit code.
@@ -171,7 +170,8 @@ int run_once(RunOptions *o, SimTrainConfig *c);
 // with sim_dataset_free whatever the result.
 int run_prepare(RunOptions *o, SimDataset *ds, SimTrainConfig *c);
 // A bad option value: "ddplab run: --OPT: 'VAL' WHAT; allowed: ALLOWED" as
-// one line on stderr (VAL shown printable and cut short); RUN_PARSE_ERROR.
+// one line on stderr (VAL shown printable and cut short; the option tables'
+// wording, core/optable.h); RUN_PARSE_ERROR.
 RunParse run_opt_fail(const char *opt, const char *val, const char *what,
                       const char *allowed);
 // Prints "ddplab run: <fmt>" as one line on stderr.

@@ -5,9 +5,8 @@
 // the pushes of each worker.
 #include "run/run.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,7 @@
 #include "core/backends.h"     // defines: cli_backend_find
 #include "core/cli.h"          // defines: CLI_EXIT_*
 #include "core/viz_cli.h"      // defines: cli_viz_wanted, cli_viz_interactive
-#include "run/run_opts.h"      // defines: RunOptSpec
+#include "run/run_opts.h"      // defines: run_async_rows
 #include "strategy/async_ps.h" // defines: SimPsConfig, sim_ps_run
 
 #define PS_MAX_STALENESS 1000000
@@ -26,30 +25,42 @@ int run_async_is_strategy(const char *name) {
     return strcmp(name, "async-ps") == 0;
 }
 
-static RunParse whole(const RunOptSpec *s, const char *v, int lo, int hi, int *out) {
-    char allowed[80];
-    snprintf(allowed, sizeof allowed, "a whole number from %d to %d", lo, hi);
-    char *end = NULL;
-    errno = 0;
-    long long x = v && (isdigit((unsigned char)v[0]) || v[0] == '-' || v[0] == '+')
-                      ? strtoll(v, &end, 10) : 0;
-    if (end == NULL || end == v || *end != '\0')
-        return run_opt_fail(s->longname, v, "is not a whole number", allowed);
-    if (errno == ERANGE || x < lo || x > hi)
-        return run_opt_fail(s->longname, v, x < 0 ? "is negative" : "is out of range", allowed);
-    *out = (int)x;
-    return RUN_PARSE_OK;
+#define AT(field) .offset = offsetof(RunOptions, field)
+
+// The first async-ps option given, for the check that the strategy is async-ps.
+static int note_async(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                      void *dest) {
+    (void)cx, (void)v;
+    RunOptions *o = dest;
+    if (o->async_flag == NULL)
+        o->async_flag = row->name;
+    return 0;
 }
 
-RunParse run_async_apply(const RunOptSpec *s, const char *v, RunOptions *o) {
-    if (o->async_flag == NULL)
-        o->async_flag = s->longname;
-    switch (s->id) {
-    case RO_PS_SERVERS: return whole(s, v, 1, 1 << 20, &o->ps_servers);
-    case RO_MAX_STALENESS: return whole(s, v, 0, PS_MAX_STALENESS, &o->max_staleness);
-    case RO_PS_COMPARE: o->ps_compare = 1; return RUN_PARSE_OK;
-    default: return RUN_PARSE_OK;
-    }
+static const CliOptRow rows[] = {
+    {.name = "ps-servers", .kind = CLI_OPT_INT, .metavar = "S", .lo = 1, .hi = 1 << 20,
+     .deflt = "1", .apply = note_async, .store = CLI_STORE_INT, AT(ps_servers),
+     .help = "--strategy async-ps: ranks 0..S-1 are parameter\n"
+             "servers (parameters round robin over them), the\n"
+             "other -n minus S ranks are workers; --steps N:\n"
+             "pushes per worker"},
+    {.name = "max-staleness", .kind = CLI_OPT_INT, .metavar = "S", .lo = 0,
+     .hi = PS_MAX_STALENESS, .deflt = "unbounded", .apply = note_async,
+     .store = CLI_STORE_INT, AT(max_staleness),
+     .help = "--strategy async-ps: stale-synchronous\n"
+             "parallel: a worker more than S pushes ahead\n"
+             "of the slowest waits (0: fully synchronous,\n"
+             "the mean of each round as one update)"},
+    {.name = "compare-ddp", .kind = CLI_OPT_FLAG, .apply = note_async,
+     .store = CLI_STORE_INT, AT(ps_compare),
+     .help = "--strategy async-ps: also run DDP on the same\n"
+             "data and workers, and compare throughput and\n"
+             "loss against simulated time"},
+};
+
+const CliOptRow *run_async_rows(int *n) {
+    *n = (int)(sizeof rows / sizeof rows[0]);
+    return rows;
 }
 
 // One option async-ps does not take: its name, value and why.

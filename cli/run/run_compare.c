@@ -8,6 +8,8 @@
 // Side A is the command without the --compare-* options (plus --backend A);
 // side B adds --backend B and OPTIONS after it, so that they override what
 // the command said: both sides go through the ordinary parser and checks.
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,50 +17,92 @@
 #include "coll/coll.h"       // defines: sim_algo_parse
 #include "core/cli.h"        // defines: CLI_EXIT_*
 #include "run/run_compare.h" // defines: RunCompareSide
-#include "run/run_opts.h"    // defines: RunOptSpec
+#include "run/run_opts.h"    // defines: run_compare_rows
 
 enum { CMP_MAX_EXTRA = 64 }; // words in --compare-with
 
 // ----------------------------------------------------------------------------
 // options
 
-RunParse run_compare_apply(const RunOptSpec *s, const char *v, RunOptions *o) {
-    switch (s->id) {
-    case RO_ALGO: {
-        SimAlgo a;
-        if (sim_algo_parse(v, &a) != 0)
-            return run_opt_fail(s->longname, v, "is not a collective algorithm",
-                            "auto, ring, tree, dbtree, naive, direct, nccl");
-        o->ddp.algo = o->dp.algo = o->fsdp.algo = a;
-        o->algo_text = v;
-        return RUN_PARSE_OK;
-    }
-    case RO_COMPARE_BACKENDS: {
-        const char *comma = strchr(v, ',');
-        if (comma == NULL || comma == v || comma[1] == '\0' || strchr(comma + 1, ','))
-            return run_opt_fail(s->longname, v, "is not two backends", "A,B such as cpu,cuda");
-        o->compare_backends = v;
-        return RUN_PARSE_OK;
-    }
-    case RO_COMPARE_WITH:
-        if (strspn(v, " \t") == strlen(v))
-            return run_opt_fail(s->longname, v, "names no option",
-                            "options of 'ddplab run', e.g. '--algo ring'");
-        if (strstr(v, "--compare-"))
-            return run_opt_fail(s->longname, v, "cannot hold another comparison",
-                            "options other than --compare-*");
-        o->compare_with = v;
-        return RUN_PARSE_OK;
-    case RO_COMPARE_MAX_ULP: {
-        char *end;
-        long long n = strtoll(v, &end, 10);
-        if (end == v || *end != '\0' || n < 0)
-            return run_opt_fail(s->longname, v, "is not a whole number of ULPs", "0 or more");
-        o->compare_max_ulp = n;
-        return RUN_PARSE_OK;
-    }
-    default: return RUN_PARSE_OK;
-    }
+#define AT(field) .offset = offsetof(RunOptions, field)
+
+static const char *const algos[] = {"auto", "ring", "tree", "dbtree", "naive", "direct", "nccl",
+                                    NULL};
+
+static int set_algo(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                    void *dest) {
+    (void)cx, (void)row;
+    RunOptions *o = dest;
+    (void)sim_algo_parse(v->text, &o->algo); // one of the row's words
+    o->algo_text = v->text;
+    return 0;
+}
+
+static int set_compare_backends(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                                void *dest) {
+    const char *comma = strchr(v->text, ',');
+    if (comma == NULL || comma == v->text || comma[1] == '\0' || strchr(comma + 1, ','))
+        return cli_optab_fail(cx, row->name, v->text, "is not two backends",
+                              "A,B such as cpu,cuda");
+    ((RunOptions *)dest)->compare_backends = v->text;
+    return 0;
+}
+
+static int set_compare_with(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                            void *dest) {
+    if (strspn(v->text, " \t") == strlen(v->text))
+        return cli_optab_fail(cx, row->name, v->text, "names no option",
+                              "options of 'ddplab run', e.g. '--algo ring'");
+    if (strstr(v->text, "--compare-"))
+        return cli_optab_fail(cx, row->name, v->text, "cannot hold another comparison",
+                              "options other than --compare-*");
+    ((RunOptions *)dest)->compare_with = v->text;
+    return 0;
+}
+
+static const CliOptRow rows[] = {
+    {.name = "algo", .kind = CLI_OPT_ENUM, .metavar = "NAME", .words = algos,
+     .what = "a collective algorithm", .deflt = "auto", .apply = set_algo,
+     .help = "the collectives' algorithm (as NCCL_ALGO picks\n"
+             "NCCL's): ring, tree (binomial), dbtree (NCCL's\n"
+             "Tree: two binary trees, pipelined, for\n"
+             "all_reduce; the ring for the others), naive,\n"
+             "direct, or nccl (per call, as NCCL's tuner:\n"
+             "ring, or dbtree for an all_reduce the cost\n"
+             "model prices lower). ddp, dp and layer-owner:\n"
+             "any; fsdp and zero: all but tree (no tree\n"
+             "reduce_scatter). auto: direct on simulated\n"
+             "ranks. The sums' order, and so their last bits,\n"
+             "depends on it"},
+    {.name = "compare-backends", .kind = CLI_OPT_LIST, .metavar = "A,B",
+     .apply = set_compare_backends,
+     .help = "run the configuration twice, on backend A and\n"
+             "on backend B (cpu,cuda; cpu,cpu checks that\n"
+             "runs repeat bit for bit), and report per tensor\n"
+             "the largest difference in ULPs and where it\n"
+             "comes from: the step and stage (initial\n"
+             "weights, local gradients, synchronised\n"
+             "gradients, parameters after the step) where\n"
+             "bits first differ, and the cause (kernels,\n"
+             "TF32, the collective's reduction order, bucket\n"
+             "boundaries, division convention, optimizer)"},
+    {.name = "compare-with", .kind = CLI_OPT_STRING, .metavar = "'OPTIONS'",
+     .apply = set_compare_with,
+     .help = "the same comparison against this command with\n"
+             "OPTIONS added (split at spaces), e.g.\n"
+             "'--algo ring --bucket-cap-mb 0.01'; with\n"
+             "--compare-backends they apply to side B"},
+    {.name = "compare-max-ulp", .kind = CLI_OPT_INT, .metavar = "N", .lo = 0, .hi = LLONG_MAX,
+     .what = "a whole number of ULPs", .allowed = "0 or more",
+     .store = CLI_STORE_I64, AT(compare_max_ulp),
+     .help = "with a comparison: exit 1 when a final\n"
+             "parameter differs by more than N ULPs (0:\n"
+             "demand bit-identical results) [no check]"},
+};
+
+const CliOptRow *run_compare_rows(int *n) {
+    *n = (int)(sizeof rows / sizeof rows[0]);
+    return rows;
 }
 
 // Options a comparison cannot take: each side would write the same file,
@@ -88,7 +132,7 @@ static RunParse check_compare_alone(const RunOptions *o, const char *flag, const
 }
 
 RunParse run_compare_check(RunOptions *o) {
-    if (o->algo_text && run_fsdp_is_strategy(o->strategy) && o->fsdp.algo == SIM_ALGO_TREE)
+    if (o->algo_text && run_fsdp_is_strategy(o->strategy) && o->algo == SIM_ALGO_TREE)
         return run_opt_fail("algo", o->algo_text, "has no reduce_scatter or all_gather, which "
                         "fsdp and the ZeRO stages need", "auto, ring, naive, direct");
     const char *flag = o->compare_backends ? "compare-backends" : "compare-with";

@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,7 @@
 #include "formats/safetensors.h" // defines: SimStFile
 #include "model/lr_schedule.h"   // defines: sim_lr_scaled
 #include "run/run_elastic.h"     // defines: RunElasticRound
-#include "run/run_opts.h"        // defines: RunOptSpec
+#include "run/run_opts.h"        // defines: run_elastic_rows
 #include "strategy/elastic.h"    // defines: SimRdzv, SimMemberEvent
 #include "trace/trace_merge.h"   // defines: sim_trace_absorb
 
@@ -46,55 +47,87 @@
 // ----------------------------------------------------------------------------
 // options
 
-RunParse run_elastic_apply(const RunOptSpec *s, const char *v, RunOptions *o) {
+#define AT(field) .offset = offsetof(RunOptions, field)
+
+// --elastic MIN:MAX with 1 <= MIN <= MAX <= SIM_ELASTIC_MAX.
+static int set_elastic(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                       void *dest) {
+    RunOptions *o = dest;
+    const char *t = v->text, *allowed = "MIN:MAX, whole numbers with 1 <= MIN <= MAX <= 256 "
+                                        "(e.g. 2:4)";
+    char *end;
+    errno = 0;
+    long lo = strtol(t, &end, 10), hi = 0;
+    if (end == t || *end != ':' || t[0] < '0' || t[0] > '9')
+        return cli_optab_fail(cx, row->name, t, "is not MIN:MAX", allowed);
+    const char *p = end + 1;
+    hi = strtol(p, &end, 10);
+    if (end == p || *end != '\0' || p[0] < '0' || p[0] > '9' || errno == ERANGE)
+        return cli_optab_fail(cx, row->name, t, "is not MIN:MAX", allowed);
+    if (lo < 1)
+        return cli_optab_fail(cx, row->name, t, "has MIN below 1", allowed);
+    if (lo > hi)
+        return cli_optab_fail(cx, row->name, t, "has MIN above MAX", allowed);
+    if (hi > SIM_ELASTIC_MAX)
+        return cli_optab_fail(cx, row->name, t, "has MAX above 256", allowed);
+    o->elastic_min = (int)lo;
+    o->elastic_max = (int)hi;
+    return 0;
+}
+
+// The first --max-restarts or --membership given, and its value: they need
+// --elastic (run_elastic_check).
+static int note_elastic(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                        void *dest) {
+    (void)cx;
+    RunOptions *o = dest;
+    if (o->elastic_flag == NULL) {
+        o->elastic_flag = row->name;
+        o->elastic_value = v->text;
+    }
+    return 0;
+}
+
+// --membership SPEC, repeatable.
+static int add_membership(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                          void *dest) {
+    RunOptions *o = dest;
     char err[256];
-    if (s->id == RO_ELASTIC) {
-        const char *allowed = "MIN:MAX, whole numbers with 1 <= MIN <= MAX <= 256 (e.g. 2:4)";
-        char *end;
-        errno = 0;
-        long lo = strtol(v, &end, 10), hi = 0;
-        if (end == v || *end != ':' || v[0] < '0' || v[0] > '9')
-            return run_opt_fail("elastic", v, "is not MIN:MAX", allowed);
-        const char *p = end + 1;
-        hi = strtol(p, &end, 10);
-        if (end == p || *end != '\0' || p[0] < '0' || p[0] > '9' || errno == ERANGE)
-            return run_opt_fail("elastic", v, "is not MIN:MAX", allowed);
-        if (lo < 1)
-            return run_opt_fail("elastic", v, "has MIN below 1", allowed);
-        if (lo > hi)
-            return run_opt_fail("elastic", v, "has MIN above MAX", allowed);
-        if (hi > SIM_ELASTIC_MAX)
-            return run_opt_fail("elastic", v, "has MAX above 256", allowed);
-        o->elastic_min = (int)lo;
-        o->elastic_max = (int)hi;
-        return RUN_PARSE_OK;
-    }
-    if (!o->elastic_flag) {
-        o->elastic_flag = s->longname;
-        o->elastic_value = v;
-    }
-    if (s->id == RO_MAX_RESTARTS) {
-        char *end;
-        errno = 0;
-        long n = strtol(v, &end, 10);
-        if (end == v || *end != '\0' || errno == ERANGE)
-            return run_opt_fail("max-restarts", v, "is not a whole number",
-                           "a whole number from 0 to 1000");
-        if (n < 0 || n > 1000)
-            return run_opt_fail("max-restarts", v, n < 0 ? "is negative" : "is out of range",
-                           "a whole number from 0 to 1000");
-        o->max_restarts = (int)n;
-        return RUN_PARSE_OK;
-    }
+    note_elastic(cx, row, v, dest);
     SimMemberEvent ev;
-    if (sim_member_parse(v, &ev, err, sizeof err) != SIM_OK) {
+    if (sim_member_parse(v->text, &ev, err, sizeof err) != SIM_OK) {
         run_error("--membership: %s", err);
-        return RUN_PARSE_ERROR;
+        return -1;
     }
     if (o->nmembership >= SIM_ELASTIC_EVENTS)
-        return run_opt_fail("membership", v, "is one too many", "at most 16 --membership changes");
-    o->membership[o->nmembership++] = v;
-    return RUN_PARSE_OK;
+        return cli_optab_fail(cx, row->name, v->text, "is one too many",
+                              "at most 16 --membership changes");
+    o->membership[o->nmembership++] = v->text;
+    return 0;
+}
+
+static const CliOptRow rows[] = {
+    {.name = "elastic", .kind = CLI_OPT_STRING, .metavar = "MIN:MAX", .apply = set_elastic,
+     .help = "elastic training (torchrun --nnodes MIN:MAX):\n"
+             "after a crashed or departed rank the others\n"
+             "stop, re-form the world at the surviving size\n"
+             "(at least MIN, at most MAX ranks) and resume\n"
+             "from the last checkpoint (--save, --save-every)"},
+    {.name = "max-restarts", .kind = CLI_OPT_INT, .metavar = "N", .lo = 0, .hi = 1000,
+     .deflt = "3", .apply = note_elastic, .store = CLI_STORE_INT, AT(max_restarts),
+     .help = "--elastic: restarts allowed before the run\n"
+             "gives up (torchrun --max-restarts); crashes\n"
+             "and leaves count, joins do not"},
+    {.name = "membership", .kind = CLI_OPT_STRING, .metavar = "SPEC", .apply = add_membership,
+     .help = "--elastic: a change of the world at a step,\n"
+             "repeatable: leave:rank=R,step=S (a node goes\n"
+             "away) or join:step=S[,ranks=K] (K ranks ask\n"
+             "to join; they enter at the next rendezvous)"},
+};
+
+const CliOptRow *run_elastic_rows(int *n) {
+    *n = (int)(sizeof rows / sizeof rows[0]);
+    return rows;
 }
 
 RunParse run_elastic_check(RunOptions *o) {

@@ -1,97 +1,95 @@
 // cli/run/run_loader.c: the input pipeline's options of `ddplab run`
-// (--loader-workers, --prefetch, --sample-cost, --pin-memory): each value,
-// their checks against the rest, the engine's SimDataStage (sim/data/data_stage.h)
-// and the run report's line of data wait.
+// (--loader-workers, --prefetch, --sample-cost, --pin-memory): their rows of
+// the option table (run_opts.c), their checks against the rest, the engine's
+// SimDataStage (sim/data/data_stage.h) and the run report's line of data wait.
 #include "run/run.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <math.h>
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
-#include "core/opts.h"    // defines: cli_opt_shown
-#include "run/run_opts.h" // defines: RunOptSpec, run_opt_spec
+#include "run/run_opts.h" // defines: run_loader_rows
 
 #define LOADER_MAX_WORKERS 1024
 #define LOADER_MAX_PREFETCH 1024
 #define LOADER_MAX_SAMPLE_COST 3600.0 // seconds: an hour per sample is already absurd
 #define LOADER_REPORT_RANKS 8         // ranks named one by one in the report line
 
-static RunParse bad(const RunOptSpec *s, const char *v, const char *what, const char *allowed) {
-    char vbuf[72];
-    run_error("--%s: '%s' %s; allowed: %s", s->longname, cli_opt_shown(v, vbuf, sizeof vbuf),
-              what, allowed);
-    return RUN_PARSE_ERROR;
+#define AT(field) .offset = offsetof(RunOptions, field)
+
+static const char *const bits[] = {"0", "1", NULL};
+
+// The first data-stage option given other than --sample-cost, and its value:
+// without a cost it would silently change nothing (run_loader_check).
+static int note_loader(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                       void *dest) {
+    (void)cx;
+    RunOptions *o = dest;
+    if (o->loader_flag == NULL) {
+        o->loader_flag = row->name;
+        o->loader_value = v->text;
+    }
+    return 0;
 }
 
-// A whole number in lo..hi.
-static RunParse whole(const RunOptSpec *s, const char *v, int lo, int hi, int *out) {
-    char allowed[80];
-    snprintf(allowed, sizeof allowed, "a whole number from %d to %d", lo, hi);
-    char *end = NULL;
-    errno = 0;
-    long long x = v && (isdigit((unsigned char)v[0]) || v[0] == '-' || v[0] == '+')
-                      ? strtoll(v, &end, 10) : 0;
-    if (end == NULL || end == v || *end != '\0')
-        return bad(s, v, "is not a whole number", allowed);
-    if (errno == ERANGE || x < lo || x > hi)
-        return bad(s, v, x < 0 ? "is negative" : "is out of range", allowed);
-    *out = (int)x;
-    return RUN_PARSE_OK;
+static int set_prefetch(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                        void *dest) {
+    ((RunOptions *)dest)->prefetch_text = v->text;
+    return note_loader(cx, row, v, dest);
 }
 
-RunParse run_loader_apply(const RunOptSpec *s, const char *v, RunOptions *o) {
-    if (o->loader_flag == NULL && s->id != RO_SAMPLE_COST) {
-        o->loader_flag = s->longname;
-        o->loader_value = v;
-    }
-    switch (s->id) {
-    case RO_LOADER_WORKERS: return whole(s, v, 0, LOADER_MAX_WORKERS, &o->loader_workers);
-    case RO_PREFETCH:
-        o->prefetch_text = v;
-        return whole(s, v, 1, LOADER_MAX_PREFETCH, &o->prefetch);
-    case RO_SAMPLE_COST: {
-        char *end = NULL;
-        errno = 0;
-        double x = v ? strtod(v, &end) : NAN;
-        if (end == NULL || end == v || *end != '\0' || errno == ERANGE || !isfinite(x))
-            return bad(s, v, "is not a number of seconds",
-                       "a number of seconds from 0 to 3600, e.g. 0.001");
-        if (x < 0 || x > LOADER_MAX_SAMPLE_COST)
-            return bad(s, v, x < 0 ? "is negative" : "is out of range",
-                       "a number of seconds from 0 to 3600, e.g. 0.001");
-        o->sample_cost = x;
-        return RUN_PARSE_OK;
-    }
-    case RO_PIN_MEMORY:
-        if (v == NULL || (strcmp(v, "0") != 0 && strcmp(v, "1") != 0))
-            return bad(s, v, "is not 0 or 1", "0, 1");
-        o->pin_memory = v[0] == '1';
-        return RUN_PARSE_OK;
-    default: return RUN_PARSE_OK;
-    }
+static int check_sample_cost(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                             void *dest) {
+    (void)dest;
+    if (v->x < 0 || v->x > LOADER_MAX_SAMPLE_COST)
+        return cli_optab_fail(cx, row->name, v->text, v->x < 0 ? "is negative" : "is out of range",
+                              row->allowed);
+    return 0;
+}
+
+static const CliOptRow rows[] = {
+    {.name = "loader-workers", .kind = CLI_OPT_INT, .metavar = "N", .lo = 0,
+     .hi = LOADER_MAX_WORKERS, .deflt = "0", .apply = note_loader,
+     .store = CLI_STORE_INT, AT(loader_workers),
+     .help = "the input pipeline in simulated time (with\n"
+             "--sample-cost): DataLoader(num_workers=N).\n"
+             "0: the training loop loads each batch itself"},
+    {.name = "prefetch", .kind = CLI_OPT_INT, .metavar = "F", .lo = 1,
+     .hi = LOADER_MAX_PREFETCH, .deflt = "2", .apply = set_prefetch,
+     .store = CLI_STORE_INT, AT(prefetch),
+     .help = "batches each loader worker keeps ready ahead\n"
+             "(DataLoader's prefetch_factor; needs workers)"},
+    {.name = "sample-cost", .kind = CLI_OPT_REAL, .metavar = "SECONDS",
+     .what = "a number of seconds",
+     .allowed = "a number of seconds from 0 to 3600, e.g. 0.001", .deflt = "0",
+     .apply = check_sample_cost, .store = CLI_STORE_REAL, AT(sample_cost),
+     .help = "simulated time one loader worker spends\n"
+             "reading and decoding one sample; 0: the data\n"
+             "stage is free and left out of the timeline"},
+    {.name = "pin-memory", .kind = CLI_OPT_ENUM, .words = bits, .what = "0 or 1", .deflt = "1",
+     .apply = note_loader, .store = CLI_STORE_INT, AT(pin_memory),
+     .help = "batches in pinned host memory: the copy to\n"
+             "the device runs at full bandwidth, off the\n"
+             "compute stream (0: pageable, slower, blocking)"},
+};
+
+const CliOptRow *run_loader_rows(int *n) {
+    *n = (int)(sizeof rows / sizeof rows[0]);
+    return rows;
 }
 
 RunParse run_loader_check(RunOptions *o) {
     // DataLoader raises "prefetch_factor option could only be specified in
     // multiprocessing" when num_workers is 0
     if (o->prefetch_text && o->loader_workers == 0)
-        return bad(run_opt_spec(RO_PREFETCH), o->prefetch_text,
-                   "needs loader workers (DataLoader takes prefetch_factor only with "
-                   "num_workers > 0)", "--loader-workers 1 or more with --prefetch, or leave "
-                   "--prefetch out");
+        return run_opt_fail("prefetch", o->prefetch_text,
+                            "needs loader workers (DataLoader takes prefetch_factor only with "
+                            "num_workers > 0)", "--loader-workers 1 or more with --prefetch, or "
+                            "leave --prefetch out");
     // workers, prefetch or pinning without a cost would silently change nothing
-    if (o->loader_flag && o->sample_cost == 0) {
-        const RunOptSpec *s = NULL;
-        for (int id = RO_LOADER_WORKERS; id <= RO_PIN_MEMORY; id++)
-            if (strcmp(run_opt_spec((RunOptId)id)->longname, o->loader_flag) == 0)
-                s = run_opt_spec((RunOptId)id);
-        if (s)
-            return bad(s, o->loader_value, "has no effect without --sample-cost (the data "
-                       "stage is free and left out of the timeline)", "--sample-cost SECONDS "
-                       "above 0 with it, or leave it out");
-    }
+    if (o->loader_flag && o->sample_cost == 0)
+        return run_opt_fail(o->loader_flag, o->loader_value, "has no effect without "
+                            "--sample-cost (the data stage is free and left out of the "
+                            "timeline)", "--sample-cost SECONDS above 0 with it, or leave it out");
     return RUN_PARSE_OK;
 }
 

@@ -90,6 +90,7 @@ static int measure(const RunOptions *o, SimTrainConfig *tc, int nranks, int all,
     wc.profile = o->sys;
     wc.phantom = 1;
     wc.represent = !all;
+    wc.algo = o->algo; // the run's collectives: their buffers are part of the need
     wc.trace = 0;
     wc.watchdog_s = 600;
     const SimBackendOps *ops = cli_backend_find(all ? "cpu" : "sym");

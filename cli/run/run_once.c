@@ -136,9 +136,7 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
         c->loop.loss_log = o->loss_log;
     } else if (strcmp(o->strategy, "layer-owner") == 0) {
         // the wrong picture of FSDP, for the lessons (sim/strategy/layer_owner.h)
-        static const SimLayerOwnerOptions layer_owner = {SIM_ALGO_AUTO};
         c->strategy = &sim_layer_owner_strategy;
-        c->strategy_cfg = &layer_owner;
     }
     SimLrSchedule sched;
     char err[512];
@@ -214,9 +212,9 @@ int run_once(RunOptions *o, SimTrainConfig *c) {
     wc.device_memory = o->device_memory; // 0: unlimited
     wc.phantom = o->phantom;             // --phantom: shapes only
     wc.faults = &o->faults;
+    wc.algo = o->algo; // --algo: every strategy's collectives, NCCL_ALGO on GPUs
     wc.backend_opt.allow_tf32 = o->tf32;
     wc.backend_opt.coll_impl = o->coll_impl;
-    wc.backend_opt.nccl_algo = sim_algo_nccl_name(o->ddp.algo); // NCCL_ALGO on GPUs
     wc.backend_opt.rendezvous = o->rendezvous; // NULL: this process runs every rank
     run_proc_prepare(o);
     SimWorld w;

@@ -12,15 +12,16 @@
 #include "engine/comm.h"         // defines: sim_barrier
 #include "report/merge_traces.h" // defines: merge_traces_files
 
-RunParse run_proc_parse(const RunOptSpec *s, const char *v, RunOptions *o) {
+int run_proc_parse(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v, void *dest) {
+    (void)cx;
     CudaRdzvSpec spec;
     char err[768];
-    if (cuda_rdzv_parse(v, &spec, err, sizeof err) != SIM_OK) {
-        run_error("--%s: %s", s->longname, err);
-        return RUN_PARSE_ERROR;
+    if (cuda_rdzv_parse(v->text, &spec, err, sizeof err) != SIM_OK) {
+        run_error("--%s: %s", row->name, err);
+        return -1;
     }
-    o->rendezvous = v;
-    return RUN_PARSE_OK;
+    ((RunOptions *)dest)->rendezvous = v->text;
+    return 0;
 }
 
 RunParse run_proc_check(RunOptions *o) {

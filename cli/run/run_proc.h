@@ -16,12 +16,12 @@
 #ifndef DDPLAB_CLI_RUN_PROC_H
 #define DDPLAB_CLI_RUN_PROC_H
 
+#include "core/optable.h" // defines: CliOptApply
 #include "engine/world.h" // defines: SimWorld
 #include "run/run.h"      // defines: RunOptions, RunParse
-#include "run/run_opts.h" // defines: RunOptSpec
 
-// --rendezvous SPEC alone (its grammar).
-RunParse run_proc_parse(const RunOptSpec *s, const char *v, RunOptions *o);
+// --rendezvous SPEC alone (its grammar): the row's apply (CliOptApply).
+int run_proc_parse(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v, void *dest);
 // With the other options: the backend, the launcher's variables, -n, the
 // views; sets o->proc_rank and quiets the outputs of ranks other than 0.
 // RUN_PARSE_OK at once without --rendezvous.

@@ -288,7 +288,7 @@ static void start_rows(Table *tb, const RunReport *rep, const SimTrainer *t) {
 
 // The collectives' algorithm (--algo), in words.
 static void algo_row(Table *tb, const RunOptions *o) {
-    SimAlgo a = o->ddp.algo;
+    SimAlgo a = o->algo;
     int cuda = strcmp(o->backend, "cuda") == 0;
     const char *nccl = cuda ? sim_algo_nccl_name(a) : NULL;
     static const char *const what[SIM_ALGO_COUNT] = {

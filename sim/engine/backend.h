@@ -31,9 +31,6 @@ typedef struct {
                            // (default): NCCL when every rank has a GPU of its
                            // own, else ddplab's device-memory implementation of
                            // the same schedules; "nccl"; "device"
-    const char *nccl_algo; // cuda with NCCL: NCCL_ALGO for its communicators
-                           // ("Ring", "Tree": --algo ring, dbtree); NULL: NCCL's
-                           // tuner, or NCCL_ALGO as the environment has it
     const char *rendezvous; // cuda, several processes: NULL (default) = one
                            // process drives every rank; otherwise the spec of
                            // `--rendezvous` (backend_cuda/cuda_rdzv.h)
@@ -49,6 +46,9 @@ typedef struct {
     int represent;       // 1: run rank 0 only (SimWorldConfig.represent); a
                          // backend that cannot refuses at init
     SimBackendOptions opt; // SimWorldConfig.backend_opt
+    SimAlgo algo;        // SimWorldConfig.algo: on cuda with NCCL, NCCL_ALGO for its
+                         // communicators (ring: "Ring", dbtree: "Tree"; others:
+                         // NCCL's tuner, or NCCL_ALGO as the environment has it)
 } SimBackendConfig;
 
 // One collective call as one rank sees it. Filled by sim/ before launch.

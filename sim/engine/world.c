@@ -21,6 +21,7 @@ void sim_world_config_default(SimWorldConfig *c) {
         c->profile = *p;
     c->trace = 1;
     c->trace_max_per_rank = 1000000;
+    c->algo = SIM_ALGO_AUTO;
 }
 
 static SimStatus world_fail(SimWorld *w, SimStatus st, const char *msg) {
@@ -48,6 +49,8 @@ static SimStatus world_check_config(SimWorld *w, const SimWorldConfig *cfg) {
     if (cfg->represent && !cfg->phantom)
         return world_fail(w, SIM_EINVAL, "represent: rank 0 can stand for the other ranks only "
                           "in a phantom world (phantom = 1), where no rank's data is needed");
+    if ((unsigned)cfg->algo >= SIM_ALGO_COUNT)
+        return world_fail(w, SIM_EINVAL, "algo: not a collective algorithm (SimAlgo)");
     return SIM_OK;
 }
 
@@ -77,7 +80,7 @@ SimStatus sim_world_init(SimWorld *w, const SimWorldConfig *cfg, const SimBacken
             return world_fail(w, SIM_ENOMEM, "out of memory for the trace");
     }
     SimBackendConfig bc = {cfg->nranks, cfg->nodes, w->ranks_per_node, cfg->watchdog_s,
-                           cfg->phantom, cfg->represent, cfg->backend_opt};
+                           cfg->phantom, cfg->represent, cfg->backend_opt, cfg->algo};
     char err[1024] = "";
     SimStatus st = ops->init(&bc, &w->ctx, err, sizeof err);
     if (st != SIM_OK) {

@@ -43,6 +43,13 @@ typedef struct {
                              // NULL: none (default)
     SimBackendOptions backend_opt; // backend-specific options (sim/engine/backend.h);
                              // all zero (default): each backend's defaults
+    // The algorithm of the collectives the strategies launch: DDP's buckets
+    // and broadcasts, FSDP's gathers and reductions, DataParallel's and the
+    // layer owners' broadcasts and reduces (sim/strategy/). The world is the
+    // one place that holds it, so that every strategy and the backend (NCCL_ALGO
+    // on GPUs) agree. The training loop's own collectives (the logged loss,
+    // evaluation) keep SIM_ALGO_AUTO. Default SIM_ALGO_AUTO.
+    SimAlgo algo;
 } SimWorldConfig;
 
 void sim_world_config_default(SimWorldConfig *c);

@@ -18,7 +18,6 @@ void sim_ddp_options_default(SimDdpOptions *o) {
     sim_ddp_bucket_options_default(&o->buckets);
     o->broadcast_buffers = 1;
     o->init_broadcast = 1;
-    o->algo = SIM_ALGO_AUTO;
 }
 
 const char *sim_ddp_comm_hook_name(SimDdpCommHook h) {
@@ -91,10 +90,10 @@ SimStatus ddp_broadcast_state(DdpState *s, SimRank *r, int params, int root) {
     SimModel *m = s->m;
     if (params && m->param_count > 0)
         SIM_CHECK(sim_broadcast(r, m->param.data, m->param.data, m->param_count, SIM_FP32,
-                                root, s->o->algo));
+                                root, r->world->cfg.algo));
     if (m->buffer_count > 0)
         SIM_CHECK(sim_broadcast(r, m->buffer.data, m->buffer.data, m->buffer_count, SIM_FP32,
-                                root, s->o->algo));
+                                root, r->world->cfg.algo));
     return SIM_OK;
 }
 
@@ -202,7 +201,8 @@ SimStatus ddp_rebuild(DdpState *s, SimRank *r) {
     if (st == SIM_OK)
         st = sim_tensor_upload(r, &order, msg);
     if (st == SIM_OK)
-        st = sim_broadcast(r, order.data, order.data, (size_t)n + 1, SIM_INT32, 0, s->o->algo);
+        st = sim_broadcast(r, order.data, order.data, (size_t)n + 1, SIM_INT32, 0,
+                           r->world->cfg.algo);
     if (st == SIM_OK)
         st = sim_tensor_download(r, &order, msg);
     sim_tensor_free(r, &order);

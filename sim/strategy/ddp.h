@@ -43,7 +43,6 @@
 
 #include <stdio.h>
 
-#include "coll/coll.h"            // defines: SimAlgo
 #include "strategy/ddp_buckets.h" // defines: SimDdpBucketOptions
 #include "train/strategy.h"       // defines: SimStrategyOps
 
@@ -62,7 +61,6 @@ typedef struct {
     int gradient_as_bucket_view;  // default 0
     int broadcast_buffers;        // default 1
     int init_broadcast;           // default 1 (0: --no-init-broadcast)
-    SimAlgo algo;                 // all_reduce algorithm (default auto)
     FILE *print_buckets;          // non-NULL: rank 0 prints every new plan here
     SimDdpCommHook comm_hook;     // default SIM_DDP_HOOK_ALLREDUCE
 } SimDdpOptions;

@@ -19,8 +19,7 @@
 #include "strategy/ddp_internal.h"
 
 // One fp32 value all_reduced with op; *x in, the result out.
-static SimStatus allreduce_value(DdpState *s, SimRank *r, const char *name, SimRedOp op,
-                                 float *x) {
+static SimStatus allreduce_value(SimRank *r, const char *name, SimRedOp op, float *x) {
     SimTensor v;
     int64_t shape[1] = {1};
     sim_tensor_init(&v, name, SIM_FP32, 1, shape);
@@ -29,7 +28,7 @@ static SimStatus allreduce_value(DdpState *s, SimRank *r, const char *name, SimR
     if (st == SIM_OK)
         st = sim_tensor_upload(r, &v, x);
     if (st == SIM_OK)
-        st = sim_all_reduce(r, v.data, v.data, 1, SIM_FP32, op, s->o->algo);
+        st = sim_all_reduce(r, v.data, v.data, 1, SIM_FP32, op, r->world->cfg.algo);
     if (st == SIM_OK)
         st = sim_tensor_download(r, &v, x);
     sim_tensor_free(r, &v);
@@ -38,9 +37,9 @@ static SimStatus allreduce_value(DdpState *s, SimRank *r, const char *name, SimR
 
 // _find_common_rank: the highest candidate rank (a rank that is not a
 // candidate offers -1).
-static SimStatus common_rank(DdpState *s, SimRank *r, int candidate, int *root) {
+static SimStatus common_rank(SimRank *r, int candidate, int *root) {
     float x = candidate ? (float)r->rank : -1.0f;
-    SIM_CHECK(allreduce_value(s, r, "join.common_rank", SIM_MAX, &x));
+    SIM_CHECK(allreduce_value(r, "join.common_rank", SIM_MAX, &x));
     if (x < 0) {
         snprintf(r->error, sizeof r->error, "join: no rank is a candidate for the common rank");
         return SIM_EPROTO;
@@ -55,17 +54,17 @@ static SimStatus sync_buffers(DdpState *s, SimRank *r, int running) {
     if (!(s->fwd_param_sync && s->o->broadcast_buffers && s->m->nbuffers > 0))
         return SIM_OK;
     int root = 0;
-    SIM_CHECK(common_rank(s, r, running, &root));
+    SIM_CHECK(common_rank(r, running, &root));
     return ddp_broadcast_state(s, r, 0, root);
 }
 
 SimStatus ddp_join_forward(DdpState *s, SimRank *r, int sync) {
     float running = 1.0f;
-    SIM_CHECK(allreduce_value(s, r, "join.not_joined", SIM_SUM, &running));
+    SIM_CHECK(allreduce_value(r, "join.not_joined", SIM_SUM, &running));
     SIM_CHECK(ddp_rebuild(s, r));
     SIM_CHECK(sync_buffers(s, r, 1));
     float want = sync ? 1.0f : 0.0f; // _check_global_requires_backward_grad_sync
-    return allreduce_value(s, r, "join.requires_sync", SIM_SUM, &want);
+    return allreduce_value(r, "join.requires_sync", SIM_SUM, &want);
 }
 
 SimStatus ddp_join_shadow(void *state, SimRank *r, SimTrainer *t) {
@@ -73,7 +72,7 @@ SimStatus ddp_join_shadow(void *state, SimRank *r, SimTrainer *t) {
     DdpState *s = state;
     s->shadowed = 1;
     float running = 0.0f;
-    SIM_CHECK(allreduce_value(s, r, "join.not_joined", SIM_SUM, &running));
+    SIM_CHECK(allreduce_value(r, "join.not_joined", SIM_SUM, &running));
     if (running < 0.5f) {
         snprintf(r->error, sizeof r->error, "join: every rank has run out of data in the "
                  "middle of an epoch");
@@ -84,7 +83,7 @@ SimStatus ddp_join_shadow(void *state, SimRank *r, SimTrainer *t) {
     SIM_CHECK(ddp_rebuild(s, r));
     SIM_CHECK(sync_buffers(s, r, 0));
     float want = 0.0f;
-    SIM_CHECK(allreduce_value(s, r, "join.requires_sync", SIM_SUM, &want));
+    SIM_CHECK(allreduce_value(r, "join.requires_sync", SIM_SUM, &want));
     s->fwd_param_sync = want > 0.5f;
     if (!s->fwd_param_sync)
         return SIM_OK;
@@ -95,14 +94,14 @@ SimStatus ddp_join_exit(void *state, SimRank *r, SimTrainer *t) {
     (void)t;
     DdpState *s = state;
     float running = 0.0f;
-    SIM_CHECK(allreduce_value(s, r, "join.not_joined", SIM_SUM, &running));
+    SIM_CHECK(allreduce_value(r, "join.not_joined", SIM_SUM, &running));
     if (running > 0.5f) {
         snprintf(r->error, sizeof r->error, "join: the context closed while %d rank%s still "
                  "had data", (int)running, running > 1.5f ? "s" : "");
         return SIM_EPROTO;
     }
     int root = 0;
-    SIM_CHECK(common_rank(s, r, !s->shadowed, &root));
+    SIM_CHECK(common_rank(r, !s->shadowed, &root));
     s->shadowed = 0;
     return ddp_broadcast_state(s, r, 1, root);
 }

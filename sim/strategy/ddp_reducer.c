@@ -141,8 +141,8 @@ static SimStatus launch(DdpState *s, SimRank *r, int i) {
         SIM_CHECK(compress(s, r, b));
         data = b->low.data;
     }
-    SimCollArgs a = {SIM_COLL_ALL_REDUCE, s->o->algo, dt, SIM_SUM, data, data, b->numel, 0,
-                     -1};
+    SimCollArgs a = {SIM_COLL_ALL_REDUCE, r->world->cfg.algo, dt, SIM_SUM, data, data, b->numel,
+                     0, -1};
     SimStatus st = sim_coll_launch(r, &a, &b->h);
     if (st != SIM_OK)
         return st;
@@ -244,8 +244,8 @@ SimStatus ddp_reducer_shadow(DdpState *s, SimRank *r) {
             SIM_CHECK(sim_op_cast(r, &b->low, &b->buf));
             data = b->low.data;
         }
-        SimCollArgs a = {SIM_COLL_ALL_REDUCE, s->o->algo, dt, SIM_SUM, data, data, b->numel, 0,
-                         -1};
+        SimCollArgs a = {SIM_COLL_ALL_REDUCE, r->world->cfg.algo, dt, SIM_SUM, data, data,
+                         b->numel, 0, -1};
         SIM_CHECK(sim_coll_launch(r, &a, &b->h));
         b->launched = 1;
         trace_bucket(r, "shadow", i, -1, b->bytes, b->h.call.start_sim, b->h.sim_end,

@@ -40,7 +40,6 @@ typedef struct {
 void sim_dp_options_default(SimDpOptions *o) {
     memset(o, 0, sizeof *o);
     o->launch_s = 5e-6;
-    o->algo = SIM_ALGO_AUTO;
 }
 
 int sim_dp_chunks(int n, int devices, int *sizes) {
@@ -171,10 +170,10 @@ static SimStatus replicate(DpState *s, SimRank *r) {
     mark(r, "dp.replicate");
     if (m->param_count > 0)
         SIM_CHECK(sim_broadcast(r, m->param.data, m->param.data, m->param_count, SIM_FP32, 0,
-                                s->o->algo));
+                                r->world->cfg.algo));
     if (m->buffer_count > 0)
         SIM_CHECK(sim_broadcast(r, m->buffer.data, m->buffer.data, m->buffer_count, SIM_FP32,
-                                0, s->o->algo));
+                                0, r->world->cfg.algo));
     return SIM_OK;
 }
 
@@ -347,7 +346,7 @@ static SimStatus reduce(DpState *s, SimRank *r) {
     mark(r, "dp.reduce");
     if (m->param_count > 0)
         SIM_CHECK(sim_reduce(r, m->grad.data, m->grad.data, m->param_count, SIM_FP32, SIM_SUM,
-                             0, s->o->algo));
+                             0, r->world->cfg.algo));
     return r->rank == 0 ? SIM_OK : sim_model_zero_grad(r, m);
 }
 

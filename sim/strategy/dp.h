@@ -21,7 +21,6 @@
 #ifndef DDPLAB_SIM_DP_H
 #define DDPLAB_SIM_DP_H
 
-#include "coll/coll.h"      // defines: SimAlgo
 #include "train/strategy.h" // defines: SimStrategyOps
 
 typedef struct {
@@ -29,7 +28,6 @@ typedef struct {
     // launch (default 5e-6: a CUDA launch plus DataParallel's Python
     // threads contending for the GIL).
     double launch_s;
-    SimAlgo algo;     // broadcast / reduce algorithm (default auto)
 } SimDpOptions;
 
 void sim_dp_options_default(SimDpOptions *o);

@@ -82,8 +82,9 @@ SimStatus fsdp_all_gather(FsdpState *s, SimRank *r, const SimTensor *send, SimTe
     if (s->S == 1)
         return fsdp_backing_cast(r, recv, send);
     if (s->S == s->nranks && s->S > 1) {
-        SimCollArgs a = {.kind = SIM_COLL_ALL_GATHER, .algo = s->o.algo, .dtype = send->dtype,
-                         .sendbuf = send->data, .recvbuf = recv->data, .count = n};
+        SimCollArgs a = {.kind = SIM_COLL_ALL_GATHER, .algo = r->world->cfg.algo,
+                         .dtype = send->dtype, .sendbuf = send->data, .recvbuf = recv->data,
+                         .count = n};
         return sim_coll_launch(r, &a, h);
     }
     return sim_group_all_gather(r, &s->shard_group, send->data, recv->data, n, send->dtype);
@@ -96,7 +97,7 @@ SimStatus fsdp_reduce_scatter(FsdpState *s, SimRank *r, const SimTensor *send, S
     if (s->S == 1)
         return fsdp_backing_cast(r, recv, send);
     if (s->S == s->nranks) {
-        SimCollArgs a = {.kind = SIM_COLL_REDUCE_SCATTER, .algo = s->o.algo,
+        SimCollArgs a = {.kind = SIM_COLL_REDUCE_SCATTER, .algo = r->world->cfg.algo,
                          .dtype = send->dtype, .op = SIM_SUM, .sendbuf = send->data,
                          .recvbuf = recv->data, .count = n};
         return sim_coll_launch(r, &a, h);

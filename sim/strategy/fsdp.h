@@ -44,7 +44,6 @@
 #include <stdio.h>
 
 #include "base/dtype.h"     // defines: SimDtype
-#include "coll/coll.h"      // defines: SimAlgo
 #include "model/model.h"    // defines: SimModel
 #include "train/strategy.h" // defines: SimStrategyOps
 
@@ -98,7 +97,6 @@ typedef struct {
     SimFsdpStateDict state_dict;// --state-dict (default FULL)
     int rank0_only;             // FULL state dict: only rank 0 holds the result (default 1)
     int state_dict_rank0_call;  // a bug on purpose: only rank 0 calls state_dict()
-    SimAlgo algo;               // collective algorithm (default auto)
     FILE *print_units;          // non-NULL: rank 0 prints the plan here
 } SimFsdpOptions;
 

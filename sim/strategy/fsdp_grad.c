@@ -96,7 +96,7 @@ static SimStatus launch_reduce(FsdpState *s, SimRank *r, int u) {
         int group = s->S == 1 ? s->rep_group.n : s->nranks;
         if (group < 2)
             return SIM_OK;
-        SimCollArgs a = {.kind = SIM_COLL_ALL_REDUCE, .algo = s->o.algo, .dtype = rd,
+        SimCollArgs a = {.kind = SIM_COLL_ALL_REDUCE, .algo = r->world->cfg.algo, .dtype = rd,
                          .op = SIM_SUM, .sendbuf = us->rs_in.data, .recvbuf = us->rs_in.data,
                          .count = un->padded};
         return sim_coll_launch(r, &a, &us->rh);
@@ -182,8 +182,9 @@ static SimStatus group_sum(FsdpState *s, SimRank *r, const SimGroup *g, float *x
     if (st == SIM_OK)
         st = sim_tensor_upload(r, &v, x);
     if (st == SIM_OK)
-        st = g->n == s->nranks ? sim_all_reduce(r, v.data, v.data, 1, SIM_FP32, op, s->o.algo)
-                               : sim_group_all_reduce(r, g, v.data, v.data, 1, SIM_FP32, op);
+        st = g->n == s->nranks
+                 ? sim_all_reduce(r, v.data, v.data, 1, SIM_FP32, op, r->world->cfg.algo)
+                 : sim_group_all_reduce(r, g, v.data, v.data, 1, SIM_FP32, op);
     if (st == SIM_OK)
         st = sim_tensor_download(r, &v, x);
     sim_tensor_free(r, &v);

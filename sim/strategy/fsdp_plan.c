@@ -19,7 +19,6 @@ void sim_fsdp_options_default(SimFsdpOptions *o) {
     o->param_dtype = o->reduce_dtype = o->buffer_dtype = SIM_FP32;
     o->state_dict = SIM_FSDP_SD_FULL;
     o->rank0_only = 1;
-    o->algo = SIM_ALGO_AUTO;
 }
 
 static const char *const sharding_names[SIM_FSDP_SHARDING_COUNT] = {

@@ -143,7 +143,7 @@ SimStatus fsdp_agree(FsdpState *s, SimRank *r, SimTrainer *t, SimStatus mine) {
         st = sim_tensor_upload(r, &v, words);
     }
     if (st == SIM_OK)
-        st = sim_all_reduce(r, v.data, v.data, 1, SIM_INT32, SIM_MIN, s->o.algo);
+        st = sim_all_reduce(r, v.data, v.data, 1, SIM_INT32, SIM_MIN, r->world->cfg.algo);
     if (st == SIM_OK)
         st = sim_tensor_download(r, &v, words);
     int who = words ? words[0] : 0;
@@ -155,7 +155,8 @@ SimStatus fsdp_agree(FsdpState *s, SimRank *r, SimTrainer *t, SimStatus mine) {
         }
         st = sim_tensor_upload(r, &v, words);
         if (st == SIM_OK)
-            st = sim_broadcast(r, v.data, v.data, AGREE_WORDS, SIM_INT32, who, s->o.algo);
+            st = sim_broadcast(r, v.data, v.data, AGREE_WORDS, SIM_INT32, who,
+                               r->world->cfg.algo);
         if (st == SIM_OK)
             st = sim_tensor_download(r, &v, words);
         if (st == SIM_OK) {

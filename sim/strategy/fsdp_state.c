@@ -69,7 +69,8 @@ SimStatus fsdp_gather_steps(FsdpState *s, SimRank *r) {
         host[i] = (float)s->optim.param_steps[i];
     SimStatus st = sim_tensor_upload(r, &v, host);
     if (st == SIM_OK && s->nranks > 1)
-        st = sim_all_reduce(r, v.data, v.data, (size_t)n, SIM_FP32, SIM_MAX, s->o.algo);
+        st = sim_all_reduce(r, v.data, v.data, (size_t)n, SIM_FP32, SIM_MAX,
+                            r->world->cfg.algo);
     if (st == SIM_OK)
         st = sim_tensor_download(r, &v, host);
     sim_tensor_free(r, &v);

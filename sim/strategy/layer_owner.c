@@ -19,7 +19,6 @@
 #define LO_NFLAT (2 + SIM_OPTIM_MAX_STATE) // flat tensors: params, grads, optimizer state
 
 typedef struct {
-    const SimLayerOwnerOptions *o;
     SimModel *m;
     SimTrainer *t;
     SimRank *r;
@@ -39,11 +38,6 @@ typedef struct {
     int64_t charged[LO_NFLAT];  // bytes charged now (released at teardown)
     SimLayerOwnerStats st;
 } LoState;
-
-void sim_layer_owner_options_default(SimLayerOwnerOptions *o) {
-    memset(o, 0, sizeof *o);
-    o->algo = SIM_ALGO_AUTO;
-}
 
 int sim_layer_owner_of(const SimModel *m, int module, int nranks) {
     if (module < 1 || module >= m->nmodules || m->modules[module].nparams <= 0 || nranks < 1)
@@ -171,7 +165,8 @@ static SimStatus borrow(LoState *s, int k, int backward) {
             SIM_CHECK(hold_grad(s, k, 1));
     }
     void *p = range_ptr(&s->m->param, s->off[k]);
-    SIM_CHECK(sim_broadcast(s->r, p, p, s->numel[k], SIM_FP32, s->owner[k], s->o->algo));
+    SIM_CHECK(sim_broadcast(s->r, p, p, s->numel[k], SIM_FP32, s->owner[k],
+                            s->r->world->cfg.algo));
     s->st.broadcasts++;
     return SIM_OK;
 }
@@ -184,7 +179,7 @@ static SimStatus after_backward(LoState *s, int k) {
     if (s->sync) {
         void *g = range_ptr(&s->m->grad, s->off[k]);
         SIM_CHECK(sim_reduce(s->r, g, g, s->numel[k], SIM_FP32, SIM_SUM, s->owner[k],
-                             s->o->algo));
+                             s->r->world->cfg.algo));
         s->st.reduces++;
         if (s->owner[k] != s->rank) {
             SIM_CHECK(sim_op_fill(s->r, &s->m->grad, s->off[k], s->numel[k], 0.0f));
@@ -290,7 +285,7 @@ static SimStatus lo_setup(SimRank *r, SimTrainer *t, const void *cfg, void **sta
     *state = s;
     if (s == NULL)
         return fail(r, SIM_ENOMEM, "out of memory");
-    s->o = cfg;
+    (void)cfg; // no options: the collectives run the world's algorithm
     s->m = t->model;
     s->t = t;
     s->r = r;

@@ -60,15 +60,8 @@
 
 #include <stdint.h>
 
-#include "coll/coll.h"      // defines: SimAlgo
 #include "model/model.h"    // defines: SimModel
 #include "train/strategy.h" // defines: SimStrategyOps
-
-typedef struct {
-    SimAlgo algo;     // broadcast / reduce algorithm (default auto)
-} SimLayerOwnerOptions;
-
-void sim_layer_owner_options_default(SimLayerOwnerOptions *o);
 
 // The owner of module k on nranks ranks: the modules with parameters
 // (k >= 1, nparams > 0) numbered j = 0, 1, ... in table (= forward) order,
@@ -98,7 +91,8 @@ typedef struct SimTrainer SimTrainer;
 // This rank's figures; -1 when t does not run the layer-owner strategy.
 int sim_layer_owner_stats(const SimTrainer *t, SimLayerOwnerStats *out);
 
-// The strategy; cfg->strategy_cfg points to a SimLayerOwnerOptions.
+// The strategy; it has no options of its own (cfg->strategy_cfg is not
+// read): its collectives run the world's algorithm (SimWorldConfig.algo).
 extern const SimStrategyOps sim_layer_owner_strategy;
 
 #endif
