@@ -1,9 +1,9 @@
 // sim/base/plugin.h: finding and opening one of ddplab's plugins, the shared
 // objects that the program loads with dlopen only when a part of it is asked
-// for (the CUDA backend: cli/core/backends.c), so that a command that does
-// not need it never maps its libraries. Only the search and the dlopen are
-// here: what a plugin's entry point returns, and how it is checked, are its
-// user's.
+// for (the CUDA backend: cli/core/backends.c; the SDL view:
+// viz/view_sdl_load.c), so that a command that needs neither never maps
+// their libraries. Only the search and the dlopen are here: what a plugin's
+// entry point returns, and how it is checked, are its user's.
 //
 // A plugin is looked for, in order:
 //   1. in $DDPLAB_PLUGIN_DIR alone, when it is set and not empty: a folder
