@@ -48,8 +48,9 @@ if grep -q "ddplab-sdl.so" "$tmp/install.log"; then
     [ -f "$p/lib/ddplab/ddplab-sdl.so" ] || failed "the install has no lib/ddplab/ddplab-sdl.so"
     out=$(run "$p/bin/ddplab" run --steps 2 --png frame.png 2>&1)
     rc=$?
-    [ $rc -eq 0 ] && [ -s frame.png ] ||
+    if [ $rc -ne 0 ] || [ ! -s frame.png ]; then
         failed "run --png with the installed plugin -> exit $rc: $(tail -3 <<<"$out")"
+    fi
 fi
 
 # the CUDA plugin, in a build that has one
