@@ -18,13 +18,13 @@ add_dependencies(test_cli_bench ddplab)
 # The verifiable data of the bench, tested directly against sim/'s kernels.
 ddplab_add_test(test_cli_verify
   SOURCES test_cli_verify.c
-  LIBS ddplab_cli
+  LIBS ddplab_cli ddplab_viz_sdl
   LABELS cli
   TIMEOUT 120)
 # The device `bench --calibrate` measures, on a cpu backend dressed as a GPU.
 ddplab_add_test(test_bench_device
   SOURCES test_bench_device.c
-  LIBS ddplab_cli
+  LIBS ddplab_cli ddplab_viz_sdl
   LABELS cli
   TIMEOUT 120)
 # `ddplab plan`: the seeds' and the ZeRO paper's memory figures from both

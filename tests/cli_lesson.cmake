@@ -7,7 +7,7 @@
 # view and answers its question (skipped without tmux or ncurses).
 ddplab_add_test(test_lesson_facts
   SOURCES test_lesson_facts.c test_files.c
-  LIBS ddplab_cli
+  LIBS ddplab_cli ddplab_viz_sdl
   LABELS cli
   TIMEOUT 300)
 ddplab_add_test(test_cli_lesson

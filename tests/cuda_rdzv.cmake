@@ -50,7 +50,7 @@ if(DDPLAB_HAVE_CUDA)
   target_compile_definitions(test_cli_rdzv PRIVATE DDPLAB_HAVE_CUDA=1)
   ddplab_add_test(test_cuda_proc
     SOURCES test_cuda_proc.c test_cli_run.c test_files.c
-    LIBS ddplab_cli ddplab_cuda
+    LIBS ddplab_cli ddplab_viz_sdl ddplab_cuda
     ARGS $<TARGET_FILE:ddplab>
     LABELS cuda
     TIMEOUT 600)

@@ -12,7 +12,7 @@ foreach(t IN LISTS DDPLAB_FUZZ_REPLAY)
   ddplab_add_test(test_fuzz_${t}
     SOURCES ${PROJECT_SOURCE_DIR}/fuzz/fuzz_${t}.c ${PROJECT_SOURCE_DIR}/fuzz/fuzz_util.c
             ${PROJECT_SOURCE_DIR}/fuzz/fuzz_replay.c
-    LIBS ddplab_cli
+    LIBS ddplab_cli ddplab_viz_sdl
     LABELS cpu
     TIMEOUT 120
     ARGS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/${t})

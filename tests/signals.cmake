@@ -26,6 +26,6 @@ set_tests_properties(test_signals_tmux PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 7
 # temporaries; memory by the ASan build's leak checker.
 ddplab_add_test(test_cli_leaks
   SOURCES test_cli_leaks.c test_cli_run.c test_files.c
-  LIBS ddplab_cli
+  LIBS ddplab_cli ddplab_viz_sdl
   LABELS "cli;cpu"
   TIMEOUT 300)

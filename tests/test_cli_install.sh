@@ -4,8 +4,9 @@
 # its own: it finds its lessons in P/share/ddplab/lessons (not the source
 # tree's, which only a program in its build tree reads), lists them and
 # plays one non-interactively, with DDPLAB_LESSONS unset, in a scratch HOME
-# and working directory; in a CUDA build the plugin is in P/lib/ddplab and
-# is found there.
+# and working directory; the plugins are in P/lib/ddplab and found there:
+# the SDL view's in a build with SDL2 (a frame drawn to a PNG), the CUDA
+# backend's in a CUDA build.
 set -u
 cmake=$1 build=$2 src=$(realpath "$3")
 fail=0
@@ -42,6 +43,16 @@ rc=$?
 [ $rc -eq 0 ] || failed "lesson why-distributed --non-interactive -> exit $rc: $(tail -5 <<<"$out")"
 grep -q "questions answered right" <<<"$out" || failed "the lesson did not end: $(tail -3 <<<"$out")"
 
+# the SDL view's plugin, in a build that has one
+if grep -q "ddplab-sdl.so" "$tmp/install.log"; then
+    [ -f "$p/lib/ddplab/ddplab-sdl.so" ] || failed "the install has no lib/ddplab/ddplab-sdl.so"
+    out=$(run "$p/bin/ddplab" run --steps 2 --png frame.png 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ] || [ ! -s frame.png ]; then
+        failed "run --png with the installed plugin -> exit $rc: $(tail -3 <<<"$out")"
+    fi
+fi
+
 # the CUDA plugin, in a build that has one
 if grep -q "ddplab-cuda.so" "$tmp/install.log"; then
     plugin=$p/lib/ddplab/ddplab-cuda.so
@@ -53,5 +64,5 @@ if grep -q "ddplab-cuda.so" "$tmp/install.log"; then
         failed "run --backend cuda: the installed plugin does not load: $out"
     fi
 fi
-[ $fail -eq 0 ] && echo "ok: installed in $p, it reads its own lessons and plugin"
+[ $fail -eq 0 ] && echo "ok: installed in $p, it reads its own lessons and plugins"
 exit $fail

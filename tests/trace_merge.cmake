@@ -4,7 +4,7 @@
 # process and through `ddplab merge-traces`.
 ddplab_add_test(test_trace_merge
   SOURCES test_trace_merge.c test_cli_run.c test_files.c
-  LIBS ddplab_cli
+  LIBS ddplab_cli ddplab_viz_sdl
   ARGS $<TARGET_FILE:ddplab>
   LABELS cpu cli
   TIMEOUT 180)

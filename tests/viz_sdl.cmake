@@ -2,11 +2,13 @@
 # without a display: frames drawn offscreen by the software renderer, the
 # window under SDL's dummy video driver. Engine traces of a ring all_reduce
 # and of FSDP come from CPU ranks (label cpu). Each part exits 77 (skipped)
-# when the build has no SDL2 or no libpng.
+# when the build has no SDL2 or no libpng. The view is linked in
+# (ddplab_viz_sdl; the stub without SDL2), not loaded as the program's
+# plugin; the plugin is tested through the program (test_cli_plugin_sdl).
 ddplab_add_test(test_viz_sdl_parts
   SOURCES test_viz_sdl.c test_viz_sdl_util.c test_ddp_util.c test_world.c test_files.c
           test_env.c
-  LIBS ddplab_viz ddplab_cpu
+  LIBS ddplab_viz_sdl ddplab_cpu
   ARGS parts
   LABELS cpu
   TIMEOUT 60)

@@ -10,20 +10,15 @@
 // show and accept by default does not.
 #include "core/backends.h"
 
-#include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "core/paths.h"  // defines: cli_paths_exe_dir, CLI_PATHS_*_PLUGINS
 #include "cpu_backend.h" // defines: cpu_backend_ops
 #include "cpu_sym.h"     // defines: cpu_sym_backend_ops
 #ifdef DDPLAB_HAVE_CUDA
-#include <dlfcn.h>
-
+#include "base/errbuf.h" // defines: sim_errbuf_fail
+#include "base/plugin.h" // defines: sim_plugin_open, SimPlugin
 #include "cuda_plugin.h" // defines: CUDA_BACKEND_*, CUDA_PLUGIN_*, CudaPluginEntry
 #endif
 
@@ -40,7 +35,7 @@ typedef struct {
     const char *name;
     const char *description;  // shown by `ddplab --help`, loaded or not
     const SimBackendOps *ops; // built in; NULL: a plugin
-    const char *file;         // the plugin's file (in one of plugin_dirs)
+    const char *file;         // the plugin's file (found by sim_plugin_open)
     const char *entry;        // its entry point (CudaPluginEntry)
     PluginState *state;
 } Backend;
@@ -106,99 +101,32 @@ static const SimBackendOps *special(const char *name) {
 }
 
 #ifdef DDPLAB_HAVE_CUDA
-// Appends what fmt says to the text in buf (len bytes), cut short when
-// full: the error lines are built in pieces.
-static void append(char *buf, size_t len, const char *fmt, ...) {
-    size_t used = strlen(buf);
-    if (used + 1 >= len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, len - used, fmt, ap);
-    va_end(ap);
-}
-
-// Where the plugin may be, in order: $DDPLAB_PLUGIN_DIR alone when it is set
-// (a choice made on purpose is never overridden by another copy found
-// elsewhere), else beside the program in the build tree (BUILD/lib/ddplab),
-// then installed (PREFIX/bin/../lib/ddplab). Returns how many were written.
-static int plugin_dirs(char dirs[2][PATH_MAX]) {
-    const char *env = getenv("DDPLAB_PLUGIN_DIR");
-    if (env != NULL && *env != '\0') {
-        dirs[0][0] = '\0';
-        append(dirs[0], PATH_MAX, "%s", env);
-        return 1;
-    }
-    char exe[PATH_MAX];
-    if (cli_paths_exe_dir(exe, sizeof exe) != 0)
-        return 0;
-    dirs[0][0] = dirs[1][0] = '\0';
-    append(dirs[0], PATH_MAX, "%s/%s", exe, CLI_PATHS_BUILD_PLUGINS);
-    append(dirs[1], PATH_MAX, "%s/%s", exe, CLI_PATHS_INSTALLED_PLUGINS);
-    return 2;
-}
-
-// The backend's table from the plugin at path, or NULL with why.
-static const SimBackendOps *plugin_open(const Backend *b, const char *path, char *why,
-                                        size_t len) {
-    // RTLD_NOW: a symbol missing from the program or from a library shows
-    // here, not as a crash in the middle of a run
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *e = dlerror();
-        snprintf(why, len, "%s", e ? e : "dlopen failed");
-        return NULL;
-    }
-    CudaPluginEntry entry = (CudaPluginEntry)dlsym(handle, b->entry);
-    const SimBackendOps *ops = NULL;
-    if (entry == NULL)
-        snprintf(why, len, "it has no entry point %s", b->entry);
-    else if ((ops = entry(DDPLAB_VERSION, sizeof(SimBackendOps), why, len)) != NULL &&
-             (ops->version != SIM_BACKEND_VERSION || strcmp(ops->name, b->name) != 0)) {
-        snprintf(why, len, "it holds the backend '%s' of interface version %d, not '%s' of "
-                 "version %d", ops->name, ops->version, b->name, SIM_BACKEND_VERSION);
-        ops = NULL;
-    }
-    if (ops == NULL)
-        dlclose(handle);
-    return ops;
-}
-
-// Opens the first candidate that exists. The error names every file tried,
-// with the loader's own words (dlerror), which say what was missing: the
-// plugin itself, or a library it needs (libcudart, libcublas, libnccl).
+// Loads the backend's plugin: the search and the dlopen are sim_plugin_open's
+// (the same for every plugin of the program), which names every file tried
+// when none loads; the plugin's entry point then checks that it comes from
+// this build, and the table it returns must be the backend asked for.
 static void plugin_load(const Backend *b) {
     PluginState *st = b->state;
-    char dirs[2][PATH_MAX];
-    int n = plugin_dirs(dirs);
-    if (n == 0) {
-        snprintf(st->error, sizeof st->error, "cannot load the %s backend: the program's own "
-                 "location (/proc/self/exe) cannot be read to find %s; set DDPLAB_PLUGIN_DIR "
-                 "to its folder", b->name, b->file);
+    char what[64];
+    snprintf(what, sizeof what, "the %s backend's plugin", b->name);
+    SimPlugin p;
+    if (sim_plugin_open(what, b->file, b->entry, &p, st->error, sizeof st->error) != SIM_OK)
+        return;
+    char why[1024] = "";
+    const SimBackendOps *ops =
+        ((CudaPluginEntry)p.entry)(DDPLAB_VERSION, sizeof(SimBackendOps), why, sizeof why);
+    if (ops != NULL && (ops->version != SIM_BACKEND_VERSION || strcmp(ops->name, b->name) != 0)) {
+        snprintf(why, sizeof why, "it holds the backend '%s' of interface version %d, not '%s' "
+                 "of version %d", ops->name, ops->version, b->name, SIM_BACKEND_VERSION);
+        ops = NULL;
+    }
+    if (ops == NULL) {
+        sim_errbuf_fail(st->error, sizeof st->error, SIM_ENOTSUP, "cannot load %s%s: %s: %s",
+                        what, p.from_env ? " (from " SIM_PLUGIN_DIR_ENV ")" : "", p.path, why);
+        sim_plugin_close(&p);
         return;
     }
-    st->error[0] = '\0';
-    append(st->error, sizeof st->error, "cannot load the %s backend's plugin%s: ", b->name,
-           n == 1 ? " (from DDPLAB_PLUGIN_DIR)" : "");
-    for (int i = 0; i < n; i++) {
-        char path[PATH_MAX], why[1024];
-        if (snprintf(path, sizeof path, "%s/%s", dirs[i], b->file) >= (int)sizeof path) {
-            append(st->error, sizeof st->error, "%s%s/%s: the path is too long", i ? "; " : "",
-                   dirs[i], b->file);
-            continue;
-        }
-        st->ops = plugin_open(b, path, why, sizeof why);
-        if (st->ops != NULL) {
-            st->error[0] = '\0';
-            return;
-        }
-        // dlerror names the file it cannot open, not a library the file needs
-        int named = strncmp(why, path, strlen(path)) == 0;
-        append(st->error, sizeof st->error, "%s%s%s%s", i ? "; " : "", named ? "" : path,
-               named ? "" : ": ", why);
-        if (access(path, F_OK) == 0)
-            break; // there but unusable: another copy would be no better
-    }
+    st->ops = ops; // the plugin stays open: see plugin_lock
 }
 #endif
 

@@ -1,6 +1,6 @@
 // cli/core/paths.c: where this program is (see paths.h). Everything is read
-// again on each call: the callers (the plugin loader, the lessons' folder)
-// ask once or twice per process, and keep what they need.
+// again on each call: the callers (the lessons' folder) ask once or twice
+// per process, and keep what they need.
 #define _XOPEN_SOURCE 700 // realpath()
 #include "core/paths.h"
 
@@ -8,24 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
+
+#include "base/plugin.h" // defines: sim_plugin_exe_dir
 
 int cli_paths_exe_dir(char *buf, size_t len) {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return -1;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash == NULL)
-        return -1;
-    if (slash == exe)
-        slash++; // a program in / keeps its "/"
-    *slash = '\0';
-    if (strlen(exe) + 1 > len)
-        return -1;
-    memcpy(buf, exe, strlen(exe) + 1);
-    return 0;
+    return sim_plugin_exe_dir(buf, len);
 }
 
 int cli_paths_in_build_tree(void) {

@@ -1,6 +1,6 @@
 // cli/core/paths.h: where this program is, and so where it finds what it
-// ships with (the CUDA plugin, the lessons) in the build tree and once
-// installed:
+// ships with (the lessons here; the plugins: sim/base/plugin.h) in the build
+// tree and once installed:
 //   build tree   BUILD/ddplab, BUILD/lib/ddplab/ (plugins), the source
 //                tree's lessons/
 //   installed    PREFIX/bin/ddplab, PREFIX/lib/ddplab/ (plugins),
@@ -11,14 +11,12 @@
 
 #include <stddef.h>
 
-// Beside the program, relative to its folder: the plugins in the build tree
-// and installed, and the installed lessons.
-#define CLI_PATHS_BUILD_PLUGINS "lib/ddplab"
-#define CLI_PATHS_INSTALLED_PLUGINS "../lib/ddplab"
+// Relative to the program's folder: the installed lessons.
 #define CLI_PATHS_INSTALLED_LESSONS "../share/ddplab/lessons"
 
 // The folder of the running program (from /proc/self/exe, symbolic links
-// resolved) into buf. 0, or -1 when it cannot be read or does not fit.
+// resolved) into buf, as the plugins' search reads it (sim_plugin_exe_dir).
+// 0, or -1 when it cannot be read or does not fit.
 int cli_paths_exe_dir(char *buf, size_t len);
 // 1 when the running program lies in the build tree it was built in (the
 // folder CMake built it in, or one below it); 0 otherwise, and for a
