@@ -13,7 +13,7 @@ if(DDPLAB_BASH)
 endif()
 ddplab_add_test(test_cli_docs
   SOURCES test_cli_docs.c test_cli_run.c test_files.c
-  LIBS ddplab_cli
+  LIBS ddplab_cli ddplab_viz_sdl
   ARGS $<TARGET_FILE:ddplab> ${DDPLAB_DOCS_ARGS}
   LABELS cli
   TIMEOUT 180)
