@@ -20,26 +20,15 @@ fail=0
 failed() { echo "FAILED: $*"; fail=1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/plugin_util.sh
+. "$(dirname "$0")/plugin_util.sh"
 cd "$tmp" || exit 1
 
 # a. what the program links
 libs='lib(cudart|cublas|cublasLt|nccl|cuda)\.so'
-if needed=$(ldd "$ddplab" | grep -E "$libs"); then
-    failed "ddplab links CUDA libraries: $needed"
-fi
-if needed=$(readelf -d "$ddplab" | grep NEEDED | grep -E "$libs"); then
-    failed "ddplab names CUDA libraries as NEEDED: $needed"
-fi
+links_none CUDA "$libs"
 
-# b. what it loads: every file the dynamic loader opened, listed by itself
-# in ld.PID
-loaded() { # command...: prints the files the loader opened for it
-    rm -f "$tmp"/ld.*
-    LD_DEBUG=files LD_DEBUG_OUTPUT="$tmp/ld" "$@" >"$tmp/out" 2>&1
-    local rc=$?
-    [ $rc -eq 0 ] || failed "$* -> exit $rc: $(tail -3 "$tmp/out")"
-    cat "$tmp"/ld.* 2>/dev/null | sed -n 's/.*file=\([^ ]*\).*/\1/p' | sort -u
-}
+# b. what it loads (loaded, tests/plugin_util.sh)
 for cmd in "--help" "plan --model gpt2 -n 8" \
            "run --strategy ddp -n 4 --data blobs --model mlp:16,8,4 --steps 20"; do
     # shellcheck disable=SC2086 # the words of cmd are the command's
