@@ -12,7 +12,6 @@
 //   markers  the loop's phases in the trace, for the views
 // and the strategy's per-micro-step points, with their failures worded alike.
 #include <math.h>
-#include <string.h>
 
 #include "train/train_internal.h"
 

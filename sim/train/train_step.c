@@ -12,7 +12,6 @@
 // stages an observer sees, the trace's markers) is one named call each, in
 // train_extras.c and train_fault.c.
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "engine/comm.h" // defines: sim_all_reduce
