@@ -182,13 +182,13 @@ int main(int argc, char **argv) {
         return 1;
     }
     FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
-    VizCursesScreen *scr =
-        out && in ? viz_curses_screen_open(out, in, "xterm-256color", ascii ? 0 : -1, err,
+    VizScreen *scr =
+        out && in ? viz_screen_open(out, in, "xterm-256color", ascii ? 0 : -1, err,
                                            sizeof err)
                   : NULL;
-    if (scr == NULL || viz_curses_screen_resize(scr, W, H) != SIM_OK) {
+    if (scr == NULL || viz_screen_resize(scr, W, H) != SIM_OK) {
         fprintf(stderr, "viz_curses_frame: no virtual terminal: %s\n", err[0] ? err : "resize");
-        viz_curses_screen_close(scr);
+        viz_screen_close(scr);
         if (out)
             fclose(out);
         if (in)
@@ -198,12 +198,12 @@ int main(int argc, char **argv) {
         return 1;
     }
     int w, h;
-    viz_curses_screen_size(scr, &w, &h);
+    viz_screen_size(scr, &w, &h);
     size_t n = viz_model_count(m);
     VizPlayer p;
     viz_player_init(&p, n, t.nranks);
-    VizCursesFrame f;
-    viz_curses_frame_init(&f);
+    VizFrame f;
+    viz_frame_init(&f);
     double *ms = malloc((size_t)frames * sizeof *ms);
     double *ms_show = malloc((size_t)frames * sizeof *ms_show);
     double *ms_cpu = malloc((size_t)frames * sizeof *ms_cpu);
@@ -216,14 +216,14 @@ int main(int argc, char **argv) {
                          : (frames > 1 ? (size_t)k * (n - 1) / (size_t)(frames - 1) : 0);
         p.pos = (double)(i < n ? i : n - 1);
         double ca = cpu_s(), a = now_s();
-        if (viz_curses_frame_draw(&f, m, &p, w, h, viz_curses_screen_unicode(scr), NULL) !=
+        if (viz_frame_draw(&f, m, &p, w, h, viz_screen_unicode(scr), NULL) !=
             SIM_OK) {
             fprintf(stderr, "viz_curses_frame: drawing event %zu failed\n", i);
             rc = 1;
             break;
         }
         double b = now_s();
-        viz_curses_screen_show(scr, &f.canvas);
+        viz_screen_show(scr, &f.canvas);
         double c = now_s(), cc = cpu_s();
         if (k >= 0) {
             ms[k] = 1e3 * (c - a);
@@ -234,9 +234,9 @@ int main(int argc, char **argv) {
         }
     }
     int fitted = f.ok;
-    int unicode = viz_curses_screen_unicode(scr), colors = viz_curses_screen_colors(scr);
-    viz_curses_frame_free(&f);
-    viz_curses_screen_close(scr);
+    int unicode = viz_screen_unicode(scr), colors = viz_screen_colors(scr);
+    viz_frame_free(&f);
+    viz_screen_close(scr);
     fclose(out);
     fclose(in);
     if (rc == 0) {

@@ -16,6 +16,12 @@ ddplab_add_test(test_cli_lesson
   LABELS cli
   TIMEOUT 300)
 add_dependencies(test_cli_lesson ddplab)
+ddplab_add_test(test_lesson_tui
+  SOURCES test_lesson_tui.c
+  LIBS ddplab_cli ddplab_viz_sdl
+  ARGS ${CMAKE_CURRENT_SOURCE_DIR}/lessons
+  LABELS cli
+  TIMEOUT 120)
 add_test(NAME test_lesson_tmux
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_lesson_tmux.sh $<TARGET_FILE:ddplab>
     ${CMAKE_CURRENT_SOURCE_DIR}/lessons)

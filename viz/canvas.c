@@ -56,6 +56,23 @@ void viz_canvas_put(VizCanvas *c, int x, int y, uint32_t ch, VizStyle st) {
     cell->style = (uint8_t)st;
 }
 
+void viz_canvas_blit(VizCanvas *c, int x, int y, const VizCanvas *src, const VizRect *clip) {
+    if (c->cells == NULL || src == NULL || src->cells == NULL)
+        return;
+    for (int sy = 0; sy < src->h; sy++) {
+        int dy = y + sy;
+        if (clip && (dy < clip->y || dy >= clip->y + clip->h))
+            continue;
+        for (int sx = 0; sx < src->w; sx++) {
+            int dx = x + sx;
+            if (clip && (dx < clip->x || dx >= clip->x + clip->w))
+                continue;
+            const VizCell *cell = &src->cells[(size_t)sy * (size_t)src->w + (size_t)sx];
+            viz_canvas_put(c, dx, dy, cell->ch, (VizStyle)cell->style);
+        }
+    }
+}
+
 const VizCell *viz_canvas_at(const VizCanvas *c, int x, int y) {
     if (!c->cells || x < 0 || y < 0 || x >= c->w || y >= c->h)
         return NULL;

@@ -89,6 +89,11 @@ void viz_canvas_bar(VizCanvas *c, int x, int y, int w, double frac, VizStyle st)
 // with its head at the end.
 void viz_canvas_arrow(VizCanvas *c, int x0, int y0, int x1, int y1, VizStyle st);
 
+// Copies src onto c with its top-left cell at (x, y), clipped to c and to
+// clip (when given): how a host puts an embedded view's frame into its
+// own screen.
+void viz_canvas_blit(VizCanvas *c, int x, int y, const VizCanvas *src, const VizRect *clip);
+
 // The canvas as lines of UTF-8 (ASCII on an ASCII canvas), trailing blanks
 // trimmed, trailing blank lines dropped. Styles are lost. Returns the bytes
 // written, or -1 on a write error.

@@ -62,4 +62,7 @@ void viz_draw(VizCanvas *c, const VizLayout *l, const VizScene *s, const VizDraw
 // The help overlay alone (the key list), centred in c.
 void viz_draw_help(VizCanvas *c);
 
+enum { VIZ_EMBED_MIN_W = 80, VIZ_EMBED_MIN_H = 24 };
+int viz_layout_embed(const VizScene *s, int w, int h, int selected, VizLayout *l);
+
 #endif

@@ -65,6 +65,8 @@ double viz_player_frac(const VizPlayer *p) {
 }
 
 double viz_player_speed(const VizPlayer *p) {
+    if (p->rate > 0)
+        return p->rate;
     int k = p->speed < 0 ? 0 : p->speed >= PLAYER_NSPEEDS ? PLAYER_NSPEEDS - 1 : p->speed;
     return player_speeds[k];
 }
@@ -123,6 +125,21 @@ static void player_jump(VizPlayer *p, const VizModel *m, int dir) {
         return;
     }
     player_seek(p, at);
+}
+
+// + / - from a lesson's pace: the table's next step above / below it.
+static void player_leave_rate(VizPlayer *p, int dir) {
+    int k = 0;
+    if (dir > 0) {
+        while (k + 1 < PLAYER_NSPEEDS && player_speeds[k] <= p->rate)
+            k++;
+    } else {
+        k = PLAYER_NSPEEDS - 1;
+        while (k > 0 && player_speeds[k] >= p->rate)
+            k--;
+    }
+    p->speed = k;
+    p->rate = 0;
 }
 
 static void player_cycle_jump(VizPlayer *p) {
@@ -225,10 +242,12 @@ int viz_player_key(VizPlayer *p, const VizModel *m, int key) {
             player_say(p, "this is the first event");
         break;
     case 'N':
+    case VIZ_KEY_PAGE_DOWN:
         p->playing = 0;
         player_iteration(p, m, +1);
         break;
     case 'P':
+    case VIZ_KEY_PAGE_UP:
         p->playing = 0;
         player_iteration(p, m, -1);
         break;
@@ -245,12 +264,16 @@ int viz_player_key(VizPlayer *p, const VizModel *m, int key) {
         break;
     case '+':
     case '=':
-        if (p->speed + 1 < PLAYER_NSPEEDS)
+        if (p->rate > 0)
+            player_leave_rate(p, +1);
+        else if (p->speed + 1 < PLAYER_NSPEEDS)
             p->speed++;
         break;
     case '-':
     case '_':
-        if (p->speed > 0)
+        if (p->rate > 0)
+            player_leave_rate(p, -1);
+        else if (p->speed > 0)
             p->speed--;
         break;
     case 'r':

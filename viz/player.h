@@ -27,6 +27,10 @@ enum {
     VIZ_KEY_ENTER,
     VIZ_KEY_BACKSPACE,
     VIZ_KEY_ESCAPE,
+    VIZ_KEY_PAGE_UP,   // the player: as P
+    VIZ_KEY_PAGE_DOWN, // the player: as N
+    VIZ_KEY_TAB,
+    VIZ_KEY_BACKTAB,
     VIZ_ZOOM_LEVELS = 8,
 };
 
@@ -36,6 +40,8 @@ typedef struct {
     int live_done;       // 1: no more events will come
     int playing;
     int speed;           // index into the speed table (events per second)
+    double rate;         // > 0: events per second instead of the table's (a
+                         // lesson's pace); + and - go back to the table
     int nranks;
     int selected_rank;
     int use_wall;

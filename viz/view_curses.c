@@ -91,11 +91,11 @@ static int curses_wait_ms(const VizPlayer *p) {
 }
 
 // The loop proper, between opening and closing the screen.
-static SimStatus curses_loop(VizCursesScreen *scr, VizSource *src, const VizViewOpts *o,
+static SimStatus curses_loop(VizScreen *scr, VizSource *src, const VizViewOpts *o,
                              char *err, size_t errlen) {
     VizPlayer p;
-    VizCursesFrame f;
-    viz_curses_frame_init(&f);
+    VizFrame f;
+    viz_frame_init(&f);
     viz_player_init(&p, 0, src->trace->nranks);
     curses_sync_player(&p, src);
     curses_set_speed(&p, o->speed);
@@ -127,33 +127,33 @@ static SimStatus curses_loop(VizCursesScreen *scr, VizSource *src, const VizView
         last = now;
         if (dirty) {
             int w, h;
-            viz_curses_screen_size(scr, &w, &h);
-            st = viz_curses_frame_draw(&f, src->model, &p, w, h, viz_curses_screen_unicode(scr),
+            viz_screen_size(scr, &w, &h);
+            st = viz_frame_draw(&f, src->model, &p, w, h, viz_screen_unicode(scr),
                                        o->lesson);
             if (st != SIM_OK) {
                 snprintf(err, errlen, "drawing the frame for event %zu: %s",
                          viz_player_index(&p), sim_strerror(st));
                 break;
             }
-            viz_curses_screen_show(scr, &f.canvas);
+            viz_screen_show(scr, &f.canvas);
             if (f.ok)
                 fitted = 1;
             else
                 snprintf(why, sizeof why, "%s", f.layout.why);
             dirty = 0;
         }
-        int key = viz_curses_screen_key(scr, curses_wait_ms(&p));
-        for (int k = 0; key != VIZ_CURSES_NOKEY && k < CURSES_KEYS_PER_FRAME && !p.quit; k++) {
-            if (key == VIZ_CURSES_RESIZED) {
-                viz_curses_screen_invalidate(scr);
+        int key = viz_screen_key(scr, curses_wait_ms(&p));
+        for (int k = 0; key != VIZ_SCREEN_NOKEY && k < CURSES_KEYS_PER_FRAME && !p.quit; k++) {
+            if (key == VIZ_SCREEN_RESIZED) {
+                viz_screen_invalidate(scr);
                 dirty = 1;
             } else if (viz_player_key(&p, src->model, key)) {
                 dirty = 1;
             }
-            key = viz_curses_screen_key(scr, 0);
+            key = viz_screen_key(scr, 0);
         }
     }
-    viz_curses_frame_free(&f);
+    viz_frame_free(&f);
     if (st == SIM_OK && !fitted && curses_stop_signal == 0) {
         snprintf(err, errlen, "%s", why[0] ? why : "the terminal is too small");
         st = SIM_EINVAL;
@@ -199,9 +199,9 @@ SimStatus viz_curses_run(VizSource *src, const VizViewOpts *o, char *err, size_t
     for (int k = 0; k < CURSES_NSIGNALS; k++)
         sigaction(curses_signals[k], &sa, &old[k]);
     // Unicode follows the locale (o->unicode is the text view's choice).
-    VizCursesScreen *scr = viz_curses_screen_open(out, stdin, NULL, -1, err, errlen);
+    VizScreen *scr = viz_screen_open(out, stdin, NULL, -1, err, errlen);
     SimStatus st = scr ? curses_loop(scr, src, o, err, errlen) : SIM_ENOTSUP;
-    viz_curses_screen_close(scr);
+    viz_screen_close(scr);
     for (int k = 0; k < CURSES_NSIGNALS; k++)
         sigaction(curses_signals[k], &old[k], NULL);
     int sig = curses_stop_signal;

@@ -98,8 +98,7 @@ int cli_viz_interactive(const CliViz *v) {
     return v->mode && strcmp(v->mode, "text") != 0;
 }
 
-// --at against the trace: the event index, or SIZE_MAX after a message.
-static size_t resolve_at(VizModel *m, const char *at, size_t deflt, const char *prog) {
+size_t cli_viz_find_at(VizModel *m, const char *at, size_t deflt, char *why, size_t whylen) {
     size_t n = viz_model_count(m);
     if (at == NULL)
         return deflt;
@@ -107,16 +106,19 @@ static size_t resolve_at(VizModel *m, const char *at, size_t deflt, const char *
     if (parse_int(at, 0, LONG_MAX, &v) == 0) {
         if ((size_t)v < n)
             return (size_t)v;
-        fprintf(stderr, "%s: --at %s: the trace has %zu events (0 to %zu)\n", prog, at, n,
-                n - 1);
+        snprintf(why, whylen, "the trace has %zu events (0 to %zu)", n, n - 1);
         return SIZE_MAX;
     }
     if (at[0] == 'i' && parse_int(at + 1, 0, INT32_MAX, &v) == 0) {
         size_t i = viz_model_iteration_start(m, (int)v);
         if (i == SIZE_MAX)
-            fprintf(stderr, "%s: --at %s: the trace has %d iterations (i0 to i%d)\n", prog, at,
-                    viz_model_iterations(m), viz_model_iterations(m) - 1);
+            snprintf(why, whylen, "the trace has %d iterations (i0 to i%d)",
+                     viz_model_iterations(m), viz_model_iterations(m) - 1);
         return i;
+    }
+    if (!cli_viz_at_ok(at)) {
+        snprintf(why, whylen, "not a position (N, iN or KIND[:K])");
+        return SIZE_MAX;
     }
     char name[32];
     size_t len = strcspn(at, ":");
@@ -133,8 +135,17 @@ static size_t resolve_at(VizModel *m, const char *at, size_t deflt, const char *
             break;
     }
     if (i == SIZE_MAX)
-        fprintf(stderr, "%s: --at %s: the trace has no such event (fewer than %ld of kind %s)\n",
-                prog, at, k + 1, name);
+        snprintf(why, whylen, "the trace has no such event (fewer than %ld of kind %s)", k + 1,
+                 name);
+    return i;
+}
+
+// --at against the trace: the event index, or SIZE_MAX after a message.
+static size_t resolve_at(VizModel *m, const char *at, size_t deflt, const char *prog) {
+    char why[160] = "";
+    size_t i = cli_viz_find_at(m, at, deflt, why, sizeof why);
+    if (i == SIZE_MAX)
+        fprintf(stderr, "%s: --at %s: %s\n", prog, at, why);
     return i;
 }
 

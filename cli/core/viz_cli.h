@@ -58,5 +58,7 @@ int cli_viz_pictures(VizSource *src, const CliViz *v, const char *prog);
 // A position as --at takes it (N, iN, KIND[:K]) in model m: the event
 // index, or SIZE_MAX after printing "PROG: --at POS: why" on stderr.
 size_t cli_viz_at(VizModel *m, const char *at, const char *prog);
+// The same without printing: SIZE_MAX with why set (at NULL: deflt).
+size_t cli_viz_find_at(VizModel *m, const char *at, size_t deflt, char *why, size_t whylen);
 
 #endif

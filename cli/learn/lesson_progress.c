@@ -102,11 +102,26 @@ int lesson_progress_record(LessonProgress *p, const char *id, int completed, int
     return 0;
 }
 
+int lesson_progress_record_at(LessonProgress *p, const char *id, int at, const char *answers) {
+    LessonProgressEntry *e = find(p, id);
+    if (e == NULL && (e = add(p, id)) == NULL)
+        return -1;
+    char *copy = answers ? join(answers, "") : NULL;
+    if (answers != NULL && copy == NULL)
+        return -1;
+    free(e->answers);
+    e->answers = copy;
+    e->at = at > 0 ? at : 0;
+    return 0;
+}
+
 void lesson_progress_free(LessonProgress *p) {
     if (p == NULL)
         return;
-    for (int i = 0; i < p->n; i++)
+    for (int i = 0; i < p->n; i++) {
         free(p->e[i].id);
+        free(p->e[i].answers);
+    }
     free(p->e);
     memset(p, 0, sizeof *p);
 }
@@ -174,6 +189,11 @@ int lesson_progress_load(LessonProgress *p, const char *path, char *err, size_t 
         e->asked = int_of(l, "asked");
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(l, "last_played");
         e->last_played = cJSON_IsString(t) ? parse_time(t->valuestring) : 0;
+        e->at = int_of(l, "at");
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(l, "answers");
+        if (cJSON_IsString(a) && strlen(a->valuestring) < 1024 &&
+            strspn(a->valuestring, "rws-") == strlen(a->valuestring))
+            e->answers = join(a->valuestring, "");
     }
     cJSON_Delete(root);
 done:
@@ -230,7 +250,9 @@ int lesson_progress_save(const LessonProgress *p, const char *path, char *err, s
         ok = o && cJSON_AddBoolToObject(o, "completed", e->completed) &&
              cJSON_AddNumberToObject(o, "right", e->right) &&
              cJSON_AddNumberToObject(o, "asked", e->asked) &&
-             cJSON_AddStringToObject(o, "last_played", when);
+             cJSON_AddStringToObject(o, "last_played", when) &&
+             cJSON_AddNumberToObject(o, "at", e->at) &&
+             (e->answers == NULL || cJSON_AddStringToObject(o, "answers", e->answers));
     }
     char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);

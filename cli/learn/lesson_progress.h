@@ -5,7 +5,12 @@
 // last played. The file is JSON, written atomically:
 //
 //   {"version": 1, "lessons": {"ddp-buckets": {"completed": true,
-//     "right": 2, "asked": 3, "last_played": "2025-03-01T09:30:00Z"}}}
+//     "right": 2, "asked": 3, "last_played": "2025-03-01T09:30:00Z",
+//     "at": 4, "answers": "rw-"}}}
+//
+// "at" is the section the full-screen player resumes at (0: the start), and
+// "answers" one mark per question of the lesson, in order: r right, w wrong,
+// s skipped, - not asked yet (what its summary and review mode read).
 #ifndef DDPLAB_CLI_LESSON_PROGRESS_H
 #define DDPLAB_CLI_LESSON_PROGRESS_H
 
@@ -17,6 +22,8 @@ typedef struct {
     int completed;      // played to the end at least once
     int right, asked;   // questions of the latest play
     time_t last_played; // 0: never
+    int at;             // the section to resume at (0: the start)
+    char *answers;      // a mark per question ("rw-s"), or NULL
 } LessonProgressEntry;
 
 typedef struct {
@@ -39,6 +46,9 @@ const LessonProgressEntry *lesson_progress_find(const LessonProgress *p, const c
 // and the time are replaced. 0, or -1 (memory).
 int lesson_progress_record(LessonProgress *p, const char *id, int completed, int right,
                            int asked, time_t when);
+// Records where a play of lesson id stands: the section to resume at and
+// the marks of its questions (copied; NULL keeps none). 0, or -1 (memory).
+int lesson_progress_record_at(LessonProgress *p, const char *id, int at, const char *answers);
 // Writes p to path atomically, creating its directories. 0, or -1 with err.
 int lesson_progress_save(const LessonProgress *p, const char *path, char *err, size_t errlen);
 void lesson_progress_free(LessonProgress *p);

@@ -18,6 +18,7 @@
 #include "lesson/lesson_args.h"    // defines: LessonArgs, lesson_args_parse
 #include "lesson/lesson_cmd.h"
 #include "lesson/lesson_play.h"    // defines: lesson_play
+#include "lesson/lesson_tui.h"     // defines: lesson_tui_run
 #include "views.h"                 // defines: viz_curses_available, viz_sdl_available
 
 static const char *const prog = "ddplab lesson";
@@ -255,6 +256,28 @@ static int play_file(const char *path, const LessonArgs *a, Progress *g) {
     return rc;
 }
 
+// The full-screen player: on a terminal, unless --viz text or sdl (the
+// lesson as text, with pauses as text frames or windows) or
+// --non-interactive.
+static int use_tui(const LessonArgs *a) {
+    if (a->non_interactive || a->list || (a->viz && strcmp(a->viz, "ncurses") != 0))
+        return 0;
+    return lesson_tui_available();
+}
+
+static int tui(const LessonArgs *a, Progress *g, const LessonCatalog *c, const char *path) {
+    LessonTuiOpts o = {0};
+    o.cat = c;
+    o.path = path;
+    o.backend = a->backend;
+    o.progress = &g->p;
+    o.progress_path = g->path;
+    o.seed = (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16);
+    if (o.seed == 0)
+        o.seed = 1;
+    return lesson_tui_run(&o);
+}
+
 static int is_file(const char *s) {
     struct stat st;
     size_t n = strlen(s);
@@ -369,7 +392,7 @@ int lesson_main(int argc, char **argv) {
     Progress g;
     progress_open(&g);
     if (a.name != NULL && !a.list && is_file(a.name)) {
-        rc = play_file(a.name, &a, &g);
+        rc = use_tui(&a) ? tui(&a, &g, NULL, a.name) : play_file(a.name, &a, &g);
         progress_close(&g);
         return rc;
     }
@@ -380,7 +403,9 @@ int lesson_main(int argc, char **argv) {
         progress_close(&g);
         return CLI_EXIT_USAGE;
     }
-    if (a.name == NULL || a.list) {
+    if ((a.name == NULL || a.list) && use_tui(&a)) {
+        rc = tui(&a, &g, &c, NULL);
+    } else if (a.name == NULL || a.list) {
         rc = menu(&c, &a, &g, dir);
     } else {
         int k = lesson_catalog_find(&c, a.name);
@@ -392,7 +417,7 @@ int lesson_main(int argc, char **argv) {
             fprintf(stderr, "%s: %s\n", prog, c.e[k].error);
             rc = CLI_EXIT_USAGE;
         } else {
-            rc = play_file(c.e[k].path, &a, &g);
+            rc = use_tui(&a) ? tui(&a, &g, &c, c.e[k].path) : play_file(c.e[k].path, &a, &g);
         }
     }
     lesson_catalog_free(&c);

@@ -1,5 +1,5 @@
-// viz/view_curses_screen.c: the terminal side of the ncurses view (see
-// view_curses_internal.h). One screen at a time: the open one is remembered
+// viz/screen_curses.c: the terminal (screen.h), for the ncurses view and
+// the lesson player. One screen at a time: the open one is remembered
 // so that an exit() anywhere in the process still restores the terminal
 // (the atexit guard). The character type of the locale is taken from the
 // environment while the screen is open (for UTF-8 output) and put back
@@ -22,18 +22,18 @@
 
 #include "view_curses_internal.h"
 
-struct VizCursesScreen {
+struct VizScreen {
     SCREEN *scr;
     int unicode;
     VizCursesStyles styles;
     char *old_ctype;  // LC_CTYPE before the screen opened (restored on close)
 };
 
-static VizCursesScreen *screen_open_now; // the open screen, for the atexit guard
+static VizScreen *screen_open_now; // the open screen, for the atexit guard
 static int screen_guard_installed;
 
 static void screen_atexit(void) {
-    VizCursesScreen *s = screen_open_now;
+    VizScreen *s = screen_open_now;
     if (s != NULL && s->scr != NULL) {
         set_term(s->scr);
         if (!isendwin())
@@ -41,7 +41,7 @@ static void screen_atexit(void) {
     }
 }
 
-static void screen_restore_locale(VizCursesScreen *s) {
+static void screen_restore_locale(VizScreen *s) {
     if (s->old_ctype != NULL) {
         setlocale(LC_CTYPE, s->old_ctype);
         free(s->old_ctype);
@@ -49,7 +49,7 @@ static void screen_restore_locale(VizCursesScreen *s) {
     }
 }
 
-VizCursesScreen *viz_curses_screen_open(FILE *out, FILE *in, const char *term, int unicode,
+VizScreen *viz_screen_open(FILE *out, FILE *in, const char *term, int unicode,
                                         char *err, size_t errlen) {
     if (screen_open_now != NULL) {
         snprintf(err, errlen, "an ncurses view is already open");
@@ -63,7 +63,7 @@ VizCursesScreen *viz_curses_screen_open(FILE *out, FILE *in, const char *term, i
             return NULL;
         }
     }
-    VizCursesScreen *s = calloc(1, sizeof *s);
+    VizScreen *s = calloc(1, sizeof *s);
     if (s == NULL) {
         snprintf(err, errlen, "out of memory");
         return NULL;
@@ -106,7 +106,7 @@ VizCursesScreen *viz_curses_screen_open(FILE *out, FILE *in, const char *term, i
     return s;
 }
 
-void viz_curses_screen_close(VizCursesScreen *s) {
+void viz_screen_close(VizScreen *s) {
     if (s == NULL)
         return;
     if (s->scr != NULL) {
@@ -122,7 +122,13 @@ void viz_curses_screen_close(VizCursesScreen *s) {
     free(s);
 }
 
-void viz_curses_screen_size(const VizCursesScreen *s, int *w, int *h) {
+void viz_screen_suspend(VizScreen *s) {
+    set_term(s->scr);
+    if (!isendwin())
+        endwin();
+}
+
+void viz_screen_size(const VizScreen *s, int *w, int *h) {
     (void)s;
     int y, x;
     getmaxyx(stdscr, y, x);
@@ -130,26 +136,26 @@ void viz_curses_screen_size(const VizCursesScreen *s, int *w, int *h) {
     *h = y;
 }
 
-SimStatus viz_curses_screen_resize(VizCursesScreen *s, int w, int h) {
+SimStatus viz_screen_resize(VizScreen *s, int w, int h) {
     (void)s;
     return resizeterm(h, w) == OK ? SIM_OK : SIM_EINVAL;
 }
 
-int viz_curses_screen_unicode(const VizCursesScreen *s) {
+int viz_screen_unicode(const VizScreen *s) {
     return s->unicode;
 }
 
-int viz_curses_screen_colors(const VizCursesScreen *s) {
+int viz_screen_colors(const VizScreen *s) {
     return s->styles.colors ? COLORS : 0;
 }
 
-void viz_curses_screen_invalidate(VizCursesScreen *s) {
+void viz_screen_invalidate(VizScreen *s) {
     (void)s;
     clearok(curscr, TRUE);
 }
 
 // A code point the terminal can show in one cell, or '?'.
-static wchar_t screen_glyph(const VizCursesScreen *s, uint32_t ch) {
+static wchar_t screen_glyph(const VizScreen *s, uint32_t ch) {
     if (ch >= 0x20 && ch < 0x7f)
         return (wchar_t)ch;
     if (!s->unicode || ch < 0x20 || ch == 0x7f)
@@ -157,9 +163,11 @@ static wchar_t screen_glyph(const VizCursesScreen *s, uint32_t ch) {
     return wcwidth((wchar_t)ch) == 1 ? (wchar_t)ch : L'?';
 }
 
-void viz_curses_screen_show(VizCursesScreen *s, const VizCanvas *c) {
+void viz_screen_show(VizScreen *s, const VizCanvas *c) {
     int W, H;
-    viz_curses_screen_size(s, &W, &H);
+    viz_screen_size(s, &W, &H);
+    if (isendwin())
+        clearok(curscr, TRUE); // back from a suspend: repaint all of it
     int w = c->w < W ? c->w : W, h = c->h < H ? c->h : H;
     werase(stdscr);
     for (int y = 0; y < h; y++) {
@@ -190,21 +198,23 @@ void viz_curses_screen_show(VizCursesScreen *s, const VizCanvas *c) {
     doupdate();
 }
 
-int viz_curses_screen_key(VizCursesScreen *s, int timeout_ms) {
+int viz_screen_key(VizScreen *s, int timeout_ms) {
     (void)s;
     wtimeout(stdscr, timeout_ms);
     int k = wgetch(stdscr);
     switch (k) {
-    case ERR: return VIZ_CURSES_NOKEY;
-    case KEY_RESIZE: return VIZ_CURSES_RESIZED;
+    case ERR: return VIZ_SCREEN_NOKEY;
+    case KEY_RESIZE: return VIZ_SCREEN_RESIZED;
     case KEY_LEFT: return VIZ_KEY_LEFT;
     case KEY_RIGHT: return VIZ_KEY_RIGHT;
     case KEY_UP: return VIZ_KEY_UP;
     case KEY_DOWN: return VIZ_KEY_DOWN;
     case KEY_HOME: return VIZ_KEY_HOME;
     case KEY_END: return VIZ_KEY_END;
-    case KEY_NPAGE: return 'N';
-    case KEY_PPAGE: return 'P';
+    case KEY_NPAGE: return VIZ_KEY_PAGE_DOWN;
+    case KEY_PPAGE: return VIZ_KEY_PAGE_UP;
+    case '\t': return VIZ_KEY_TAB;
+    case KEY_BTAB: return VIZ_KEY_BACKTAB;
     case KEY_ENTER:
     case '\r':
     case '\n': return VIZ_KEY_ENTER;
@@ -212,6 +222,6 @@ int viz_curses_screen_key(VizCursesScreen *s, int timeout_ms) {
     case 127:
     case 8: return VIZ_KEY_BACKSPACE;
     case 27: return VIZ_KEY_ESCAPE;
-    default: return k >= 0x20 && k < 0x7f ? k : VIZ_CURSES_NOKEY;
+    default: return k >= 0x20 && k < 0x7f ? k : VIZ_SCREEN_NOKEY;
     }
 }
