@@ -61,8 +61,9 @@ static SimStatus frame_draw(VizFrame *f, VizModel *m, const VizPlayer *p, int w,
     int min_w = embed ? VIZ_EMBED_MIN_W : VIZ_MIN_W, min_h = embed ? VIZ_EMBED_MIN_H : VIZ_MIN_H;
     if (w < min_w || h < min_h) {
         f->ok = 0;
-        snprintf(f->layout.why, sizeof f->layout.why, "%s is %dx%d; the view needs at least %dx%d",
-                 embed ? "the view's pane" : "the terminal", w, h, min_w, min_h);
+        snprintf(f->layout.why, sizeof f->layout.why, "%s is %dx%d; %s needs at least %dx%d",
+                 embed ? "the view's pane" : "the terminal", w, h, embed ? "the view" : "ddplab",
+                 min_w, min_h);
         viz_frame_message(&f->canvas, f->layout.why);
         return SIM_OK;
     }

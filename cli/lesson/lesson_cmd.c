@@ -2,6 +2,8 @@
 // alone opens), and `ddplab lesson NAME|FILE`, which plays one
 // (lesson_play.h). Progress is kept in the learner's state directory
 // (lesson_progress.h) after every lesson played.
+#define _GNU_SOURCE // strcasestr
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,18 +32,31 @@ void lesson_help(FILE *out) {
           "Guided lessons on data-parallel training: each one tells a part of the\n"
           "story, runs ddplab to show it (the view stops where the lesson points),\n"
           "and asks questions whose answers are checked against what the run\n"
-          "computed. Without NAME: the menu of lessons by section, with their\n"
-          "difficulty, minutes and your progress; choose one by its number or id.\n"
-          "When standard input or output is not a terminal the menu is printed\n"
-          "and the command ends.\n"
+          "computed.\n"
+          "\n"
+          "On a terminal the lessons are one full-screen program. The menu lists\n"
+          "them by section with your progress (up/down or j/k, Enter; / searches\n"
+          "titles and topics; t and l filter by track and level; m reviews the\n"
+          "questions you missed; i opens the interview drill; ? lists the keys).\n"
+          "A lesson shows its narrative, the view of its run at each pause, and its\n"
+          "questions on one screen (side by side from 150 columns, stacked below),\n"
+          "with the keys that work in the status line: Enter goes on, left goes\n"
+          "back, Tab gives the view the keys (space plays it at the lesson's pace\n"
+          "and stops at the next pause; ] and [ jump to the next event of the kind\n"
+          "the pause is about), o shows the run's whole output, q goes up one\n"
+          "level (view, lesson, menu). A lesson left half-way resumes where it was;\n"
+          "its end sums up the score and what was missed. Without a terminal (a\n"
+          "pipe, a script) the menu is printed and the command ends, and a lesson\n"
+          "is played as text.\n"
           "\n"
           "  NAME                  a lesson's id (or its number in the menu, or its\n"
           "                        file name); FILE: a path to a lesson .md file\n"
           "      --viz text|ncurses|sdl\n"
-          "                        how pauses are shown: text = a frame printed in\n"
-          "                        the lesson; ncurses = the terminal view, opened\n"
-          "                        at the pause (keys as in ddplab replay; q goes\n"
-          "                        back to the lesson); sdl = the same in a window\n"
+          "                        ncurses = the full-screen player above; text =\n"
+          "                        the lesson as text, each pause a frame printed\n"
+          "                        in it (Enter goes on) and answers typed on a\n"
+          "                        line; sdl = the text lesson with each pause in a\n"
+          "                        window (q closes it and the lesson goes on)\n"
           "                        [ncurses on a terminal when built, else text]\n"
           "      --non-interactive answer every question with the lesson's recorded\n"
           "                        answer and check it: the answer must equal the\n"
@@ -64,7 +79,8 @@ void lesson_help(FILE *out) {
           "\n"
           "Answers: a number (within the question's tolerance of what the run\n"
           "computed), a letter for a choice, a word (any case); an empty line\n"
-          "skips the question. Progress (lessons finished, answers right) is kept\n"
+          "skips the question. Progress (lessons finished, answers right, where\n"
+          "a lesson was left, which answers were missed) is kept\n"
           "in $XDG_STATE_HOME/ddplab/progress.json (default\n"
           "~/.local/state/ddplab/progress.json). The lesson format is\n"
           "lessons/FORMAT.md.\n"
@@ -334,6 +350,34 @@ static void print_menu(const LessonCatalog *c, const Progress *g, const char *di
     printf("\n[x] finished  [~] started  [ ] not yet;  N/M: questions right in the last play\n");
 }
 
+// A word that is no lesson's number or id: the lessons whose id or title
+// contain it (in any case). The one found, or -1 after listing them (or
+// saying there are none).
+static int menu_search(const LessonCatalog *c, const char *word) {
+    int found = -1, n = 0;
+    for (int i = 0; i < c->n; i++) {
+        const LessonEntry *e = &c->e[i];
+        if (e->error || (strcasestr(e->id, word) == NULL && strcasestr(e->title, word) == NULL))
+            continue;
+        if (n++ == 0)
+            found = i;
+    }
+    if (n == 1)
+        return found;
+    if (n == 0) {
+        printf("No lesson '%s': a number from 1 to %d, an id, or a word of a title (? helps).\n",
+               word, c->n);
+        return -1;
+    }
+    printf("%d lessons have '%s':\n", n, word);
+    for (int i = 0; i < c->n; i++) {
+        const LessonEntry *e = &c->e[i];
+        if (!e->error && (strcasestr(e->id, word) || strcasestr(e->title, word)))
+            printf("  %3d  %s: %s\n", i + 1, e->id, e->title);
+    }
+    return -1;
+}
+
 static int menu(const LessonCatalog *c, const LessonArgs *a, Progress *g, const char *dir) {
     print_menu(c, g, dir);
     if (a->list || !is_terminal()) {
@@ -348,7 +392,7 @@ static int menu(const LessonCatalog *c, const LessonArgs *a, Progress *g, const 
     int rc = CLI_EXIT_OK;
     for (;;) {
         char line[256];
-        printf("\nChoose a lesson by number or id (q quits): ");
+        printf("\nChoose a lesson by number, id or a word of its title (? helps, q quits): ");
         fflush(stdout);
         if (fgets(line, sizeof line, stdin) == NULL) {
             putchar('\n');
@@ -364,11 +408,16 @@ static int menu(const LessonCatalog *c, const LessonArgs *a, Progress *g, const 
             continue;
         if (strcmp(s, "q") == 0 || strcmp(s, "quit") == 0)
             break;
-        int k = lesson_catalog_find(c, s);
-        if (k < 0) {
-            printf("No lesson '%s': a number from 1 to %d, or an id.\n", s, c->n);
+        if (strcmp(s, "?") == 0 || strcmp(s, "help") == 0) {
+            printf("Type a lesson's number or id to play it, or a word to find the lessons "
+                   "whose id or title has it (fsdp, bucket, ...); q quits.\n");
             continue;
         }
+        int k = lesson_catalog_find(c, s);
+        if (k < 0)
+            k = menu_search(c, s);
+        if (k < 0)
+            continue;
         if (c->e[k].error) {
             printf("%s cannot be played: %s\n", c->e[k].path, c->e[k].error);
             continue;

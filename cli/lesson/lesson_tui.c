@@ -127,7 +127,13 @@ static void play_free(TuiPlay *p) {
 static void tui_show_running(Tui *t, TuiLesson *s, int k) {
     if (tui_canvas(t) != 0)
         return;
+    // the narrative up to the block, and the view pane waiting for it
+    int cur = s->cur;
+    s->cur = s->pending_stop;
+    s->running = 1;
     lesson_tui_draw(s, &t->canvas);
+    s->running = 0;
+    s->cur = cur;
     char msg[512];
     snprintf(msg, sizeof msg, "running block %d of %d: ddplab %s ...", k + 1, s->l->nruns,
              s->l->runs[k].command);
@@ -198,6 +204,7 @@ static void tui_lesson(Tui *t, const char *path, int review, char *msg, size_t m
         snprintf(msg, msglen, "%s", err);
         return;
     }
+    p.s.up_word = t->o->cat ? "menu" : "quit";
     TuiDo d;
     if (review && lesson_tui_review(&p.s) > 0)
         d = lesson_tui_goto(&p.s, lesson_tui_review_first(&p.s));
@@ -257,10 +264,17 @@ static void tui_interview(Tui *t) {
         clearerr(stdin);
 }
 
-static void tui_menu(Tui *t) {
+// The menu, with the selection on the lesson at path (NULL: the first)
+// and msg in its status line (NULL: none).
+static void tui_menu(Tui *t, const char *path, const char *msg) {
     TuiMenu m;
     if (lesson_tui_menu_init(&m, t->o->cat, t->o->progress) != 0)
         return;
+    for (int i = 0; path && i < t->o->cat->n; i++)
+        if (strcmp(t->o->cat->e[i].path, path) == 0)
+            lesson_tui_menu_select(&m, i);
+    if (msg)
+        snprintf(m.message, sizeof m.message, "%s", msg);
     int dirty = 1;
     while (tui_stop_signal == 0 && !t->quit) {
         if (dirty && tui_canvas(t) == 0) {
@@ -313,6 +327,11 @@ int lesson_tui_run(const LessonTuiOpts *o) {
     if (t.scr == NULL) {
         fprintf(stderr, "ddplab lesson: %s\n", err[0] ? err : "cannot open the terminal");
         rc = CLI_EXIT_INTERNAL;
+    } else if (o->path != NULL && o->cat != NULL) {
+        // a lesson named on the command line, then the menu it belongs to
+        char msg[512] = "";
+        tui_lesson(&t, o->path, 0, msg, sizeof msg);
+        tui_menu(&t, o->path, msg);
     } else if (o->path != NULL) {
         char msg[512] = "";
         tui_lesson(&t, o->path, 0, msg, sizeof msg);
@@ -323,7 +342,7 @@ int lesson_tui_run(const LessonTuiOpts *o) {
             rc = CLI_EXIT_USAGE;
         }
     } else {
-        tui_menu(&t);
+        tui_menu(&t, NULL, NULL);
     }
     viz_screen_close(t.scr);
     viz_canvas_free(&t.canvas);

@@ -135,7 +135,10 @@ static void doc_summary(TuiLesson *s, int w) {
                  s->next_title ? s->next_title : s->next_id, s->next_id);
         lesson_tui_lines_wrap(&s->doc, line, w, 0, VIZ_STYLE_NORMAL);
     }
-    lesson_tui_lines_add(&s->doc, "q: back to the menu (your progress is kept)", VIZ_STYLE_DIM);
+    lesson_tui_lines_add(&s->doc, s->up_word && strcmp(s->up_word, "quit") == 0
+                                      ? "q: quit (your progress is kept)"
+                                      : "q: back to the menu (your progress is kept)",
+                         VIZ_STYLE_DIM);
 }
 
 // Rebuilds the narrative pane's lines up to the current stop at width w.
@@ -155,6 +158,8 @@ static void doc_build(TuiLesson *s, int w) {
                 lesson_tui_lines_wrap(&s->doc, it->text, w, 0, VIZ_STYLE_NORMAL);
             }
         }
+        if (k == s->cur && s->running)
+            break; // the block it needs is running: the text up to it only
         if ((st->kind == TUI_STOP_PAUSE || st->kind == TUI_STOP_RUN) && st->run != first_of_run) {
             first_of_run = st->run;
             lesson_tui_lines_add(&s->doc, "", VIZ_STYLE_NORMAL);
@@ -251,6 +256,14 @@ static void draw_view(TuiLesson *s, VizCanvas *c, VizRect r) {
     char title[512];
     VizRect body = {r.x, r.y + 1, r.w, r.h - 1};
     VizStyle ts = s->focus == TUI_FOCUS_VIEW ? VIZ_STYLE_STATUS : VIZ_STYLE_TITLE;
+    if (s->running) {
+        lesson_tui_bar(c, r.x, r.y, r.w, ts, "View");
+        snprintf(title, sizeof title, "\n  running run %d of %d:\n  ddplab %s\n\n  The view "
+                 "opens when it is done.", s->pending_run + 1, s->l->nruns,
+                 s->l->runs[s->pending_run].command);
+        draw_text_body(c, body, title, 0);
+        return;
+    }
     if (k < 0 || s->facts[k].output == NULL) {
         lesson_tui_bar(c, r.x, r.y, r.w, ts, "View");
         snprintf(title, sizeof title,
@@ -292,34 +305,43 @@ static void draw_status(TuiLesson *s, VizCanvas *c) {
     lesson_tui_score(s, &asked, &right, &open);
     char buf[768];
     const TuiStop *st = &s->stops[s->cur];
+    const char *up = s->up_word ? s->up_word : "menu";
     int n = snprintf(buf, sizeof buf, "%d/%d right  ", right, s->l->nquestions);
     size_t room = sizeof buf - (size_t)n;
+    // The keys by importance: a narrow line cuts the end of the list, and
+    // "q" and "? help" come early enough to stay.
     if (s->confirm_leave) {
         snprintf(buf + n, room, "Leave the lesson? %d question%s not answered yet; your place is "
                  "kept.  y or q: leave   n: stay", open, open == 1 ? "" : "s");
     } else if (s->focus == TUI_FOCUS_VIEW) {
         int k = lesson_tui_view_run(s);
-        if (k >= 0 && s->views[k].show_output)
-            snprintf(buf + n, room, "VIEW (output)  Tab/q back to the lesson  up/down PgUp/PgDn scroll"
-                     "  o the view  f full size");
-        else if (k >= 0)
-            snprintf(buf + n, room, "VIEW  Tab/q back to the lesson  o output  f full size  %s",
-                     s->views[k].frame.status);
+        if (k >= 0 && s->views[k].show_output) {
+            snprintf(buf + n, room, "VIEW (output)  q back  up/down PgUp/PgDn scroll  o the view"
+                     "  f full size");
+        } else if (k >= 0) {
+            // the player's own line, whose q here goes back to the lesson
+            char ps[sizeof s->views[k].frame.status];
+            snprintf(ps, sizeof ps, "%s", s->views[k].frame.status);
+            char *qq = strstr(ps, "q quit");
+            if (qq != NULL)
+                memcpy(qq, "q back", 6);
+            snprintf(buf + n, room, "VIEW  %s  o output  f full size", ps);
+        }
     } else if (s->message[0]) {
-        snprintf(buf + n, room, "%s   ? help  q menu", s->message);
+        snprintf(buf + n, room, "%s   q %s  ? help", s->message, up);
     } else if (st->kind == TUI_STOP_QUESTION && s->answers[st->question].mark == TUI_MARK_NONE) {
-        snprintf(buf + n, room, "type the answer, Enter submits (Enter alone skips)  Tab view  "
-                 "up/down scroll  q menu  ? help");
+        snprintf(buf + n, room, "type the answer, Enter submits (alone: skip)  q %s  ? help  "
+                 "Tab view  up/down scroll", up);
     } else if (st->kind == TUI_STOP_END) {
-        snprintf(buf + n, room, "the end  m review what I missed  left back  up/down scroll  "
-                 "q menu  ? help");
+        snprintf(buf + n, room, "the end  m review what I missed  q %s  ? help  left back  "
+                 "up/down scroll", up);
     } else {
         int k = lesson_tui_view_run(s);
         const char *kind = k >= 0 && s->views[k].opened ? viz_jump_name(s->views[k].player.jump)
                                                         : NULL;
-        snprintf(buf + n, room, "%s  left back  up/down scroll  space play  ]/[ next/prev "
-                 "%s  Tab view  o output  f full  q menu  ? help",
-                 s->narr_more ? "Enter more" : "Enter go on", kind ? kind : "event");
+        snprintf(buf + n, room, "%s  q %s  ? help  Tab view  left back  up/down scroll  "
+                 "space play  ]/[ %s  o output  f full",
+                 s->narr_more ? "Enter more" : "Enter go on", up, kind ? kind : "event");
     }
     lesson_tui_bar(c, 0, c->h - 1, c->w, VIZ_STYLE_STATUS, buf);
 }

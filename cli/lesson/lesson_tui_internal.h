@@ -142,6 +142,7 @@ typedef struct {
     int review;          // going through the missed questions only
     int pending_run;     // TUI_DO_RUN: this block (-1: none)
     int pending_stop;    // the stop to show once it has run
+    int running;         // 1 while the host runs pending_run (drawn as such)
     int narr_top;        // first narrative line shown (-1: follow the stop)
     int narr_follow;     // 1: scroll to the current stop's text
     int narr_rows;       // narrative lines the last frame showed
@@ -150,6 +151,7 @@ typedef struct {
     char message[160];   // a one-off line in the status
     unsigned long seed;  // of the choice orders (0: as written)
     const char *next_id, *next_title; // what to read next (the index's next lesson)
+    const char *up_word; // where q goes from the lesson: "menu" (NULL) or "quit"
     TuiLines doc;        // the narrative as last drawn (for scrolling)
     int doc_width;
     int doc_stop_line;   // the doc line where the current stop's text starts
