@@ -10,7 +10,8 @@
 //                          small a grid refused with its message
 //   test_viz_draw draw     a DDP scene, a ring at R = 4, FSDP, DP, other
 //                          topologies and the help overlay drawn, with the
-//                          expected strings where the layout put them
+//                          expected strings where the layout put them; the
+//                          header and the timeline legend on narrow views
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -907,6 +908,62 @@ static int test_timeline_axis(void) {
     return rc;
 }
 
+// A narrow view (an embedded one) keeps the header's iteration and the
+// timeline legend's names: the header's right part sheds the loss, the
+// clock and the event in that order; the legend its exposed figure, then
+// its spaces.
+static int test_draw_narrow(void) {
+    THand *h = malloc(sizeof *h);
+    CHECK(h);
+    thand_ddp(h, 4);
+    VizCanvas c;
+    CHECK_EQ_INT(viz_canvas_init(&c, 100, 1, 0), SIM_OK);
+    static const struct {
+        int w;
+        const char *right;
+    } forms[] = {
+        {100, "iter 2/3  event 120/590  t=2.50 ms  loss 0.6931"},
+        {64, "iter 2/3  event 120/590  t=2.50 ms"},
+        {52, "iter 2/3  event 120/590"},
+        {40, "iter 2/3"},
+    };
+    int rc = 0;
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0] && !rc; k++) {
+        VizLayout l = {.ok = 1, .w = forms[k].w, .h = 1, .header = {0, 0, forms[k].w, 1}};
+        viz_canvas_clear(&c);
+        viz_draw_header(&c, &l, &h->s);
+        const char *got = row(&c, 0, 0, forms[k].w);
+        int n = (int)strlen(forms[k].right);
+        // the right part ends one cell in; the title keeps at least 12
+        if (strncmp(got + forms[k].w - 1 - n, forms[k].right, (size_t)n) != 0 ||
+            got[forms[k].w - 2 - n] != ' ' || strncmp(got, " ddplab  ddp  ", 14) != 0) {
+            fprintf(stderr, "%d columns: \"%s\"\n", forms[k].w, got);
+            rc = 1;
+        }
+    }
+    viz_canvas_free(&c);
+    // The timeline's legend at 72 columns: every name, no figure; at 60 tighter.
+    VizLayout l;
+    CHECK(viz_layout(&h->s, 80, 40, 0, &l));
+    l.timeline.w = 72;
+    l.timeline_cols = 72 - l.timeline_x - 1;
+    CHECK_EQ_INT(viz_canvas_init(&c, 80, 40, 0), SIM_OK);
+    viz_draw_timeline(&c, &l, &h->s, 0);
+    if (!rc && !row_has(&c, l.timeline.y + l.timeline.h - 1,
+                        " F fwd  B bwd  O optim  x other  = comm  ! exposed comm  h host  v now"))
+        rc = 1;
+    l.timeline.w = 60;
+    l.timeline_cols = 60 - l.timeline_x - 1;
+    viz_canvas_clear(&c);
+    viz_draw_timeline(&c, &l, &h->s, 0);
+    if (!rc && !row_has(&c, l.timeline.y + l.timeline.h - 1,
+                        " F fwd B bwd O opt x other = comm ! exposed h host v now"))
+        rc = 1;
+    viz_canvas_free(&c);
+    free(h);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "all";
     int all = strcmp(mode, "all") == 0;
@@ -928,6 +985,7 @@ int main(int argc, char **argv) {
         RUN(test_draw_help);
         RUN(test_draw_narrative);
         RUN(test_timeline_axis);
+        RUN(test_draw_narrow);
     }
     return failures ? 1 : 0;
 }

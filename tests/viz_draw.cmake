@@ -23,3 +23,14 @@ foreach(run IN ITEMS ddp fsdp live)
   target_compile_definitions(test_viz_golden_${run} PRIVATE
     DDPLAB_GOLDEN_DIR="${CMAKE_CURRENT_SOURCE_DIR}/golden")
 endforeach()
+
+# The embedded layout (viz_layout_embed): the view on part of a lesson
+# player's screen, from 40x8 up, on hand-built scenes.
+foreach(part IN ITEMS layout draw)
+  ddplab_add_test(test_viz_embed_${part}
+    SOURCES test_viz_embed.c test_viz_hand.c
+    LIBS ddplab_viz
+    ARGS ${part}
+    LABELS cpu
+    TIMEOUT 60)
+endforeach()

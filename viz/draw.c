@@ -6,22 +6,37 @@
 #include <stdio.h>
 #include <string.h>
 
-void viz_draw_header(VizCanvas *c, const VizLayout *l, const VizScene *s) {
-    VizRect r = l->header;
-    if (r.h <= 0)
-        return;
-    // Right part: where the cursor stands; left part: what the run is. The
-    // title gives way (elided) when both do not fit.
-    char right[160], t[32], it[32];
+// The header's right part: where the cursor stands, in the longest of its
+// forms that leaves `room` cells; the parts go from the end (the loss, the
+// clock, the event), the iteration stays. Returns its cells.
+static int header_right(const VizScene *s, int room, char *out, size_t len) {
+    char t[32], it[32], ev[64], loss[32] = "";
     viz_fmt_time(s->now, t, sizeof t);
     if (s->iteration >= 0)
         snprintf(it, sizeof it, "iter %d/%d", s->iteration + 1, s->iterations);
     else
         snprintf(it, sizeof it, "iter -/%d", s->iterations);
-    int n = snprintf(right, sizeof right, "%s  event %zu/%zu  t=%s", it, s->index, s->count, t);
-    if (!isnan(s->loss) && n > 0 && (size_t)n < sizeof right)
-        snprintf(right + n, sizeof right - (size_t)n, "  loss %.4g", s->loss);
-    // Left part: the title (elided first), then the hardware profile.
+    snprintf(ev, sizeof ev, "event %zu/%zu", s->index, s->count);
+    if (!isnan(s->loss))
+        snprintf(loss, sizeof loss, "  loss %.4g", s->loss);
+    for (int parts = 4; parts > 1; parts--) {
+        snprintf(out, len, "%s  %s%s%s%s", it, ev, parts > 2 ? "  t=" : "", parts > 2 ? t : "",
+                 parts > 3 ? loss : "");
+        if (viz_utf8_cells(out) <= room)
+            return viz_utf8_cells(out);
+    }
+    snprintf(out, len, "%s", it);
+    return viz_utf8_cells(out);
+}
+
+void viz_draw_header(VizCanvas *c, const VizLayout *l, const VizScene *s) {
+    VizRect r = l->header;
+    if (r.h <= 0)
+        return;
+    // Left part: what the run is (the title, elided first, then the hardware
+    // profile); right part: where the cursor stands. On a narrow view the
+    // right part sheds its tail rather than leave the title under TITLE_MIN.
+    enum { TITLE_MIN = 12 };
     const SimTraceInfo *info = s->info;
     char title[200], prof[80] = "";
     if (info && info->title[0])
@@ -30,10 +45,13 @@ void viz_draw_header(VizCanvas *c, const VizLayout *l, const VizScene *s) {
         snprintf(title, sizeof title, "R=%d", s->nranks);
     if (info && info->profile[0])
         snprintf(prof, sizeof prof, "  [%s]", info->profile);
-    int rw = viz_utf8_cells(right), pw = viz_utf8_cells(prof);
     int x = r.x + 1;
     x += viz_canvas_text(c, x, r.y, 6, VIZ_STYLE_TITLE, "ddplab");
     x += 2;
+    int tmin = viz_utf8_cells(title) < TITLE_MIN ? viz_utf8_cells(title) : TITLE_MIN;
+    char right[256];
+    int rw = header_right(s, r.x + r.w - 1 - 2 - x - tmin, right, sizeof right);
+    int pw = viz_utf8_cells(prof);
     int room = r.x + r.w - 1 - rw - 2 - x;
     if (pw > room / 2)
         pw = 0; // a narrow screen keeps the title rather than the profile

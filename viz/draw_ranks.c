@@ -12,6 +12,9 @@
 // capacity, or to the largest peak over the ranks when the run has none
 // (so boxes compare). A legend line under the boxes names the categories
 // that appear. Numbers shrink to fit narrow boxes ("558M pk 658M").
+//
+// On a small embedded view (VizLayout.compact_ranks) each rank is one line
+// instead (below: draw_lines), with the same bar.
 #include "draw_internal.h"
 
 #include <stdio.h>
@@ -116,6 +119,20 @@ static void box_title(char *title, size_t len, const VizScene *s, int q, int roo
     }
 }
 
+// What a rank is doing besides its phase: the op, or the collective it
+// waits for, or both.
+static void what_text(const VizRankBox *b, char *what, size_t len) {
+    what[0] = '\0';
+    if ((b->phase == VIZ_PHASE_COMM || b->phase == VIZ_PHASE_WAIT) && b->coll)
+        snprintf(what, len, "%s", b->coll);
+    else if (b->op && b->coll)
+        snprintf(what, len, "%s + %s", b->op, b->coll);
+    else if (b->op)
+        snprintf(what, len, "%s", b->op);
+    else if (b->coll)
+        snprintf(what, len, "%s", b->coll);
+}
+
 static void draw_box(VizCanvas *c, VizRect r, const VizScene *s, int q, int selected,
                      int64_t scale) {
     const VizRankBox *b = &s->ranks[q];
@@ -132,15 +149,8 @@ static void draw_box(VizCanvas *c, VizRect r, const VizScene *s, int q, int sele
     // Line 1: the phase, then the op (or the collective it waits for).
     const char *phase = viz_draw_phase_name(b->phase);
     int n = viz_canvas_text(c, x, r.y + 1, cw, viz_draw_phase_style(b->phase), phase);
-    char what[160] = "";
-    if ((b->phase == VIZ_PHASE_COMM || b->phase == VIZ_PHASE_WAIT) && b->coll)
-        snprintf(what, sizeof what, "%s", b->coll);
-    else if (b->op && b->coll)
-        snprintf(what, sizeof what, "%s + %s", b->op, b->coll);
-    else if (b->op)
-        snprintf(what, sizeof what, "%s", b->op);
-    else if (b->coll)
-        snprintf(what, sizeof what, "%s", b->coll);
+    char what[160];
+    what_text(b, what, sizeof what);
     if (what[0] && cw - n - 1 > 0) {
         char buf[160];
         int k = viz_elide(what, cw - n - 1, buf, sizeof buf);
@@ -229,10 +239,157 @@ static void legend(VizCanvas *c, VizRect r, int y, const VizScene *s, const VizL
         viz_canvas_text(c, x, y, end - x, VIZ_STYLE_DIM, tail);
 }
 
+// ---------------------------------------------------------------------------
+// Compact rank lines (viz_layout_embed on a small area), one per rank:
+//
+//   >r0 backward  linear + AllReduce   [PPPGGOOOOOAAAA..|....]  558 MiB pk  658 MiB   54%
+//    r1 backward  [PGOA|...]  558 MiB  54%          (two to a line on 80 columns)
+//
+// the selected rank marked '>', the phase, the op where there is room to
+// spare, the memory bar as in the boxes, and the numbers in the longest of
+// their forms that leaves the bar BAR_MIN cells. The forms depend on the
+// line's width only, so the lines of a column stay aligned.
+
+enum {
+    PHASE_W = 9,    // "optimizer"
+    BAR_MIN = 8,    // the numbers shrink before the bar gets shorter
+    BAR_OP = 24,    // the bar's cells once the op has a column
+    BAR_MAX = 40,
+    OP_MIN = 10,
+    OP_MAX = 28,
+    CUR_W = 8,      // "4.04 MiB"
+    SHORT_W = 4,    // "558M"
+    PCT_W = 4,      // "100%"
+};
+
+typedef enum { NUM_PEAK = 0, NUM_LONG, NUM_SHORT, NUM_TINY } NumForm;
+
+// The cells of a numbers form.
+static int num_width(NumForm f, int has_cap) {
+    int pct = has_cap ? 1 + PCT_W : 0;
+    switch (f) {
+    case NUM_PEAK: // "558 MiB pk  658 MiB   54%"
+        return CUR_W + 4 + CUR_W + (has_cap ? 2 + PCT_W : 0);
+    case NUM_LONG: return CUR_W + pct;
+    case NUM_SHORT: return SHORT_W + pct;
+    default: return SHORT_W;
+    }
+}
+
+static void num_text(NumForm f, const VizRankBox *b, uint64_t cap, char *out, size_t len) {
+    uint64_t cu = b->mem_total > 0 ? (uint64_t)b->mem_total : 0;
+    uint64_t pu = b->mem_peak > 0 ? (uint64_t)b->mem_peak : 0;
+    char cur[24], peak[24], pct[16] = "";
+    if (f <= NUM_LONG) {
+        viz_fmt_bytes(cu, cur, sizeof cur);
+        viz_fmt_bytes(pu, peak, sizeof peak);
+    } else {
+        viz_fmt_bytes_short(cu, cur, sizeof cur);
+    }
+    if (cap > 0 && f != NUM_TINY) {
+        double p = (double)b->mem_total * 100.0 / (double)cap + 0.5;
+        snprintf(pct, sizeof pct, "%*d%%", PCT_W - 1,
+                 p < 999999 ? (p > -99999 ? (int)p : -99999) : 999999);
+    }
+    int w = f <= NUM_LONG ? CUR_W : SHORT_W;
+    if (f == NUM_PEAK)
+        snprintf(out, len, "%*s pk %*s%s%s", w, cur, CUR_W, peak, pct[0] ? "  " : "", pct);
+    else
+        snprintf(out, len, "%*s%s%s", w, cur, pct[0] ? " " : "", pct);
+}
+
+static void draw_line(VizCanvas *c, VizRect r, const VizScene *s, int q, int selected,
+                      int64_t scale, int labw) {
+    const VizRankBox *b = &s->ranks[q];
+    uint64_t cap = s->info ? s->info->device_capacity : 0;
+    int over = cap > 0 && b->mem_total > (int64_t)cap;
+    int x = r.x, end = r.x + r.w - 2; // two blank columns part the lines side by side
+    VizStyle ls = q == selected ? VIZ_STYLE_SELECTED : VIZ_STYLE_NORMAL;
+    if (q == selected)
+        viz_canvas_put(c, x, r.y, '>', VIZ_STYLE_SELECTED);
+    viz_canvas_printf(c, x + 1, r.y, labw, ls, "r%d", q);
+    x += 1 + labw + 1;
+    viz_canvas_text(c, x, r.y, end - x, viz_draw_phase_style(b->phase),
+                    viz_draw_phase_name(b->phase));
+    x += PHASE_W + 1;
+    int room = end - x;
+    if (room <= 0) // a slot narrower than the layout ever makes
+        return;
+    NumForm f = NUM_PEAK;
+    while (f < NUM_TINY && room - num_width(f, cap > 0) - 1 - 2 < BAR_MIN)
+        f++;
+    int nw = num_width(f, cap > 0);
+    int bw = room - nw - 1 - 2;
+    if (bw > BAR_OP + OP_MIN + 1) {
+        // Room to spare: the op before the bar, then a longer bar.
+        char what[160], buf[160];
+        what_text(b, what, sizeof what);
+        int ow = bw - BAR_OP - 1 < OP_MAX ? bw - BAR_OP - 1 : OP_MAX;
+        int k = viz_elide(what, ow, buf, sizeof buf);
+        viz_canvas_text(c, x, r.y, k, VIZ_STYLE_NORMAL, buf);
+        x += ow + 1;
+        bw -= ow + 1;
+    }
+    if (bw > BAR_MAX)
+        bw = BAR_MAX; // what is left stays blank at the end of the line
+    if (bw > 0) {
+        viz_canvas_put(c, x, r.y, '[', VIZ_STYLE_DIM);
+        mem_bar(c, x + 1, r.y, bw, b, scale);
+        viz_canvas_put(c, x + 1 + bw, r.y, ']', VIZ_STYLE_DIM);
+        x += bw + 3;
+    }
+    char num[96];
+    num_text(f, b, cap, num, sizeof num);
+    viz_canvas_text(c, x, r.y, end - x, over ? VIZ_STYLE_WARN : VIZ_STYLE_NORMAL, num);
+}
+
+// "ranks 4..7 of 64 (r / R: next / previous rank)", or the longest shorter
+// form that fits the note's slot.
+static void draw_note(VizCanvas *c, VizRect r, const VizLayout *l, const VizScene *s) {
+    static const char *const forms[] = {"ranks %d..%d of %d (r / R: next / previous rank)",
+                                        "ranks %d..%d of %d (r / R)", "ranks %d..%d of %d",
+                                        "%d..%d of %d"};
+    int a = l->first_box, z = l->first_box + l->nboxes - 1;
+    char t[96];
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+        snprintf(t, sizeof t, forms[k], a, z, s->nranks);
+        if (viz_utf8_cells(t) <= r.w - 2)
+            break;
+    }
+    viz_canvas_text(c, r.x + 1, r.y, r.w - 2, VIZ_STYLE_DIM, t);
+}
+
+static void draw_lines(VizCanvas *c, const VizLayout *l, const VizScene *s, int selected) {
+    VizRect r = l->ranks;
+    int64_t scale = bar_scale(s);
+    char widest[16];
+    int labw = snprintf(widest, sizeof widest, "r%d", s->nranks - 1);
+    int bottom = r.y;
+    for (int k = 0; k < l->nboxes; k++) {
+        int q = l->first_box + k;
+        if (q >= s->nranks)
+            break;
+        draw_line(c, l->box[k], s, q, selected, scale, labw);
+        if (l->box[k].y + 1 > bottom)
+            bottom = l->box[k].y + 1;
+    }
+    if (l->rank_note.w > 0 && l->rank_note.h > 0) {
+        draw_note(c, l->rank_note, l, s);
+        if (l->rank_note.y + 1 > bottom)
+            bottom = l->rank_note.y + 1;
+    }
+    if (bottom < r.y + r.h)
+        legend(c, r, r.y + r.h - 1, s, l);
+}
+
 void viz_draw_ranks(VizCanvas *c, const VizLayout *l, const VizScene *s, int selected) {
     VizRect r = l->ranks;
     if (r.h <= 0 || l->nboxes <= 0 || !s->ranks)
         return;
+    if (l->compact_ranks) {
+        draw_lines(c, l, s, selected);
+        return;
+    }
     if (l->nboxes < s->nranks)
         viz_canvas_printf(c, r.x + 1, r.y, r.w - 2, VIZ_STYLE_DIM,
                           "ranks %d..%d of %d (r / R: next / previous rank)", l->first_box,

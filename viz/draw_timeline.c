@@ -118,22 +118,32 @@ void viz_draw_timeline(VizCanvas *c, const VizLayout *l, const VizScene *s, int 
     int ly = r.y + 1 + 2 * lanes;
     if (ly < r.y + r.h) {
         // The legend, with the exposed communication of the first lane;
-        // short names when the long ones do not fit.
+        // short names when the long ones do not fit, then (a narrow
+        // embedded view) without that figure, then tighter still, so that
+        // the glyphs keep their names rather than lose the last ones.
         static const int kinds[] = {VIZ_CELL_FORWARD, VIZ_CELL_BACKWARD, VIZ_CELL_OPTIMIZER,
                                     VIZ_CELL_OTHER,   VIZ_CELL_COMM,     VIZ_CELL_EXPOSED,
                                     VIZ_CELL_HOST};
         static const char *const shortn[] = {"fwd", "bwd", "optim", "other",
                                              "comm", "exposed comm", "host"};
+        static const char *const tinyn[] = {"fwd", "bwd", "opt", "other",
+                                            "comm", "exposed", "host"};
         char lg[256], t[32];
         viz_fmt_time(tl->exposed_s, t, sizeof t);
-        for (int pass = 0; pass < 2; pass++) {
+        for (int pass = 0; pass < 4; pass++) {
+            const char *sep = pass < 3 ? "  " : " ";
             int o = 0;
-            for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-                o += snprintf(lg + o, sizeof lg - (size_t)o, "%s%c %s", i ? "  " : "",
-                              viz_cell_glyph(kinds[i]),
-                              pass ? shortn[i] : viz_cell_name(kinds[i]));
-            snprintf(lg + o, sizeof lg - (size_t)o, "  v now   exposed comm r%d: %s",
-                     tl->ranks[0], t);
+            for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+                const char *nm = pass == 0 ? viz_cell_name(kinds[i]) : pass < 3 ? shortn[i]
+                                                                                : tinyn[i];
+                o += snprintf(lg + o, sizeof lg - (size_t)o, "%s%c %s", i ? sep : "",
+                              viz_cell_glyph(kinds[i]), nm);
+            }
+            if (pass < 2)
+                snprintf(lg + o, sizeof lg - (size_t)o, "  v now   exposed comm r%d: %s",
+                         tl->ranks[0], t);
+            else
+                snprintf(lg + o, sizeof lg - (size_t)o, "%sv now", sep);
             if (viz_utf8_cells(lg) <= r.w - 2)
                 break;
         }

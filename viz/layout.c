@@ -19,6 +19,11 @@
 //     holding the selected rank.
 //   - From 150 columns the collective diagram goes to the right of the
 //     buckets / shards / hub (two fifths of the width).
+//   - Embedded (viz_layout_embed, layout_embed.c) the same arrangement is
+//     used without the narrative and the status line where it fits: the
+//     panels first grow as they would with them, then on into their lines.
+#include "layout_internal.h"
+
 #include "draw_internal.h"
 
 #include <stdio.h>
@@ -28,7 +33,6 @@ enum {
     BOX_MIN_W = 20,
     BOX_H_MIN = 4,   // frame + phase line + memory bar
     BOX_H = 5,       // + memory numbers
-    TL_LABEL_W = 10, // "r12 comm  "
     SIDE_W = 150,    // side by side from this width
     LEVELS = 4,
 };
@@ -108,18 +112,17 @@ static int ring_topo(const VizScene *s) {
 
 // The collective diagram: title, nodes (and the space between rows, or the
 // transfer lanes), caption. Framed nodes are 3 lines, compact ones 1.
-static int coll_framed_h(const VizScene *s) {
+int viz_layout_coll_framed_h(const VizScene *s) {
     if (ring_topo(s))
         return 1 + 3 + 2 + 3 + 1;
     int lanes = s->coll.nxfer < 1 ? 1 : s->coll.nxfer > 4 ? 4 : s->coll.nxfer;
     return 1 + 3 + lanes + 1;
 }
-enum { COLL_COMPACT_H = 5 };
 
 static int coll_level(const VizScene *s, int level) {
     if (!s->coll.active)
         return 0;
-    return level == 0 ? COLL_COMPACT_H : coll_framed_h(s);
+    return level == 0 ? VIZ_LAYOUT_COLL_COMPACT_H : viz_layout_coll_framed_h(s);
 }
 
 static int cap(int v, int hi) { return v < hi ? v : hi; }
@@ -139,11 +142,10 @@ static int shards_level(const VizScene *s, int level) {
     return 3 + cap(s->nranks, rows[level]); // title, unit names, ranks, legend
 }
 
-enum { HUB_COMPACT_H = 5, HUB_FRAMED_H = 9 };
 static int hub_level(const VizScene *s, int level) {
     if (!s->hub.active)
         return 0;
-    return level == 0 ? HUB_COMPACT_H : HUB_FRAMED_H;
+    return level == 0 ? VIZ_LAYOUT_HUB_COMPACT_H : VIZ_LAYOUT_HUB_FRAMED_H;
 }
 
 static int timeline_lanes(const VizScene *s) {
@@ -152,13 +154,22 @@ static int timeline_lanes(const VizScene *s) {
     return s->nranks < 4 ? (s->nranks > 0 ? s->nranks : 1) : 4;
 }
 
-static int timeline_level(const VizScene *s, int level) {
+int viz_layout_timeline_level(const VizScene *s, int level) {
     int L = timeline_lanes(s);
     switch (level) {
     case 0: return 1 + 2;
     case 1: return 1 + 2 * cap(L, 2) + 1;
     default: return 1 + 2 * L + 1;
     }
+}
+
+int viz_layout_timeline_fit(const VizScene *s, int H) {
+    int L = timeline_lanes(s), lanes = (H - 1) / 2;
+    if (lanes > L)
+        lanes = L;
+    if (lanes < 1)
+        return H;
+    return 1 + 2 * lanes + (H >= 2 + 2 * lanes);
 }
 
 // The middle band: the strategy panels, stacked or side by side.
@@ -190,7 +201,7 @@ static int level_h(const Ctx *c, int p, int level) {
     switch (p) {
     case P_RANKS: return ranks_level(&c->rg, level);
     case P_MID: return mid_level(c->s, &c->mid, level);
-    default: return timeline_level(c->s, level);
+    default: return viz_layout_timeline_level(c->s, level);
     }
 }
 
@@ -205,7 +216,7 @@ static void split_left(const VizScene *s, int H, int *hb, int *hs, int *hh) {
         int more = want[k] - got[k];
         if (more > left)
             more = left;
-        if (more > 0 && k == 2 && got[k] + more < HUB_FRAMED_H)
+        if (more > 0 && k == 2 && got[k] + more < VIZ_LAYOUT_HUB_FRAMED_H)
             more = 0; // the hub only grows to its framed form
         got[k] += more;
         left -= more;
@@ -220,9 +231,9 @@ static void split_left(const VizScene *s, int H, int *hb, int *hs, int *hh) {
 static void split_stacked(const VizScene *s, int H, int *hb, int *hc, int *hs, int *hh) {
     int lmin = left_level(s, 0);
     *hc = coll_level(s, 0);
-    if (s->coll.active && H - lmin >= coll_framed_h(s) &&
-        H - coll_framed_h(s) >= left_level(s, 1))
-        *hc = coll_framed_h(s);
+    if (s->coll.active && H - lmin >= viz_layout_coll_framed_h(s) &&
+        H - viz_layout_coll_framed_h(s) >= left_level(s, 1))
+        *hc = viz_layout_coll_framed_h(s);
     split_left(s, H - *hc, hb, hs, hh);
 }
 
@@ -235,8 +246,8 @@ static int mid_split(const VizScene *s, const Mid *m, int H, int *hb, int *hc, i
     if (m->side) {
         split_left(s, H, hb, hs, hh);
         *hc = coll_level(s, 0);
-        if (H >= coll_framed_h(s))
-            *hc = coll_framed_h(s);
+        if (H >= viz_layout_coll_framed_h(s))
+            *hc = viz_layout_coll_framed_h(s);
         if (*hc > H)
             *hc = H;
     } else {
@@ -264,14 +275,7 @@ static int fit_h(const Ctx *c, int p, int H) {
     switch (p) {
     case P_RANKS: return rank_fit(&c->rg, H, &a, &b, &d, &e);
     case P_MID: return mid_split(c->s, &c->mid, H, &a, &b, &d, &e);
-    default: {
-        int L = timeline_lanes(c->s), lanes = (H - 1) / 2;
-        if (lanes > L)
-            lanes = L;
-        if (lanes < 1)
-            return H;
-        return 1 + 2 * lanes + (H >= 2 + 2 * lanes);
-    }
+    default: return viz_layout_timeline_fit(c->s, H);
     }
 }
 
@@ -303,12 +307,12 @@ static void place_boxes(const Ctx *c, VizLayout *l, int selected) {
 // The collective's nodes: two rows for a ring or chain (top row left to
 // right, bottom row right to left, so the ring goes round clockwise), one
 // row with transfer lanes below for a tree, star or direct exchange.
-static void place_nodes(const VizScene *s, VizLayout *l, int selected) {
+void viz_layout_place_nodes(const VizScene *s, VizLayout *l, int selected) {
     VizRect r = l->coll;
     if (!s->coll.active || r.h <= 0 || s->nranks <= 0)
         return;
     int R = s->nranks;
-    int framed = r.h >= coll_framed_h(s);
+    int framed = r.h >= viz_layout_coll_framed_h(s);
     int nh = framed ? 3 : 1, minw = framed ? 10 : 8, gap = 6; // "[r12 ..]"
     int ring = ring_topo(s);
     int inner = r.w - 2;
@@ -350,6 +354,155 @@ static void place_nodes(const VizScene *s, VizLayout *l, int selected) {
     l->first_node = first;
 }
 
+static Ctx make_ctx(const VizScene *s, int w) {
+    Ctx c = {.s = s, .rg = rank_geo(s, w)};
+    c.mid.has_left = left_level(s, 0) > 0;
+    c.mid.side = w >= SIDE_W && c.mid.has_left && s->coll.active;
+    return c;
+}
+
+int viz_layout_full_min(const VizScene *s, int w) {
+    Ctx c = make_ctx(s, w);
+    int n = 1; // the header
+    for (int p = 0; p < P_COUNT; p++)
+        n += level_h(&c, p, 0);
+    return n;
+}
+
+// Grows the panels from hp in stages, in order of what a small screen
+// misses most, by up to `room` lines; returns the lines left.
+static int grow(const Ctx *c, int room, int hp[P_COUNT]) {
+    static const int stage[][2] = {
+        {P_RANKS, 1},    {P_MID, 1},   {P_TIMELINE, 1}, {P_RANKS, 2},
+        {P_MID, 2},      {P_TIMELINE, 2}, {P_MID, 3},   {P_RANKS, 3},
+    };
+    for (size_t k = 0; k < sizeof stage / sizeof stage[0]; k++) {
+        int p = stage[k][0], want = level_h(c, p, stage[k][1]);
+        if (want <= hp[p] || room <= 0)
+            continue;
+        int more = want - hp[p];
+        if (more > room)
+            more = room; // a partial height, of which the panel keeps what it can use
+        int got = fit_h(c, p, hp[p] + more);
+        if (got > hp[p]) {
+            room -= got - hp[p];
+            hp[p] = got;
+        }
+    }
+    return room;
+}
+
+// The panels' heights on h > 0 lines, of which `fixed` go to the header and
+// the status line and at least narr_min to the narrative (0: none). Returns
+// the narrative's lines (spare ones included).
+static int grow_heights(const Ctx *c, int h, int fixed, int narr_min, int hp[P_COUNT]) {
+    int used = narr_min;
+    for (int p = 0; p < P_COUNT; p++) {
+        hp[p] = level_h(c, p, 0);
+        used += hp[p];
+    }
+    int narr = narr_min + grow(c, h - fixed - used, hp);
+    int floor = narr_min > 0 ? 1 : 0;
+    if (narr < floor) {
+        // Not even the minima fit (a scene with every panel at once):
+        // the timeline goes first, then the middle band shrinks.
+        int over = floor - narr;
+        int cut = hp[P_TIMELINE] < over ? hp[P_TIMELINE] : over;
+        hp[P_TIMELINE] -= cut;
+        over -= cut;
+        hp[P_MID] -= over;
+        if (hp[P_MID] < 0)
+            hp[P_MID] = 0;
+        narr = floor;
+    }
+    return narr;
+}
+
+// The embedded view's heights: viz_layout's panels when they fit with its
+// narrative and status line, whose lines then go on growing the panels (so
+// each is at least as tall as there); else the panels alone on h lines.
+static void embed_heights(const Ctx *c, int w, int h, int hp[P_COUNT]) {
+    if (h < VIZ_MIN_H && viz_layout_full_min(c->s, w) + 3 > h) {
+        grow_heights(c, h, 1, 0, hp);
+        return;
+    }
+    int room = grow_heights(c, h, 2, 2, hp) + 1;
+    int hm = fit_h(c, P_MID, hp[P_MID]); // what the middle band left to the narrative
+    room += hp[P_MID] - hm;
+    hp[P_MID] = hm;
+    grow(c, room, hp);
+}
+
+// Places the middle band (buckets, coll, shards, hub) from line y; returns
+// the lines it uses of H.
+static int place_mid(const Ctx *c, VizLayout *l, int y, int H) {
+    int hb, hc, hs, hh, w = l->w;
+    int hm = mid_split(c->s, &c->mid, H, &hb, &hc, &hs, &hh);
+    if (hm <= 0)
+        return 0;
+    if (c->mid.side) {
+        int rw = w * 2 / 5, lw = w - rw;
+        l->buckets = (VizRect){0, y, lw, hb};
+        l->shards = (VizRect){0, y + hb, lw, hs};
+        l->hub = (VizRect){0, y + hb + hs, lw, hh};
+        l->coll = (VizRect){lw, y, rw, hc};
+    } else {
+        l->buckets = (VizRect){0, y, w, hb};
+        l->coll = (VizRect){0, y + hb, w, hc};
+        l->shards = (VizRect){0, y + hb + hc, w, hs};
+        l->hub = (VizRect){0, y + hb + hc + hs, w, hh};
+    }
+    return hm;
+}
+
+void viz_layout_timeline_cols(VizLayout *l) {
+    if (l->timeline.h > 0) {
+        l->timeline_x = VIZ_LAYOUT_TL_LABEL_W;
+        l->timeline_cols = l->w - VIZ_LAYOUT_TL_LABEL_W - 1;
+    }
+}
+
+void viz_layout_full(const VizScene *s, int w, int h, int selected, int embed, VizLayout *l) {
+    Ctx c = make_ctx(s, w);
+    int hp[P_COUNT], narr, status = h > 0 && !embed ? 1 : 0;
+    if (h == 0) {
+        for (int p = 0; p < P_COUNT; p++)
+            hp[p] = level_h(&c, p, LEVELS - 1);
+        narr = viz_narrative_lines(s, NULL, w);
+        if (narr < 1)
+            narr = 1;
+    } else if (embed) {
+        embed_heights(&c, w, h, hp);
+        narr = 0;
+    } else {
+        narr = grow_heights(&c, h, 1 + status, 2, hp);
+    }
+
+    int y = 0;
+    l->header = (VizRect){0, y, w, 1};
+    y += 1;
+    l->ranks = (VizRect){0, y, w, hp[P_RANKS]};
+    y += hp[P_RANKS];
+    // Lines the middle band cannot use go to the narrative.
+    int hm = place_mid(&c, l, y, hp[P_MID]);
+    narr += hp[P_MID] - hm;
+    y += hm;
+    l->timeline = (VizRect){0, y, w, hp[P_TIMELINE]};
+    y += hp[P_TIMELINE];
+    if (!embed) {
+        l->narrative = (VizRect){0, y, w, narr};
+        y += narr;
+        l->status = (VizRect){0, y, w, status};
+        y += status;
+    }
+    if (h == 0)
+        l->h = y;
+    viz_layout_timeline_cols(l);
+    place_boxes(&c, l, selected);
+    viz_layout_place_nodes(s, l, selected);
+    l->ok = 1;
+}
+
 int viz_layout(const VizScene *s, int w, int h, int selected, VizLayout *l) {
     memset(l, 0, sizeof *l);
     l->w = w;
@@ -365,106 +518,6 @@ int viz_layout(const VizScene *s, int w, int h, int selected, VizLayout *l) {
     }
     if (selected < 0 || selected >= s->nranks)
         selected = 0;
-    Ctx c = {.s = s, .rg = rank_geo(s, w)};
-    c.mid.has_left = left_level(s, 0) > 0;
-    c.mid.side = w >= SIDE_W && c.mid.has_left && s->coll.active;
-
-    int hp[P_COUNT], narr, status = h > 0 ? 1 : 0;
-    if (h == 0) {
-        for (int p = 0; p < P_COUNT; p++)
-            hp[p] = level_h(&c, p, LEVELS - 1);
-        narr = viz_narrative_lines(s, NULL, w);
-        if (narr < 1)
-            narr = 1;
-    } else {
-        int avail = h - 1 - status;
-        narr = 2;
-        int used = narr;
-        for (int p = 0; p < P_COUNT; p++) {
-            hp[p] = level_h(&c, p, 0);
-            used += hp[p];
-        }
-        // Growth stages, in order of what a small screen misses most.
-        static const int stage[][2] = {
-            {P_RANKS, 1},    {P_MID, 1},   {P_TIMELINE, 1}, {P_RANKS, 2},
-            {P_MID, 2},      {P_TIMELINE, 2}, {P_MID, 3},   {P_RANKS, 3},
-        };
-        for (size_t k = 0; k < sizeof stage / sizeof stage[0]; k++) {
-            int p = stage[k][0], want = level_h(&c, p, stage[k][1]);
-            int room = avail - used;
-            if (want <= hp[p] || room <= 0)
-                continue;
-            int grow = want - hp[p];
-            if (grow > room)
-                grow = room; // a partial height, of which the panel keeps what it can use
-            int got = fit_h(&c, p, hp[p] + grow);
-            if (got > hp[p]) {
-                used += got - hp[p];
-                hp[p] = got;
-            }
-        }
-        narr += avail - used;
-        if (narr < 1) {
-            // Not even the minima fit (a scene with every panel at once):
-            // the timeline goes first, then the middle band shrinks.
-            int over = 1 - narr;
-            int cut = hp[P_TIMELINE] < over ? hp[P_TIMELINE] : over;
-            hp[P_TIMELINE] -= cut;
-            over -= cut;
-            hp[P_MID] -= over;
-            if (hp[P_MID] < 0)
-                hp[P_MID] = 0;
-            narr = 1;
-        }
-    }
-
-    // The middle band's split; lines it cannot use go to the narrative.
-    int hb, hc, hs, hh;
-    int hm = mid_split(s, &c.mid, hp[P_MID], &hb, &hc, &hs, &hh);
-    narr += hp[P_MID] - hm;
-
-    int y = 0;
-    l->header = (VizRect){0, y, w, 1};
-    y += 1;
-    l->ranks = (VizRect){0, y, w, hp[P_RANKS]};
-    y += hp[P_RANKS];
-    if (hm > 0) {
-        if (c.mid.side) {
-            int rw = w * 2 / 5, lw = w - rw;
-            int yy = y;
-            l->buckets = (VizRect){0, yy, lw, hb};
-            yy += hb;
-            l->shards = (VizRect){0, yy, lw, hs};
-            yy += hs;
-            l->hub = (VizRect){0, yy, lw, hh};
-            l->coll = (VizRect){lw, y, rw, hc};
-        } else {
-            int yy = y;
-            l->buckets = (VizRect){0, yy, w, hb};
-            yy += hb;
-            l->coll = (VizRect){0, yy, w, hc};
-            yy += hc;
-            l->shards = (VizRect){0, yy, w, hs};
-            yy += hs;
-            l->hub = (VizRect){0, yy, w, hh};
-        }
-        y += hm;
-    }
-    l->timeline = (VizRect){0, y, w, hp[P_TIMELINE]};
-    y += hp[P_TIMELINE];
-    l->narrative = (VizRect){0, y, w, narr};
-    y += narr;
-    l->status = (VizRect){0, y, w, status};
-    y += status;
-    if (h == 0)
-        l->h = y;
-
-    if (l->timeline.h > 0) {
-        l->timeline_x = TL_LABEL_W;
-        l->timeline_cols = w - TL_LABEL_W - 1;
-    }
-    place_boxes(&c, l, selected);
-    place_nodes(s, l, selected);
-    l->ok = 1;
+    viz_layout_full(s, w, h, selected, 0, l);
     return 1;
 }
