@@ -27,7 +27,10 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/ddplab-lesson-tmux.XXXXXX") || exit 1
 export TMUX_TMPDIR="$dir"
 unset TMUX
 T() { tmux -L lesson -f /dev/null "$@"; }
-cleanup() { T kill-server >/dev/null 2>&1; rm -rf "$dir"; }
+cleanup() {
+  T kill-server >/dev/null 2>&1
+  rm -rf "$dir" 2>/dev/null || { sleep 1; rm -rf "$dir"; }
+}
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
@@ -63,7 +66,13 @@ keys() { T send-keys -t lesson -- "$@"; }
 # A pause: the narrative's title bar, the view (a rank's box and the view's
 # title line), the caption and the status line's keys, all on one screen.
 check_pause() {
-  wait_for "$2" || fail "$1: the caption '$2' is not on screen"
+  wait_for 'event [0-9]+/[0-9]+' 60 || fail "$1: no view came up"
+  # a learner pages through the narrative (Enter) until the caption
+  i=0
+  while ! screen | grep -q -- "$2" && status_line | grep -q 'Enter more' && [ $i -lt 20 ]; do
+    keys Enter; sleep 0.2; i=$((i + 1))
+  done
+  wait_for "$2" 5 || fail "$1: the caption '$2' is not on screen"
   s=$(screen)
   echo "$s" | grep -q "(section [0-9]* of [0-9]*" || fail "$1: no narrative pane"
   echo "$s" | grep -Eq "View, run [0-9]+ of [0-9]+" || fail "$1: no view pane title"
@@ -164,7 +173,7 @@ while status_line | grep -q 'Enter more'; do keys Enter; sleep 0.2; done
 keys Enter
 while status_line | grep -q 'Enter more'; do keys Enter; sleep 0.2; done
 wait_for 'Your answer \(a letter\): _' 30 || fail "play-hang: no choice question"
-keys Enter # skipped
+keys Enter Enter # skipped: Enter twice on the empty field
 wait_for 'Skipped. The answer:' 10 || fail "play-hang: skipping was not said"
 keys Enter
 while status_line | grep -q 'Enter more'; do keys Enter; sleep 0.2; done
@@ -193,7 +202,7 @@ sh -c 'echo \$\$ > \"$dir/pid\"; exec \"$exe\" lesson \"$fixtures/play-ddp.md\" 
 echo EXIT=\$?; stty -a | tr -s ' ;' '\\n\\n' | grep -x -e icanon -e -icanon; echo END; sleep 600"
   T new-session -d -s "term$viz" -x "$W" -y "$H" "$cmd2" || fail "tmux: a second session"
   want='Enter: go on'
-  [ "$viz" = ncurses ] && want='The first bucket launches.'
+  [ "$viz" = ncurses ] && want='event [0-9]*/[0-9]*'
   i=0
   while ! T capture-pane -p -t "term$viz" | grep -q "$want" && [ $i -lt 300 ]; do
     sleep 0.1; i=$((i + 1))

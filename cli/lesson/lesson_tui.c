@@ -288,7 +288,7 @@ static void tui_menu(Tui *t, const char *path, const char *msg) {
         dirty = 1;
         if (key == VIZ_SCREEN_RESIZED)
             continue;
-        TuiMenuDo d = lesson_tui_menu_key(&m, key, t->canvas.h - 6);
+        TuiMenuDo d = lesson_tui_menu_key(&m, key, t->canvas.h - 7);
         if (d == TUI_MENU_QUIT) {
             t->quit = 1;
         } else if (d == TUI_MENU_OPEN || d == TUI_MENU_REVIEW) {

@@ -42,7 +42,7 @@ static void ask_submit(TuiLesson *s, int qi) {
     int have = ask_fact(s, q, &fact);
     LessonGrade g = lesson_grade_shown(q, a->order, s->typed, have ? &fact : NULL);
     if (g == LESSON_GRADE_INVALID) {
-        snprintf(s->message, sizeof s->message, "'%s' is not %s; try again (Enter alone skips)",
+        snprintf(s->message, sizeof s->message, "'%s' is not %s; try again (Enter twice on an empty field skips)",
                  s->typed, q->type == LESSON_Q_NUMBER   ? "a number"
                            : q->type == LESSON_Q_CHOICE ? "one of the letters"
                                                         : "a word");
@@ -68,9 +68,19 @@ int lesson_tui_ask_key(TuiLesson *s, int key) {
     int qi = s->stops[s->cur].question;
     size_t n = strlen(s->typed);
     if (key == VIZ_KEY_ENTER) {
+        // Enter pages through the narrative; arriving at a question with it
+        // must not skip the question, so an empty answer takes two
+        if (n == 0 && !s->skip_armed) {
+            s->skip_armed = 1;
+            snprintf(s->message, sizeof s->message,
+                     "no answer typed: type it, or press Enter again to skip the question");
+            return 1;
+        }
+        s->skip_armed = 0;
         ask_submit(s, qi);
         return 1;
     }
+    s->skip_armed = 0;
     if (key == VIZ_KEY_BACKSPACE) {
         if (n > 0)
             s->typed[n - 1] = '\0';

@@ -135,6 +135,13 @@ char *lesson_tui_config_line(const LessonRun *r, const char *output) {
             continue;
         // "32 per rank x 1 accumulation step x 4 ranks": the part before the
         // first " x " is what a lesson varies; the rest is the strategy's.
+        // "mean over the ranks: all_reduce(loss, AVG)": how, after the colon, is
+        // in the table (o)
+        if (strcmp(config_rows[k].key, "loss shown") == 0) {
+            char *colon = strchr(v, ':');
+            if (colon != NULL)
+                *colon = '\0';
+        }
         if (strcmp(config_rows[k].key, "batch") == 0) {
             char *x = strstr(v, " x 1 accumulation step");
             if (x != NULL)

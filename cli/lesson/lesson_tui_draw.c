@@ -330,7 +330,7 @@ static void draw_status(TuiLesson *s, VizCanvas *c) {
     } else if (s->message[0]) {
         snprintf(buf + n, room, "%s   q %s  ? help", s->message, up);
     } else if (st->kind == TUI_STOP_QUESTION && s->answers[st->question].mark == TUI_MARK_NONE) {
-        snprintf(buf + n, room, "type the answer, Enter submits (alone: skip)  q %s  ? help  "
+        snprintf(buf + n, room, "type the answer, Enter submits (twice empty: skip)  q %s  ? help  "
                  "Tab view  up/down scroll", up);
     } else if (st->kind == TUI_STOP_END) {
         snprintf(buf + n, room, "the end  m review what I missed  q %s  ? help  left back  "
@@ -351,7 +351,7 @@ static const char *const tui_help_lines[] = {
     "  Enter or right   go on to the next stop (a pause, a question, the end)",
     "  left             back to the previous stop",
     "  up/down PgUp/Dn  scroll the narrative; End follows the lesson again",
-    "  a letter, digits submit an answer with Enter; Enter alone skips",
+    "  a letter, digits an answer, sent with Enter; Enter twice empty skips",
     "  space ] [ + -    play, next / previous event of the lesson's kind, speed",
     "  Tab or v         the view: then every key goes to it",
     "  o                the run's whole output (its configuration table)",

@@ -148,6 +148,7 @@ typedef struct {
     int narr_rows;       // narrative lines the last frame showed
     int narr_more;       // 1: the last frame left narrative below unseen
     char typed[TUI_ANSWER_MAX + 1]; // the answer field
+    int skip_armed;      // Enter on the empty field once: the next one skips
     char message[160];   // a one-off line in the status
     unsigned long seed;  // of the choice orders (0: as written)
     const char *next_id, *next_title; // what to read next (the index's next lesson)
@@ -215,6 +216,7 @@ typedef struct {
     int nshown;
     int sel;             // index into shown
     int top;             // first list row shown
+    int id_width;        // columns of the id column
     int track;           // 0 all, 1 lessons, 2 spot-the-bug
     int level;           // 0 all, 1 beginner, 2 intermediate, 3 advanced
     char search[48];

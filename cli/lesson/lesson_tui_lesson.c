@@ -192,6 +192,7 @@ TuiDo lesson_tui_goto(TuiLesson *s, int k) {
     if (st->kind == TUI_STOP_QUESTION && s->answers[st->question].mark == TUI_MARK_NONE)
         lesson_tui_ask_order(s, st->question);
     s->typed[0] = '\0';
+    s->skip_armed = 0;
     s->focus = TUI_FOCUS_LESSON;
     s->narr_follow = 1;
     s->confirm_leave = 0;

@@ -58,8 +58,12 @@ int lesson_tui_menu_init(TuiMenu *m, const LessonCatalog *cat, const LessonProgr
         lesson_tui_menu_free(m);
         return -1;
     }
-    for (int i = 0; i < cat->n; i++)
+    m->id_width = 8;
+    for (int i = 0; i < cat->n; i++) {
         m->texts[i] = cat->e[i].error ? NULL : menu_text(&cat->e[i]);
+        int n = cat->e[i].id ? (int)strlen(cat->e[i].id) : 0;
+        m->id_width = n > m->id_width ? (n < 26 ? n : 26) : m->id_width;
+    }
     lesson_tui_menu_filter(m);
     return 0;
 }
@@ -259,8 +263,8 @@ static void menu_draw_row(const TuiMenu *m, VizCanvas *c, int y, int re) {
         snprintf(line, sizeof line, " %3d  [!] %s", i + 1, e->error);
     } else {
         menu_mark(lesson_progress_find(m->progress, e->id), mark, score, sizeof score);
-        snprintf(line, sizeof line, " %3d  %s %-28.28s %-12s %3d min %5s  %s", i + 1, mark, e->id,
-                 e->difficulty, e->minutes, score, e->title);
+        snprintf(line, sizeof line, " %3d  %s %-*.*s %-12s %3d min %5s  %s", i + 1, mark,
+                 m->id_width, m->id_width, e->id, e->difficulty, e->minutes, score, e->title);
     }
     if (re == m->sel)
         viz_canvas_fill(c, (VizRect){0, y, c->w, 1}, ' ', st);
@@ -289,9 +293,10 @@ static void menu_draw_detail(const TuiMenu *m, VizCanvas *c, VizRect r) {
                  p->answers && strpbrk(p->answers, "ws") ? " (m: review the missed ones)" : "");
     else
         snprintf(b, sizeof b, "started: Enter resumes at section %d", p->at + 1);
-    snprintf(a, sizeof a, "ddplab lesson %s   %s, about %d minutes, %s track   %s", e->id,
-             e->difficulty, e->minutes, e->track, b);
+    snprintf(a, sizeof a, "ddplab lesson %s   %s, about %d minute%s, %s track", e->id,
+             e->difficulty, e->minutes, e->minutes == 1 ? "" : "s", e->track);
     viz_canvas_text(c, 1, r.y + 2, r.w - 2, VIZ_STYLE_NORMAL, a);
+    viz_canvas_text(c, 1, r.y + 3, r.w - 2, p && p->completed ? VIZ_STYLE_DONE : VIZ_STYLE_NORMAL, b);
 }
 
 static const char *const menu_help_lines[] = {
@@ -324,7 +329,7 @@ void lesson_tui_menu_draw(TuiMenu *m, VizCanvas *c) {
              m->search[0] || m->searching ? m->search : "(none: / searches)",
              m->searching ? "_" : "", m->nshown);
     viz_canvas_text(c, 1, 1, c->w - 2, m->searching ? VIZ_STYLE_SELECTED : VIZ_STYLE_DIM, t);
-    VizRect list = {0, 2, c->w, c->h - 2 - 4};
+    VizRect list = {0, 2, c->w, c->h - 2 - 5};
     int cap = 2 * m->cat->n + 8, *rows = malloc((size_t)cap * sizeof *rows);
     int n = rows ? menu_rows(m, rows, cap) : 0, selrow = 0;
     for (int r = 0; r < n; r++)
@@ -337,7 +342,7 @@ void lesson_tui_menu_draw(TuiMenu *m, VizCanvas *c) {
     for (int r = m->top; r < n && r - m->top < list.h; r++)
         menu_draw_row(m, c, list.y + r - m->top, rows[r]);
     free(rows);
-    menu_draw_detail(m, c, (VizRect){0, c->h - 4, c->w, 3});
+    menu_draw_detail(m, c, (VizRect){0, c->h - 5, c->w, 4});
     lesson_tui_bar(c, 0, c->h - 1, c->w, VIZ_STYLE_STATUS,
                    m->message[0] ? m->message
                    : m->searching ? "type to search titles and topics  Enter keep  Esc clear  "
