@@ -74,7 +74,7 @@ check_pause() {
   done
   wait_for "$2" 5 || fail "$1: the caption '$2' is not on screen"
   s=$(screen)
-  echo "$s" | grep -q "(section [0-9]* of [0-9]*" || fail "$1: no narrative pane"
+  echo "$s" | grep -Eq "Section [0-9]+ of [0-9]+" || fail "$1: no narrative pane"
   echo "$s" | grep -Eq "View, run [0-9]+ of [0-9]+" || fail "$1: no view pane title"
   echo "$s" | grep -Eq "event [0-9]+/[0-9]+" || fail "$1: the view shows no frame (its header)"
   echo "$s" | grep -Eq "rank 1|r1 " || fail "$1: the view shows no rank"
@@ -153,7 +153,7 @@ keys 3 Enter
 wait_for 'Right: 3' 10 || fail "play-ddp: a right answer was not graded right"
 keys Enter
 wait_for 'Question 2 of' 10 || fail "play-ddp: no second question"
-section=$(screen | sed -n 's/.*(section \([0-9]*\) of [0-9]*.*/\1/p' | head -1)
+section=$(screen | sed -n 's/.*Section \([0-9]*\) of [0-9]*.*/\1/p' | head -1)
 [ -n "$section" ] || fail "play-ddp: no section number on screen"
 keys q
 wait_status 'Leave the lesson\?' 5 || fail "play-ddp: q did not ask before leaving"
@@ -161,7 +161,7 @@ keys y
 wait_for 'started: Enter resumes at section' 10 || fail "play-ddp: the menu does not say it can resume"
 keys Enter
 wait_for "resumed at section $section " 30 || fail "play-ddp: did not resume at section $section"
-wait_for "\(section $section of" 5 || fail "play-ddp: the narrative is not at section $section"
+wait_for "Section $section of" 5 || fail "play-ddp: the narrative is not at section $section"
 wait_for 'Question 2 of' 5 || fail "play-ddp: the resumed lesson is not at its question"
 keys q y
 wait_for 'ddplab lessons: 5' 10 || fail "play-ddp: did not go back to the menu"

@@ -227,10 +227,10 @@ static void draw_narrative(TuiLesson *s, VizCanvas *c, VizRect r) {
     s->narr_more = s->narr_top + body.h < s->doc.n;
     lesson_tui_draw_lines(c, body, &s->doc, s->narr_top);
     char title[384];
-    snprintf(title, sizeof title, "%s  (section %d of %d%s)%s%s",
-             s->l->title ? s->l->title : s->l->id, s->cur + 1, s->nstops,
-             s->review ? ", review" : "", s->narr_top > 0 ? "  ^ more above" : "",
-             s->narr_more ? "  v more below" : "");
+    // where the lesson stands first: a long title is what gets cut
+    snprintf(title, sizeof title, "%s %d of %d%s%s: %s", s->review ? "Review, section" : "Section",
+             s->cur + 1, s->nstops, s->narr_top > 0 ? "  ^ more above" : "",
+             s->narr_more ? "  v more below" : "", s->l->title ? s->l->title : s->l->id);
     lesson_tui_bar(c, r.x, r.y, r.w, s->focus == TUI_FOCUS_LESSON ? VIZ_STYLE_STATUS
                                                                   : VIZ_STYLE_TITLE, title);
 }
