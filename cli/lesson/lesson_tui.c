@@ -155,7 +155,7 @@ static void tui_run_pending(Tui *t, TuiPlay *p, TuiDo *d) {
         }
         *d = lesson_tui_ran(&p->s, k);
         if (err[0])
-            snprintf(p->s.message, sizeof p->s.message, "block %d could not run: %s", k + 1, err);
+            snprintf(p->s.message, sizeof p->s.message, "block %d could not run: %.120s", k + 1, err);
     }
 }
 
