@@ -424,6 +424,11 @@ static int menu(const LessonCatalog *c, const LessonArgs *a, Progress *g, const 
         }
         putchar('\n');
         rc = play_file(c->e[k].path, a, g);
+        // the lesson's last lines (its score) stay until the learner is done with them
+        printf("\n(Enter: back to the menu) ");
+        fflush(stdout);
+        if (fgets(line, sizeof line, stdin) == NULL)
+            break;
         printf("\n");
         print_menu(c, g, dir);
     }
