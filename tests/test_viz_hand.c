@@ -136,9 +136,16 @@ void thand_ddp(THand *h, int R) {
     s->nparams = 8;
     s->buckets = h->buckets;
     s->nbuckets = 3;
-    h->buckets[0] = (VizBucket){VIZ_BUCKET_DONE, 0, 4, 4239400, 4, -1, 1};
-    h->buckets[1] = (VizBucket){VIZ_BUCKET_REDUCING, 4, 2, 4198400, 2, -1, 0.5};
-    h->buckets[2] = (VizBucket){VIZ_BUCKET_FILLING, 6, 2, 3215360, 1, R - 1, 0};
+    s->plan_kind = VIZ_PLAN_REBUILT;
+    s->plan_order = VIZ_ORDER_READY;
+    s->plan_iteration = 1;
+    h->buckets[0] = (VizBucket){VIZ_BUCKET_DONE, 0, 4, 4239400, 4, 1, .other_lo = -1,
+                                .other_hi = -1};
+    h->buckets[1] = (VizBucket){VIZ_BUCKET_REDUCING, 4, 2, 4198400, 2, 0.5, .other_lo = -1,
+                                .other_hi = -1};
+    // rank 0 has both gradients of #2 and has launched it; rank R-1 has one
+    h->buckets[2] = (VizBucket){VIZ_BUCKET_REDUCING, 6, 2, 3215360, 2, 0, 1, R - 1, R - 1, 1,
+                                VIZ_BUCKET_FILLING, 1, 1};
     VizColl *k = &s->coll;
     k->active = 1;
     k->running = 1;

@@ -14,10 +14,14 @@ void viz_draw_header(VizCanvas *c, const VizLayout *l, const VizScene *s) {
     // title gives way (elided) when both do not fit.
     char right[160], t[32], it[32];
     viz_fmt_time(s->now, t, sizeof t);
-    if (s->iteration >= 0)
-        snprintf(it, sizeof it, "iter %d/%d", s->iteration + 1, s->iterations);
+    // Iterations counted from 0, as the trace, the captions and `--at iN`
+    // count them; the range says how many there are.
+    if (s->iterations <= 0)
+        snprintf(it, sizeof it, "iter -");
+    else if (s->iteration >= 0)
+        snprintf(it, sizeof it, "iter %d (0-%d)", s->iteration, s->iterations - 1);
     else
-        snprintf(it, sizeof it, "iter -/%d", s->iterations);
+        snprintf(it, sizeof it, "iter - (0-%d)", s->iterations - 1);
     int n = snprintf(right, sizeof right, "%s  event %zu/%zu  t=%s", it, s->index, s->count, t);
     if (!isnan(s->loss) && n > 0 && (size_t)n < sizeof right)
         snprintf(right + n, sizeof right - (size_t)n, "  loss %.4g", s->loss);

@@ -124,6 +124,7 @@ typedef struct {
     int pending_reduce;             // matched with a collective (1: a reduce)
     uint64_t last_seq;              // its latest world collective seq (+1; 0: none)
     int phase0;                     // op-derived phase of its last compute (phase jumps)
+    int64_t iter;                   // step of its latest "iteration" begin + 1 (0: none)
 } VizRankState;
 
 // The running state after some prefix of the events.
