@@ -536,7 +536,8 @@ static int test_draw_ddp(void) {
             break;
         VizRect co = l.coll;
         if (!contains_at(&c, co.x + 1, co.y,
-                         "AllReduce (ring) of bucket #1, 4.00 MiB: reduce-scatter, step 3 of 6"))
+                         "AllReduce (ring) of bucket #1, 4.00 MiB: reduce-scatter step 3 of 3 (step 3 of "
+                         "6 in all)"))
             break;
         // Ring at step 2: rank r sends chunk (r - 2) mod 4, holding r-2..r.
         for (int q = 0; q < 4 && !bad; q++) {

@@ -158,6 +158,8 @@ void thand_ddp(THand *h, int R) {
     k->step = 2;
     k->nsteps = 2 * (R - 1);
     k->step_label = "reduce-scatter";
+    k->phase_step = 2; // the reduce-scatter is the first R - 1 steps
+    k->phase_steps = R - 1;
     k->bucket = 1;
     k->progress = 0.4;
     ring(h, 2 % (R > 1 ? R : 1), 1);
@@ -215,6 +217,8 @@ void thand_fsdp(THand *h, int R) {
     k->step = 1;
     k->nsteps = R - 1;
     k->step_label = "all-gather";
+    k->phase_step = 1; // an all_gather is one phase
+    k->phase_steps = R - 1;
     k->unit = 3;
     ring(h, 1 % (R > 1 ? R : 1), 0);
 }

@@ -8,7 +8,9 @@
 //   - a bucket row is one rank's view (the selected rank), and the ranks
 //     that are elsewhere with that bucket are named beside it, never the
 //     least advanced rank's state passed off as the bucket's;
-//   - the header counts iterations from 0, as the captions and --at iN do;
+//   - the header counts iterations from 0, as the captions and --at iN do,
+//     and the collective's title counts a ring's steps in their phase, as
+//     the step captions do (and in the whole collective, as the rows do);
 //   - a launch's caption says "while backward goes on" only where compute
 //     really runs beside the all_reduce, and "nothing left to hide it
 //     behind" only once backward has computed its last gradient.
@@ -182,6 +184,30 @@ static int test_rebuilt_launches(VizModel *m, const VizTrace *t, VizScene *s) {
     return 0;
 }
 
+// The ring's steps are counted in their phase, as the step captions count
+// them, and in the whole collective: the 4th step of iteration 0's
+// all_reduce is the all-gather's first.
+static int test_ring_steps(VizModel *m, const VizTrace *t, VizScene *s) {
+    size_t l = viz_model_next(m, SIZE_MAX, VIZ_JUMP_BUCKET_LAUNCH, 1), i = SIZE_MAX;
+    CHECK(l != SIZE_MAX);
+    do
+        i = viz_model_next(m, i, VIZ_JUMP_COLL_STEP, 1); // rank 0's steps
+    while (i != SIZE_MAX && !(t->ev[i].seq == t->ev[l].seq && t->ev[i].step == 3));
+    CHECK(i != SIZE_MAX);
+    CHECK_EQ_INT(viz_scene_at(m, i, NULL, s), SIM_OK);
+    CHECK_EQ_INT(s->coll.step, 3);
+    CHECK_EQ_INT(s->coll.nsteps, 6);
+    CHECK_STR_EQ(s->coll.step_label, "all-gather");
+    CHECK_EQ_INT(s->coll.phase_step, 0);
+    CHECK_EQ_INT(s->coll.phase_steps, 3);
+    CHECK_STR_CONTAINS(s->caption, "all-gather step 1 of 3: ");
+    const char *const want[] = {
+        " AllReduce (ring) of bucket #0, 6.77 KiB: all-gather step 1 of 3 (step 4 of 6 in all)",
+        "reducing 50%, step 4/6"};
+    CHECK_EQ_INT(frame_has(m, i, 100, want, 2, NULL), 0);
+    return 0;
+}
+
 // When rank 0 begins iteration 1, ranks 1-3 still hold iteration 0's
 // reduced bucket: they are not "elsewhere" with rank 0's empty one. Before
 // the first iteration the header says there is none yet.
@@ -213,6 +239,9 @@ int main(void) {
         failures += rc != 0;
         rc = test_rebuilt_launches(m, &run.t, s);
         printf("%s test_rebuilt_launches\n", rc ? "FAILED" : "ok    ");
+        failures += rc != 0;
+        rc = test_ring_steps(m, &run.t, s);
+        printf("%s test_ring_steps\n", rc ? "FAILED" : "ok    ");
         failures += rc != 0;
         rc = test_iteration_edges(m, s);
         printf("%s test_iteration_edges\n", rc ? "FAILED" : "ok    ");

@@ -203,6 +203,9 @@ typedef struct {
     double step_t0, step_t1; // that step's simulated start and end (for
                              // animating chunks between them)
     const char *step_label; // "reduce-scatter", "all-gather", "broadcast", ...
+    int phase_step, phase_steps; // that step within its phase (the steps that
+                             // share its label), from 0, of phase_steps; -1, 0
+                             // when unknown (the captions count the same way)
     int nxfer;
     VizXfer xfer[VIZ_MAX_XFERS]; // the transfers of that step
     // What each rank holds of each chunk: bit k of held[r * nchunks + c] set

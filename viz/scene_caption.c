@@ -14,7 +14,6 @@
 
 #include "base/dtype.h"
 #include "coll/coll.h"
-#include "coll/schedule.h"
 #include "engine/memory.h"
 #include "scene_internal.h"
 
@@ -187,17 +186,10 @@ static const char *step_effect(const char *label, int algo, int coll) {
 }
 
 static void cap_step(const VizModel *m, const SimEvent *e, char *buf, size_t len) {
-    SimSched sc;
-    int k = e->step, n = e->nsteps;
+    int k, n;
     const VizCollRec *c = viz_coll_rec(m, e->seq);
-    if (e->coll >= 0 && e->coll < SIM_COLL_COUNT && e->algo >= 0 && e->algo < SIM_ALGO_COUNT &&
-        sim_sched_init(&sc, (SimCollKind)e->coll, (SimAlgo)e->algo, m->nranks,
-                       e->count ? (size_t)e->count : 1, c && c->root >= 0 ? c->root : 0) == 0 &&
-        sc.nsteps == e->nsteps && e->step >= 0 && e->step < sc.nsteps) {
-        int ph = sim_sched_phase(&sc, e->step);
-        k = ph == 0 ? e->step : e->step - sc.phase_steps[0];
-        n = sc.phase_steps[ph];
-    }
+    if (viz_step_in_phase(m, e, &k, &n) != 0)
+        k = e->step, n = e->nsteps;
     char why[128];
     put(buf, len, "%s step %d of %d: %s (%s #%llu%s, %s, on rank %d)",
         e->label ? e->label : "step", k + 1, n, step_effect(e->label, e->algo, e->coll),
