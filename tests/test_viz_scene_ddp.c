@@ -13,7 +13,8 @@
 //     the step captions do (and in the whole collective, as the rows do);
 //   - a launch's caption says "while backward goes on" only where compute
 //     really runs beside the all_reduce, and "nothing left to hide it
-//     behind" only once backward has computed its last gradient.
+//     behind" only once backward has computed its last gradient, and the
+//     launching rank's box says the same (computing, or waiting).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,12 @@ static int test_iteration0_launch(VizModel *m, const VizTrace *t, VizScene *s) {
     CHECK_EQ_INT(b->behind, 1);
     CHECK_STR_EQ(s->caption, "rank 0: bucket #0 launched: all_reduce of 6.77 KiB after "
                              "backward's last gradient: nothing left to hide it behind");
+    // rank 0's box agrees: it waits for that all_reduce; rank 1 is still in
+    // its backward, its last gradient listed after rank 0's launch
+    CHECK_EQ_INT(s->ranks[0].phase, VIZ_PHASE_WAIT);
+    CHECK_STR_EQ(s->ranks[0].coll, "AllReduce");
+    CHECK_EQ_INT(s->ranks[1].phase, VIZ_PHASE_BACKWARD);
+    CHECK(s->ranks[1].coll == NULL);
     const char *const want80[] = {
         "iter 0 (0-2)  event 243/1056",
         " Buckets on rank 0 (initial plan, parameter order; launched in index order)",
@@ -171,6 +178,8 @@ static int test_rebuilt_launches(VizModel *m, const VizTrace *t, VizScene *s) {
     CHECK_EQ_INT(s->buckets[1].state, VIZ_BUCKET_EMPTY);
     CHECK_STR_EQ(s->caption,
                  "rank 0: bucket #0 launched: all_reduce of 4.64 KiB while backward goes on");
+    CHECK_EQ_INT(s->ranks[0].phase, VIZ_PHASE_BACKWARD); // computing, the all_reduce beside
+    CHECK_STR_EQ(s->ranks[0].coll, "AllReduce");
     const char *const want[] = {
         "iter 1 (0-2)",
         " Buckets on rank 0 (rebuilt in iteration 1, gradient-ready order)",
@@ -181,6 +190,7 @@ static int test_rebuilt_launches(VizModel *m, const VizTrace *t, VizScene *s) {
     CHECK_EQ_INT(s->buckets[1].state, VIZ_BUCKET_REDUCING);
     CHECK_STR_EQ(s->caption, "rank 0: bucket #1 launched: all_reduce of 2.12 KiB after "
                              "backward's last gradient: nothing left to hide it behind");
+    CHECK_EQ_INT(s->ranks[0].phase, VIZ_PHASE_WAIT);
     return 0;
 }
 

@@ -121,7 +121,21 @@ static void rank_box(const VizModel *m, const VizState *st, int r, size_t i, dou
             comm_end = viz_ev_t1(me, wall);
         }
     }
-    if (running || (just_ended && b->coll == NULL)) {
+    // At this rank's bucket launch its all_reduce is in flight, though the
+    // trace lists the collective's own event just after the launch.
+    const SimEvent *e = &ev[i];
+    if (b->coll == NULL && e->rank == r && e->kind == SIM_EV_BUCKET &&
+        e->label && strcmp(e->label, "launch") == 0 && pm + 1 < lm->ev.n) {
+        const SimEvent *me = &ev[lm->ev.v[pm + 1]];
+        if (viz_ev_t0(me, wall) <= now && viz_ev_t1(me, wall) > now) {
+            b->coll = me->name;
+            comm_end = viz_ev_t1(me, wall);
+        }
+    }
+    // between two back-to-back ops the rank computes on
+    int resumes = pc != (size_t)-1 && pc + 1 < lc->ev.n &&
+                  viz_ev_t0(&ev[lc->ev.v[pc + 1]], wall) <= now;
+    if (running || (just_ended && (b->coll == NULL || resumes))) {
         int known;
         VizPhase ph = viz_marker_phase(m, r, i, &known);
         b->phase = known ? ph : viz_op_phase(b->op);
