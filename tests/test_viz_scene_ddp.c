@@ -123,7 +123,7 @@ static int test_iteration0_launch(VizModel *m, const VizTrace *t, VizScene *s) {
     const char *const want80[] = {
         "iter 0 (0-2)  event 243/1056",
         " Buckets on rank 0 (initial plan, parameter order; launched in index order)",
-        " >#0  0.weight +5         6.77 KiB [.............] reducing 0%; r1-3 filling 5/6",
+        " >#0  0.weight +5       6.77 KiB [..........] reducing 0%; r1-3 filling 5/6",
         "> rank 0: bucket #0 launched: all_reduce of 6.77 KiB after backward's last"};
     CHECK_EQ_INT(frame_has(m, l, 80, want80, 4, "lags"), 0);
     const char *const want140[] = {

@@ -136,7 +136,7 @@ static void state_text(const VizScene *s, const VizBucket *b, char *out, size_t 
 }
 
 // The other ranks' group: "; r1-3 filling 7/8", "; r0 reducing", "" when
-// every rank agrees.
+// every rank agrees; "(+2)": two more ranks are elsewhere, in other states.
 static void others_text(const VizBucket *b, char *out, size_t len) {
     out[0] = '\0';
     if (b->ndiffer <= 0 || b->other_n <= 0)
@@ -153,7 +153,7 @@ static void others_text(const VizBucket *b, char *out, size_t len) {
                 ? snprintf(out, len, "; %s %s %d/%d", who, nm, b->other_ready, b->nparams)
                 : snprintf(out, len, "; %s %s", who, nm);
     if (b->ndiffer > b->other_n && n > 0 && (size_t)n < len)
-        snprintf(out + n, len - (size_t)n, " (+%d more)", b->ndiffer - b->other_n);
+        snprintf(out + n, len - (size_t)n, " (+%d)", b->ndiffer - b->other_n);
 }
 
 // The title: whose view, which plan, in what order, and the launch rule,
@@ -252,8 +252,8 @@ void viz_draw_buckets(VizCanvas *c, VizRect r, const VizScene *s) {
 
     // Columns: index, names, bytes, bar, state (with room for the other
     // ranks' marks).
-    int statew = r.w >= 120 ? 44 : 30;
-    int barw = r.w / (r.w >= 120 ? 5 : 6); // narrow: the names need the cells more
+    int statew = r.w >= 120 ? 44 : 35;
+    int barw = r.w / (r.w >= 120 ? 5 : 8); // narrow: the words need the cells more
     if (barw < 10)
         barw = 10;
     if (barw > 30)
