@@ -2,7 +2,7 @@
 // selected rank, named in the title with the plan's origin and order), one
 // row each:
 //
-//    #1  2.bias 2.weight +1        4.00 MiB [########........] reducing 45%; r3 filling 1/2
+//    #1  2.bias 2.weight   4.00 MiB [#####.....] reducing 45%; r3 filling 1/2
 //
 // index, the parameters it holds (as many names as fit, then "+k"), its
 // bytes, a bar (filling: '-' share of parameters ready; waiting: '=' full
@@ -160,18 +160,18 @@ static void others_text(const VizBucket *b, char *out, size_t len) {
 // dropping the least needed parts until it fits in w cells.
 static void title_text(const VizScene *s, int first, int rows, int w, char *out, size_t len) {
     char plan[80], scroll[48] = "";
-    const char *order = s->plan_order == VIZ_ORDER_PARAMS     ? "parameter order"
-                        : s->plan_order == VIZ_ORDER_REVERSED ? "buckets in reverse parameter order"
-                        : s->plan_order == VIZ_ORDER_READY    ? "gradient-ready order"
-                                                              : NULL;
+    const char *order = s->plan_order == VIZ_ORDER_PARAMS     ? ", parameter order"
+                        : s->plan_order == VIZ_ORDER_REVERSED ? ", buckets in reverse parameter order"
+                        : s->plan_order == VIZ_ORDER_READY    ? ", gradient-ready order"
+                                                              : "";
     if (s->plan_kind == VIZ_PLAN_REBUILT && s->plan_iteration >= 0)
-        snprintf(plan, sizeof plan, "rebuilt in iteration %d, %s", s->plan_iteration, order);
+        snprintf(plan, sizeof plan, "rebuilt in iteration %d%s", s->plan_iteration, order);
     else if (s->plan_kind == VIZ_PLAN_REBUILT)
-        snprintf(plan, sizeof plan, "rebuilt, %s", order);
+        snprintf(plan, sizeof plan, "rebuilt%s", order);
     else if (s->plan_kind == VIZ_PLAN_INFERRED)
         snprintf(plan, sizeof plan, "as the ready events show them");
     else
-        snprintf(plan, sizeof plan, "initial plan%s%s", order ? ", " : "", order ? order : "");
+        snprintf(plan, sizeof plan, "initial plan%s", order);
     if (rows < s->nbuckets)
         snprintf(scroll, sizeof scroll, "  #%d..#%d of %d", first, first + rows - 1, s->nbuckets);
     static const char *const rule[] = {"; all_reduce launched in index order",
@@ -259,10 +259,8 @@ void viz_draw_buckets(VizCanvas *c, VizRect r, const VizScene *s) {
     if (barw > 30)
         barw = 30;
     int namesw = r.w - 1 - IDX_W - 1 - BYTES_W - 1 - (barw + 2) - 1 - statew;
-    if (namesw < 8) {
-        statew -= 8 - namesw;
-        namesw = 8;
-    }
+    if (namesw < 8)
+        namesw = 8; // the state gives way (elided)
     for (int row = 0; row < rows; row++)
         bucket_row(c, r, s, first + row, r.y + 1 + row, namesw, barw);
 }
