@@ -62,6 +62,17 @@ static int test_table_and_summary(void) {
     tcli_run(&r, exe, algo, TIMEOUT_S);
     CHECK_EQ_INT(r.rc, 0);
     CHECK_STR_CONTAINS(r.out, "| collectives           | dbtree: NCCL's Tree: two binary");
+    // the mean over the ranks by default: the summary names no rank
+    CHECK_STR_CONTAINS(r.out, "| loss shown            | mean over the ranks");
+    CHECK(strstr(r.out, "(rank 0's, not the mean)") == NULL);
+    tcli_result_free(&r);
+    // --loss-log rank0: the summary says whose loss it is
+    const char *rank0[] = {"run", "--strategy", "ddp", "-n", "2", "--steps", "1", "--loss-log",
+                           "rank0", NULL};
+    tcli_run(&r, exe, rank0, TIMEOUT_S);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "| loss shown            | rank 0's");
+    CHECK_STR_CONTAINS(r.out, " (rank 0's, not the mean)\n");
     tcli_result_free(&r);
 
     // Not a terminal and no choice made: plain lines; --progress bar forces the bar.

@@ -1,6 +1,6 @@
 // tests/test_layer_owner_cli.c: `ddplab run --strategy layer-owner` as a user
 // runs it: it trains on 4 ranks, names itself the wrong picture of FSDP,
-// says who owns which layer, prints its summary, writes a trace with its
+// says who owns which layer and whose loss it logs, prints its summary, writes a trace with its
 // broadcasts, reduces and drop markers, saves a checkpoint it resumes from,
 // and refuses what it cannot do with a reason. Usage: test_layer_owner_cli
 // PATH/TO/ddplab.
@@ -33,6 +33,9 @@ static int test_run_and_resume(void) {
     CHECK_STR_CONTAINS(r.out, "rank 0: 0; rank 1: 2; rank 2: 4; rank 3: nothing");
     CHECK_STR_CONTAINS(r.out, "done: 20 steps");
     CHECK_STR_CONTAINS(r.out, "final loss");
+    // the loop logs rank 0's own loss here, and the output says so twice
+    CHECK_STR_CONTAINS(r.out, "| loss shown            | rank 0's (each rank's loss is of its");
+    CHECK_STR_CONTAINS(r.out, " (rank 0's, not the mean)\n");
     tcli_result_free(&r);
     char *text = tfile_read(trace, NULL);
     CHECK(text != NULL);

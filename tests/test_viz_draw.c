@@ -502,7 +502,7 @@ static int test_draw_ddp(void) {
         dump(&c);
     int rc = 1;
     do {
-        if (!row_has(&c, 0, "ddplab") || !row_has(&c, 0, "iter 2/3") ||
+        if (!row_has(&c, 0, "ddplab") || !row_has(&c, 0, "iter 1 (0-2)") ||
             !row_has(&c, 0, "event 120/590") || !row_has(&c, 0, "t=2.50 ms") ||
             !row_has(&c, 0, "loss 0.6931") || !row_has(&c, 0, "[dgx-a100]"))
             break;
@@ -526,16 +526,19 @@ static int test_draw_ddp(void) {
         if (bad)
             break;
         VizRect bk = l.buckets;
-        if (!contains_at(&c, bk.x + 1, bk.y, "Buckets") ||
+        if (!contains_at(&c, bk.x + 1, bk.y,
+                         "Buckets on rank 0 (rebuilt in iteration 1, gradient-ready order; "
+                         "all_reduce launched in index order)") ||
             !contains_at(&c, bk.x + 1, bk.y + 1, " #0  6.bias 6.weight 4.bias 4.weight") ||
             !row_has(&c, bk.y + 1, "4.04 MiB [########################] done") ||
             !contains_at(&c, bk.x + 1, bk.y + 2, ">#1  2.bias 2.weight") ||
             !row_has(&c, bk.y + 2, "4.00 MiB [############............] reducing 50%, step 3/6") ||
-            !row_has(&c, bk.y + 3, "[------------............] filling 1/2, rank 3 lags"))
+            !row_has(&c, bk.y + 3, "3.07 MiB [........................] reducing 0%; r3 filling 1/2"))
             break;
         VizRect co = l.coll;
         if (!contains_at(&c, co.x + 1, co.y,
-                         "AllReduce (ring) of bucket #1, 4.00 MiB: reduce-scatter, step 3 of 6"))
+                         "AllReduce (ring) of bucket #1, 4.00 MiB: reduce-scatter step 3 of 3 (step 3 of "
+                         "6 in all)"))
             break;
         // Ring at step 2: rank r sends chunk (r - 2) mod 4, holding r-2..r.
         for (int q = 0; q < 4 && !bad; q++) {

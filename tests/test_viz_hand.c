@@ -136,9 +136,16 @@ void thand_ddp(THand *h, int R) {
     s->nparams = 8;
     s->buckets = h->buckets;
     s->nbuckets = 3;
-    h->buckets[0] = (VizBucket){VIZ_BUCKET_DONE, 0, 4, 4239400, 4, -1, 1};
-    h->buckets[1] = (VizBucket){VIZ_BUCKET_REDUCING, 4, 2, 4198400, 2, -1, 0.5};
-    h->buckets[2] = (VizBucket){VIZ_BUCKET_FILLING, 6, 2, 3215360, 1, R - 1, 0};
+    s->plan_kind = VIZ_PLAN_REBUILT;
+    s->plan_order = VIZ_ORDER_READY;
+    s->plan_iteration = 1;
+    h->buckets[0] = (VizBucket){VIZ_BUCKET_DONE, 0, 4, 4239400, 4, 1, .other_lo = -1,
+                                .other_hi = -1};
+    h->buckets[1] = (VizBucket){VIZ_BUCKET_REDUCING, 4, 2, 4198400, 2, 0.5, .other_lo = -1,
+                                .other_hi = -1};
+    // rank 0 has both gradients of #2 and has launched it; rank R-1 has one
+    h->buckets[2] = (VizBucket){VIZ_BUCKET_REDUCING, 6, 2, 3215360, 2, 0, 1, R - 1, R - 1, 1,
+                                VIZ_BUCKET_FILLING, 1, 1};
     VizColl *k = &s->coll;
     k->active = 1;
     k->running = 1;
@@ -151,6 +158,8 @@ void thand_ddp(THand *h, int R) {
     k->step = 2;
     k->nsteps = 2 * (R - 1);
     k->step_label = "reduce-scatter";
+    k->phase_step = 2; // the reduce-scatter is the first R - 1 steps
+    k->phase_steps = R - 1;
     k->bucket = 1;
     k->progress = 0.4;
     ring(h, 2 % (R > 1 ? R : 1), 1);
@@ -208,6 +217,8 @@ void thand_fsdp(THand *h, int R) {
     k->step = 1;
     k->nsteps = R - 1;
     k->step_label = "all-gather";
+    k->phase_step = 1; // an all_gather is one phase
+    k->phase_steps = R - 1;
     k->unit = 3;
     ring(h, 1 % (R > 1 ? R : 1), 0);
 }

@@ -21,9 +21,10 @@ typedef struct {
     uint8_t comm[VIZ_TIMELINE_MAX_RANKS * THAND_COLS];
 } THand;
 
-// DDP, iteration 2 of 3, every rank in backward; bucket #0 done, #1
-// reducing (ring all_reduce, reduce-scatter step 3 of 6 at R = 4), #2
-// filling with rank R-1 lagging. Capacity 1 GiB.
+// DDP, iteration 1 of 0-2, every rank in backward, buckets as rank 0 sees
+// them (the plan rebuilt in iteration 1): #0 done, #1 reducing (ring
+// all_reduce, reduce-scatter step 3 of 6 at R = 4), #2 launched on rank 0
+// while rank R-1 is still filling it. Capacity 1 GiB.
 void thand_ddp(THand *h, int R);
 // FSDP FULL_SHARD, forward of unit 2 of 5: unit 2 gathered everywhere,
 // unit 1 being gathered, unit 0's gradient reduced; a ring all-gather of

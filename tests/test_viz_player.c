@@ -310,7 +310,7 @@ static int model_checks(VizModel *m) {
     keys(&p, m, "gi3");
     viz_player_key(&p, m, VIZ_KEY_ENTER);
     CHECK_EQ_INT(viz_player_index(&p), s2);
-    CHECK_STR_CONTAINS(p.message, "no iteration 3 (there are 3)");
+    CHECK_STR_CONTAINS(p.message, "no iteration 3 (iterations 0..2)");
     // ] / [ follow viz_model_next for the chosen kind: one launch per rank
     // and iteration.
     p.pos = 0;

@@ -265,7 +265,8 @@ static uint64_t part_ranks(const VizScene *s) {
 
 static uint64_t part_buckets(const VizScene *s) {
     Fnv f = {1469598103934665603ull};
-    H(&f, s->nparams), H(&f, s->nbuckets);
+    H(&f, s->nparams), H(&f, s->nbuckets), H(&f, s->bucket_rank);
+    H(&f, s->plan_kind), H(&f, s->plan_order), H(&f, s->plan_iteration);
     for (int k = 0; k < s->nparams; k++) {
         fnv_str(&f, s->params[k].name);
         H(&f, s->params[k].bucket), H(&f, s->params[k].bytes), H(&f, s->params[k].ready);
@@ -273,7 +274,9 @@ static uint64_t part_buckets(const VizScene *s) {
     for (int k = 0; k < s->nbuckets; k++) {
         const VizBucket *b = &s->buckets[k];
         H(&f, b->state), H(&f, b->first), H(&f, b->nparams), H(&f, b->bytes);
-        H(&f, b->nready), H(&f, b->lagging_rank), H(&f, b->progress);
+        H(&f, b->nready), H(&f, b->progress), H(&f, b->ndiffer), H(&f, b->other_lo);
+        H(&f, b->other_hi), H(&f, b->other_n), H(&f, b->other_state), H(&f, b->other_ready);
+        H(&f, b->behind);
     }
     return f.h;
 }

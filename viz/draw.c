@@ -12,10 +12,14 @@
 static int header_right(const VizScene *s, int room, char *out, size_t len) {
     char t[32], it[32], ev[64], loss[32] = "";
     viz_fmt_time(s->now, t, sizeof t);
-    if (s->iteration >= 0)
-        snprintf(it, sizeof it, "iter %d/%d", s->iteration + 1, s->iterations);
+    // Iterations counted from 0, as the trace, the captions and `--at iN`
+    // count them; the range says how many there are.
+    if (s->iterations <= 0)
+        snprintf(it, sizeof it, "iter -");
+    else if (s->iteration >= 0)
+        snprintf(it, sizeof it, "iter %d (0-%d)", s->iteration, s->iterations - 1);
     else
-        snprintf(it, sizeof it, "iter -/%d", s->iterations);
+        snprintf(it, sizeof it, "iter - (0-%d)", s->iterations - 1);
     snprintf(ev, sizeof ev, "event %zu/%zu", s->index, s->count);
     if (!isnan(s->loss))
         snprintf(loss, sizeof loss, "  loss %.4g", s->loss);

@@ -1,12 +1,16 @@
-// viz/draw_buckets.c: DDP's gradient buckets, one row each:
+// viz/draw_buckets.c: DDP's gradient buckets as one rank sees them (the
+// selected rank, named in the title with the plan's origin and order), one
+// row each:
 //
-//    #1  2.bias 2.weight +1        4.00 MiB [########........] reducing 45%
+//    #1  2.bias 2.weight   4.00 MiB [#####.....] reducing 45%; r3 filling 1/2
 //
 // index, the parameters it holds (as many names as fit, then "+k"), its
 // bytes, a bar (filling: '-' share of parameters ready; waiting: '=' full
 // but an earlier bucket has not launched; reducing: '#' progress of the
-// all_reduce; done: all '#') and the state in words. When the rows do not
-// all fit, the ones around the bucket in flight are shown.
+// all_reduce; done: all '#'), the state in words, and where other ranks
+// are somewhere else with it, which ranks and where ("r1-3 filling 7/8").
+// When the rows do not all fit, the ones around the bucket in flight are
+// shown.
 #include "draw_internal.h"
 
 #include <stdio.h>
@@ -96,25 +100,31 @@ static void bar(VizCanvas *c, int x, int y, int w, const VizBucket *b) {
         viz_canvas_put(c, x + 1 + k, y, viz_glyph(c, glyph), st);
 }
 
+// The first bucket before b that has not launched on the view rank: the
+// one a full bucket waits for (launches go in index order), -1.
+static int waits_for(const VizScene *s, int b) {
+    for (int j = 0; j < b; j++)
+        if (s->buckets[j].state < VIZ_BUCKET_REDUCING)
+            return j;
+    return -1;
+}
+
+// The view rank's state in words: "filling 5/6", "waiting for #0", ...
 static void state_text(const VizScene *s, const VizBucket *b, char *out, size_t len) {
     const char *nm = viz_draw_bucket_name(b->state);
+    int self = (int)(b - s->buckets), w;
     switch (b->state) {
-    case VIZ_BUCKET_FILLING:
-        if (b->lagging_rank >= 0)
-            snprintf(out, len, "%s %d/%d, rank %d lags", nm, b->nready, b->nparams,
-                     b->lagging_rank);
-        else
-            snprintf(out, len, "%s %d/%d", nm, b->nready, b->nparams);
-        break;
+    case VIZ_BUCKET_FILLING: snprintf(out, len, "%s %d/%d", nm, b->nready, b->nparams); break;
     case VIZ_BUCKET_WAITING:
-        if (b->lagging_rank >= 0)
-            snprintf(out, len, "%s for rank %d", nm, b->lagging_rank);
+        if ((w = waits_for(s, self)) >= 0)
+            snprintf(out, len, "%s for #%d", nm, w);
         else
-            snprintf(out, len, "%s for an earlier bucket", nm);
+            snprintf(out, len, "full, launches next"); // its launch event follows
         break;
     case VIZ_BUCKET_REDUCING:
         snprintf(out, len, "%s %d%%", nm, (int)(b->progress * 100 + 0.5));
-        if (s->coll.active && s->coll.running && s->coll.bucket == (int)(b - s->buckets) &&
+        // the step, unless other ranks' marks need the room
+        if (b->ndiffer == 0 && s->coll.active && s->coll.running && s->coll.bucket == self &&
             s->coll.nsteps > 0 && s->coll.step >= 0) {
             size_t k = strlen(out);
             snprintf(out + k, len - k, ", step %lld/%d", (long long)s->coll.step + 1,
@@ -122,6 +132,54 @@ static void state_text(const VizScene *s, const VizBucket *b, char *out, size_t 
         }
         break;
     default: snprintf(out, len, "%s", nm); break;
+    }
+}
+
+// The other ranks' group: "; r1-3 filling 7/8", "; r0 reducing", "" when
+// every rank agrees; "(+2)": two more ranks are elsewhere, in other states.
+static void others_text(const VizBucket *b, char *out, size_t len) {
+    out[0] = '\0';
+    if (b->ndiffer <= 0 || b->other_n <= 0)
+        return;
+    char who[40];
+    if (b->other_n == 1)
+        snprintf(who, sizeof who, "r%d", b->other_lo);
+    else if (b->other_n == b->other_hi - b->other_lo + 1)
+        snprintf(who, sizeof who, "r%d-%d", b->other_lo, b->other_hi);
+    else
+        snprintf(who, sizeof who, "%d ranks", b->other_n);
+    const char *nm = viz_draw_bucket_name(b->other_state);
+    int n = b->other_state == VIZ_BUCKET_FILLING
+                ? snprintf(out, len, "; %s %s %d/%d", who, nm, b->other_ready, b->nparams)
+                : snprintf(out, len, "; %s %s", who, nm);
+    if (b->ndiffer > b->other_n && n > 0 && (size_t)n < len)
+        snprintf(out + n, len - (size_t)n, " (+%d)", b->ndiffer - b->other_n);
+}
+
+// The title: whose view, which plan, in what order, and the launch rule,
+// dropping the least needed parts until it fits in w cells.
+static void title_text(const VizScene *s, int first, int rows, int w, char *out, size_t len) {
+    char plan[80], scroll[48] = "";
+    const char *order = s->plan_order == VIZ_ORDER_PARAMS     ? ", parameter order"
+                        : s->plan_order == VIZ_ORDER_REVERSED ? ", buckets in reverse parameter order"
+                        : s->plan_order == VIZ_ORDER_READY    ? ", gradient-ready order"
+                                                              : "";
+    if (s->plan_kind == VIZ_PLAN_REBUILT && s->plan_iteration >= 0)
+        snprintf(plan, sizeof plan, "rebuilt in iteration %d%s", s->plan_iteration, order);
+    else if (s->plan_kind == VIZ_PLAN_REBUILT)
+        snprintf(plan, sizeof plan, "rebuilt%s", order);
+    else if (s->plan_kind == VIZ_PLAN_INFERRED)
+        snprintf(plan, sizeof plan, "as the ready events show them");
+    else
+        snprintf(plan, sizeof plan, "initial plan%s", order);
+    if (rows < s->nbuckets)
+        snprintf(scroll, sizeof scroll, "  #%d..#%d of %d", first, first + rows - 1, s->nbuckets);
+    static const char *const rule[] = {"; all_reduce launched in index order",
+                                       "; launched in index order", ""};
+    for (int k = 0; k < 3; k++) {
+        snprintf(out, len, "Buckets on rank %d (%s%s)%s", s->bucket_rank, plan, rule[k], scroll);
+        if (viz_utf8_cells(out) <= w)
+            return;
     }
 }
 
@@ -139,6 +197,40 @@ static int focus(const VizScene *s) {
     return 0;
 }
 
+enum { IDX_W = 4, BYTES_W = 10 }; // the index and bytes columns
+
+// Bucket i's row at line y: index, names, bytes, bar, the view rank's
+// state, then the other ranks' marks (a warning when they are behind).
+static void bucket_row(VizCanvas *c, VizRect r, const VizScene *s, int i, int y, int namesw,
+                       int barw) {
+    const VizBucket *b = &s->buckets[i];
+    int x = r.x + 1;
+    int active = s->coll.active && s->coll.running && s->coll.bucket == i;
+    viz_canvas_printf(c, x, y, IDX_W, active ? VIZ_STYLE_SELECTED : VIZ_STYLE_NORMAL, "%s#%d",
+                      active ? ">" : " ", i);
+    x += IDX_W + 1;
+    char nm[256], buf[256];
+    names(s, b, namesw, nm, sizeof nm);
+    viz_canvas_text(c, x, y, namesw, VIZ_STYLE_NORMAL, nm);
+    x += namesw + 1;
+    char by[24];
+    viz_fmt_bytes(b->bytes, by, sizeof by);
+    int bl = (int)strlen(by);
+    viz_canvas_text(c, x + BYTES_W - bl, y, BYTES_W, VIZ_STYLE_NORMAL, by);
+    x += BYTES_W + 1;
+    bar(c, x, y, barw, b);
+    x += barw + 3;
+    char st[80], other[96];
+    state_text(s, b, st, sizeof st);
+    others_text(b, other, sizeof other);
+    int end = r.x + r.w;
+    x += viz_canvas_text(c, x, y, viz_elide(st, end - x, buf, sizeof buf), state_style(b->state),
+                         buf);
+    if (other[0] && x < end)
+        viz_canvas_text(c, x, y, viz_elide(other, end - x, buf, sizeof buf),
+                        b->behind ? VIZ_STYLE_WARN : VIZ_STYLE_DIM, buf);
+}
+
 void viz_draw_buckets(VizCanvas *c, VizRect r, const VizScene *s) {
     if (r.h <= 0 || s->nbuckets <= 0 || !s->buckets)
         return;
@@ -153,54 +245,22 @@ void viz_draw_buckets(VizCanvas *c, VizRect r, const VizScene *s) {
     } else {
         rows = nb;
     }
-    char title[160];
-    int n = snprintf(title, sizeof title,
-                     "Buckets (gradients in reverse layer order; all_reduce launched in index order)");
-    if (rows < nb && n > 0 && (size_t)n < sizeof title)
-        snprintf(title + n, sizeof title - (size_t)n, "  #%d..#%d of %d", first, first + rows - 1,
-                 nb);
-    char buf[160];
+    char title[256], buf[256];
+    title_text(s, first, rows, r.w - 2, title, sizeof title);
     int k = viz_elide(title, r.w - 2, buf, sizeof buf);
     viz_canvas_text(c, r.x + 1, r.y, k, VIZ_STYLE_TITLE, buf);
 
-    // Columns: index, names, bytes, bar, state.
-    int idxw = 4, bytesw = 10, statew = 26;
-    int barw = r.w / 5;
+    // Columns: index, names, bytes, bar, state (with room for the other
+    // ranks' marks).
+    int statew = r.w >= 120 ? 44 : 35;
+    int barw = r.w / (r.w >= 120 ? 5 : 8); // narrow: the words need the cells more
     if (barw < 10)
         barw = 10;
     if (barw > 30)
         barw = 30;
-    int namesw = r.w - 1 - idxw - 1 - bytesw - 1 - (barw + 2) - 1 - statew;
-    if (namesw < 8) {
-        statew -= 8 - namesw;
-        namesw = 8;
-    }
-    for (int row = 0; row < rows; row++) {
-        int i = first + row;
-        const VizBucket *b = &s->buckets[i];
-        int y = r.y + 1 + row;
-        int x = r.x + 1;
-        int active = s->coll.active && s->coll.running && s->coll.bucket == i;
-        viz_canvas_printf(c, x, y, idxw, active ? VIZ_STYLE_SELECTED : VIZ_STYLE_NORMAL, "%s#%d",
-                          active ? ">" : " ", i);
-        x += idxw + 1;
-        char nm[256];
-        names(s, b, namesw, nm, sizeof nm);
-        viz_canvas_text(c, x, y, namesw, VIZ_STYLE_NORMAL, nm);
-        x += namesw + 1;
-        char by[24];
-        viz_fmt_bytes(b->bytes, by, sizeof by);
-        int bl = (int)strlen(by);
-        viz_canvas_text(c, x + bytesw - bl, y, bytesw, VIZ_STYLE_NORMAL, by);
-        x += bytesw + 1;
-        bar(c, x, y, barw, b);
-        x += barw + 3;
-        char st[80];
-        state_text(s, b, st, sizeof st);
-        int sl = viz_elide(st, r.x + r.w - x, buf, sizeof buf);
-        viz_canvas_text(c, x, y, sl,
-                        b->lagging_rank >= 0 && b->state != VIZ_BUCKET_DONE ? VIZ_STYLE_WARN
-                                                                             : state_style(b->state),
-                        buf);
-    }
+    int namesw = r.w - 1 - IDX_W - 1 - BYTES_W - 1 - (barw + 2) - 1 - statew;
+    if (namesw < 8)
+        namesw = 8; // the state gives way (elided)
+    for (int row = 0; row < rows; row++)
+        bucket_row(c, r, s, first + row, r.y + 1 + row, namesw, barw);
 }

@@ -303,8 +303,34 @@ static void app(char *t, size_t len, int *o, const char *fmt, ...) {
         *o += n;
 }
 
-// "AllReduce (ring) of bucket #1, 4.00 MiB: reduce-scatter, step 3 of 6",
-// and the ranks shown when not all are; a terser form when it is too long.
+// Where the collective stands: "reduce-scatter step 3 of 3 (step 3 of 6
+// in all)", counted in its phase as the step captions count, and in the
+// whole collective as the bucket rows do; terse: "reduce-scatter 3/3".
+static void step_text(const VizColl *k, int terse, char *t, size_t len, int *o) {
+    const char *lab = k->step_label ? k->step_label : "";
+    const char *sep = k->step_label ? " " : "";
+    // a phase of one step is named by the step of the whole ("reduce, step 1 of 2")
+    int phased = k->phase_step >= 0 && k->phase_steps > 1 && k->phase_steps < k->nsteps;
+    long long at = phased ? k->phase_step + 1 : (long long)k->step + 1; // may be 2^31-1
+    int of = phased ? k->phase_steps : k->nsteps;
+    if (!k->running)
+        app(t, len, o, ": done");
+    else if (k->step < 0 && k->nsteps > 0)
+        app(t, len, o, ": between steps (%d in all)", k->nsteps);
+    else if (k->step < 0 || k->nsteps <= 0)
+        return;
+    else if (terse)
+        app(t, len, o, ": %s%s%lld/%d", lab, sep, at, of);
+    else if (phased)
+        app(t, len, o, ": %s%sstep %lld of %d (step %lld of %d in all)", lab, sep, at, of,
+            (long long)k->step + 1, k->nsteps);
+    else
+        app(t, len, o, ": %s%sstep %lld of %d", lab, k->step_label ? ", " : "", at, of);
+}
+
+// "AllReduce (ring) of bucket #1, 4.00 MiB: reduce-scatter step 3 of 3
+// (step 3 of 6 in all)", and the ranks shown when not all are; shorter
+// forms when it is too long.
 static void title(VizCanvas *c, VizRect r, const VizScene *s, const VizLayout *l) {
     const VizColl *k = &s->coll;
     char t[256], by[24];
@@ -312,24 +338,16 @@ static void title(VizCanvas *c, VizRect r, const VizScene *s, const VizLayout *l
     const char *algo = k->algo >= 0 && k->algo < SIM_ALGO_COUNT ? sim_algo_name((SimAlgo)k->algo)
                                                                : "?";
     viz_fmt_bytes(k->bytes, by, sizeof by);
-    for (int terse = 0; terse < 2; terse++) {
-        int o = 0;
+    for (int level = 0; level < 3; level++) {
+        int o = 0, terse = level == 2;
         app(t, sizeof t, &o, "%s (%s)", nm, algo);
         if (k->bucket >= 0)
             app(t, sizeof t, &o, " of bucket #%d", k->bucket);
         else if (k->unit >= 0)
             app(t, sizeof t, &o, " of unit %d", k->unit);
-        if (!terse)
+        if (level == 0)
             app(t, sizeof t, &o, ", %s", by);
-        const char *lab = k->step_label ? k->step_label : "";
-        const char *sep = !k->step_label ? "" : terse ? " " : ", ";
-        if (!k->running)
-            app(t, sizeof t, &o, ": done");
-        else if (k->step >= 0 && k->nsteps > 0)
-            app(t, sizeof t, &o, terse ? ": %s%s%lld/%d" : ": %s%sstep %lld of %d", lab, sep,
-                (long long)k->step + 1, k->nsteps); // a loaded trace's step may be 2^31-1
-        else if (k->nsteps > 0)
-            app(t, sizeof t, &o, ": between steps (%d in all)", k->nsteps);
+        step_text(k, terse, t, sizeof t, &o);
         if (l->nnodes < s->nranks)
             app(t, sizeof t, &o, terse ? "  ranks %d..%d/%d" : "   ranks %d..%d of %d",
                 l->first_node, l->first_node + l->nnodes - 1, s->nranks);

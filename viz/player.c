@@ -168,8 +168,12 @@ static void player_goto(VizPlayer *p, const VizModel *m) {
         int n = m ? viz_model_iterations(m) : 0;
         size_t at = v < (unsigned long long)n ? viz_model_iteration_start(m, (int)v) : SIZE_MAX;
         if (at == SIZE_MAX || at >= p->available) {
-            snprintf(p->message, sizeof p->message, "no iteration %llu (there %s %d)", v,
-                     n == 1 ? "is" : "are", n);
+            // numbered from 0, as the header and the captions number them
+            if (n > 0)
+                snprintf(p->message, sizeof p->message, "no iteration %llu (iterations 0..%d)",
+                         v, n - 1);
+            else
+                snprintf(p->message, sizeof p->message, "no iteration %llu (none yet)", v);
             return;
         }
         player_seek(p, at);

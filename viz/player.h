@@ -73,8 +73,9 @@ double viz_player_speed(const VizPlayer *p); // events per second
 // Scene options from the player's state (clock, zoom window, rank lanes).
 void viz_player_scene_opts(const VizPlayer *p, const VizModel *m, int timeline_cols,
                            VizSceneOpts *o);
-// The status line: "paused  event 120/590  iter 1/2  speed 10/s  rank 0
-// next: bucket-launch   space play  n/p step  ...  ? help  q quit".
+// The status line: "paused  event 120/590  10/s  rank 0  ]/[ bucket-launch
+// ? help  q quit  space play  n/p step ...". Events are numbered from 0 (as g
+// takes them); the iteration is the header's.
 void viz_player_status(const VizPlayer *p, char *buf, size_t len);
 
 #endif

@@ -57,6 +57,7 @@ VizScene *viz_scene_new(const VizModel *m) {
     b->s.coll.step = b->s.coll.root = b->s.coll.bucket = b->s.coll.unit = -1;
     b->s.shards.current = -1;
     b->s.timeline.cursor_col = -1;
+    b->s.plan_iteration = -1;
     return &b->s;
 }
 
@@ -120,7 +121,21 @@ static void rank_box(const VizModel *m, const VizState *st, int r, size_t i, dou
             comm_end = viz_ev_t1(me, wall);
         }
     }
-    if (running || (just_ended && b->coll == NULL)) {
+    // At this rank's bucket launch its all_reduce is in flight, though the
+    // trace lists the collective's own event just after the launch.
+    const SimEvent *e = &ev[i];
+    if (b->coll == NULL && e->rank == r && e->kind == SIM_EV_BUCKET &&
+        e->label && strcmp(e->label, "launch") == 0 && pm + 1 < lm->ev.n) {
+        const SimEvent *me = &ev[lm->ev.v[pm + 1]];
+        if (viz_ev_t0(me, wall) <= now && viz_ev_t1(me, wall) > now) {
+            b->coll = me->name;
+            comm_end = viz_ev_t1(me, wall);
+        }
+    }
+    // between two back-to-back ops the rank computes on
+    int resumes = pc != (size_t)-1 && pc + 1 < lc->ev.n &&
+                  viz_ev_t0(&ev[lc->ev.v[pc + 1]], wall) <= now;
+    if (running || (just_ended && (b->coll == NULL || resumes))) {
         int known;
         VizPhase ph = viz_marker_phase(m, r, i, &known);
         b->phase = known ? ph : viz_op_phase(b->op);
@@ -170,11 +185,88 @@ static double coll_progress(const VizModel *m, uint64_t seq1, double now, int wa
     return t1 > t0 && now > t0 ? (now - t0) / (t1 - t0) : 0;
 }
 
-static int scene_buckets(const VizModel *m, const VizState *st, double now, int wall,
+// How far a rank is with a bucket: its state, then its ready gradients.
+static int bucket_ahead(VizBucketState x, int xr, VizBucketState y, int yr) {
+    return x != y ? x > y : xr > yr;
+}
+
+// Rank r's state of bucket b when r is elsewhere than the view rank with it
+// (another state or count) in the same iteration; -1 otherwise (a rank yet
+// to begin the view rank's iteration still holds the last one's buckets).
+static int bucket_elsewhere(const VizState *st, const VizPlan *p, int b, int view,
+                            const VizBucket *v, int r, int *nr) {
+    if (r == view || st->rank[r].iter != st->rank[view].iter)
+        return -1;
+    VizBucketState x = bucket_on(st, p, b, r, nr);
+    return x == v->state && *nr == v->nready ? -1 : (int)x;
+}
+
+// v's state on rank `view`, and the ranks that are elsewhere with it.
+static void bucket_ranks(const VizState *st, const VizPlan *p, int b, int view, VizBucket *v) {
+    v->state = bucket_on(st, p, b, view, &v->nready);
+    v->ndiffer = v->other_n = v->behind = 0;
+    v->other_lo = v->other_hi = -1;
+    int lo = -1, hi = -1, lo_n = 0, hi_n = 0, nr, x;
+    VizBucketState lo_s = v->state, hi_s = v->state;
+    for (int r = 0; r < st->nranks; r++) {
+        if ((x = bucket_elsewhere(st, p, b, view, v, r, &nr)) < 0)
+            continue;
+        v->ndiffer++;
+        if (lo < 0 || bucket_ahead(lo_s, lo_n, (VizBucketState)x, nr))
+            lo = r, lo_s = (VizBucketState)x, lo_n = nr;
+        if (hi < 0 || bucket_ahead((VizBucketState)x, nr, hi_s, hi_n))
+            hi = r, hi_s = (VizBucketState)x, hi_n = nr;
+    }
+    if (v->ndiffer == 0)
+        return;
+    // a rank behind matters more (everyone waits for it) than one ahead
+    v->behind = bucket_ahead(v->state, v->nready, lo_s, lo_n);
+    v->other_state = v->behind ? lo_s : hi_s;
+    v->other_ready = v->behind ? lo_n : hi_n;
+    for (int r = 0; r < st->nranks; r++) {
+        if ((x = bucket_elsewhere(st, p, b, view, v, r, &nr)) != (int)v->other_state ||
+            nr != v->other_ready)
+            continue;
+        if (v->other_lo < 0)
+            v->other_lo = r;
+        v->other_hi = r;
+        v->other_n++;
+    }
+}
+
+// The order of p's parameters: definition order, buckets in reverse
+// definition order, or neither.
+static VizPlanOrder plan_order(const VizPlan *p) {
+    int up = 1, buckets_down = 1;
+    for (int k = 1; k < p->filled; k++) {
+        const VizPlanParam *a = &p->params[k - 1], *b = &p->params[k];
+        if (b->index < a->index)
+            up = 0;
+        // inside a bucket rising, and each bucket below the one before
+        if (a->bucket == b->bucket ? b->index < a->index : b->index > a->index)
+            buckets_down = 0;
+    }
+    if (up)
+        return VIZ_ORDER_PARAMS;
+    return buckets_down ? VIZ_ORDER_REVERSED : VIZ_ORDER_OTHER;
+}
+
+// What kind of plan p is, in what order, made in which iteration.
+static void scene_plan(const VizModel *m, const VizPlan *p, VizScene *s) {
+    int earlier = 0;
+    for (int k = 0; k < m->nplans && &m->plans[k] != p; k++)
+        earlier |= !m->plans[k].synthetic;
+    s->plan_kind = p->synthetic ? VIZ_PLAN_INFERRED : earlier ? VIZ_PLAN_REBUILT : VIZ_PLAN_INITIAL;
+    s->plan_order = s->plan_kind == VIZ_PLAN_INITIAL ? plan_order(p) : VIZ_ORDER_READY;
+    s->plan_iteration = viz_model_iteration_of(m, p->begin);
+}
+
+static int scene_buckets(const VizModel *m, const VizState *st, double now, int wall, int view,
                          SceneBox *box) {
     VizScene *s = &box->s;
     const VizPlan *p = viz_plan_for(m, st);
     s->nparams = s->nbuckets = 0;
+    s->bucket_rank = view;
     if (p == NULL)
         return 0;
     if (grow((void **)&s->params, &box->params_cap, p->filled, sizeof *s->params) != 0 ||
@@ -197,34 +289,15 @@ static int scene_buckets(const VizModel *m, const VizState *st, double now, int 
         v->first = p->bucket_first[b];
         v->nparams = p->bucket_n[b];
         v->bytes = p->bucket_bytes[b];
-        v->lagging_rank = -1;
-        // the least advanced rank (fewest gradients ready among equals)
-        VizBucketState lo = VIZ_BUCKET_DONE;
-        int lo_ready = 0, differ = 0, first_ready = 0;
-        VizBucketState first = VIZ_BUCKET_EMPTY;
-        for (int r = 0; r < R; r++) {
-            int nr;
-            VizBucketState x = bucket_on(st, p, b, r, &nr);
-            if (r == 0)
-                first = x, first_ready = nr;
-            else if (x != first || nr != first_ready)
-                differ = 1;
-            if (r == 0 || x < lo || (x == lo && nr < lo_ready))
-                lo = x, lo_ready = nr, v->lagging_rank = r;
-        }
-        if (!differ)
-            v->lagging_rank = -1;
-        v->state = lo;
-        for (int q = 0; q < v->nparams; q++)
-            if (s->params[v->first + q].ready == R)
-                v->nready++;
-        if (lo == VIZ_BUCKET_DONE)
+        bucket_ranks(st, p, b, view, v);
+        if (v->state == VIZ_BUCKET_DONE)
             v->progress = 1;
-        else if (lo == VIZ_BUCKET_REDUCING && b < st->nb_cap)
+        else if (v->state == VIZ_BUCKET_REDUCING && b < st->nb_cap)
             v->progress = coll_progress(m, st->bseq[b], now, wall);
     }
     s->nparams = p->filled;
     s->nbuckets = p->nbuckets;
+    scene_plan(m, p, s);
     return 0;
 }
 
@@ -324,7 +397,8 @@ SimStatus viz_scene_at(VizModel *m, size_t i, const VizSceneOpts *o, VizScene *s
         return SIM_ENOMEM;
     for (int r = 0; r < m->nranks; r++)
         rank_box(m, st, r, i, now, wall, &s->ranks[r]);
-    if (scene_buckets(m, st, now, wall, box) != 0 ||
+    int view = o->selected_rank >= 0 && o->selected_rank < m->nranks ? o->selected_rank : 0;
+    if (scene_buckets(m, st, now, wall, view, box) != 0 ||
         viz_scene_coll(m, st, i, now, wall, s, &box->held_cap) != 0 ||
         scene_shards(m, st, i, box) != 0)
         return SIM_ENOMEM;

@@ -139,14 +139,43 @@ typedef struct {
     int ready;         // ranks on which its gradient is ready this iteration
 } VizParam;
 
+// A bucket as one rank sees it (VizScene.bucket_rank), with a summary of
+// the ranks that are somewhere else with it: the trace lists ranks one
+// after the other, so even ranks in lockstep differ for a few events at
+// each launch, and a straggler differs for long.
 typedef struct {
-    VizBucketState state; // the least advanced over the ranks
+    VizBucketState state; // on bucket_rank
     int first, nparams;   // its parameters: params[first .. first+nparams)
     uint64_t bytes;
-    int nready;           // parameters ready on every rank
-    int lagging_rank;     // a rank that holds it back (-1: none)
+    int nready;           // its parameters ready on bucket_rank
     double progress;      // of its all_reduce, 0..1 (REDUCING), 1 when DONE
+    // Ranks in bucket_rank's iteration whose state or count of ready
+    // gradients differs from its (0: every rank agrees). The group shown is
+    // the least advanced of them when one is behind bucket_rank (behind = 1),
+    // else the most advanced: other_n ranks, from other_lo to other_hi, each
+    // at other_state with other_ready gradients ready.
+    int ndiffer;
+    int other_lo, other_hi, other_n; // -1, -1, 0 when ndiffer = 0
+    VizBucketState other_state;
+    int other_ready;
+    int behind;
 } VizBucket;
+
+// Where the plan the buckets follow comes from.
+typedef enum {
+    VIZ_PLAN_INITIAL = 0, // made at construction (PyTorch's iteration-0 plan)
+    VIZ_PLAN_REBUILT,     // made again from the order the gradients became ready
+    VIZ_PLAN_INFERRED,    // no plan in the trace: made up from its "ready" events
+} VizPlanKind;
+
+// The order of the parameters in it, from their indices (definition order).
+typedef enum {
+    VIZ_ORDER_OTHER = 0,  // none of the below
+    VIZ_ORDER_PARAMS,     // definition order (the iteration-0 single bucket)
+    VIZ_ORDER_REVERSED,   // buckets in reverse definition order (a plan built
+                          // at construction with size limits)
+    VIZ_ORDER_READY,      // the order the gradients became ready (rebuilt)
+} VizPlanOrder;
 
 typedef enum {
     VIZ_TOPO_RING = 0,  // ring algorithms: chunks pass to the next rank
@@ -174,6 +203,9 @@ typedef struct {
     double step_t0, step_t1; // that step's simulated start and end (for
                              // animating chunks between them)
     const char *step_label; // "reduce-scatter", "all-gather", "broadcast", ...
+    int phase_step, phase_steps; // that step within its phase (the steps that
+                             // share its label), from 0, of phase_steps; -1, 0
+                             // when unknown (the captions count the same way)
     int nxfer;
     VizXfer xfer[VIZ_MAX_XFERS]; // the transfers of that step
     // What each rank holds of each chunk: bit k of held[r * nchunks + c] set
@@ -271,6 +303,10 @@ typedef struct {
     int nparams, nbuckets; // 0: no DDP bucket plan
     VizParam *params;      // [nparams] in bucket order
     VizBucket *buckets;    // [nbuckets]
+    int bucket_rank;       // the rank whose view the buckets are (the selected one)
+    VizPlanKind plan_kind;
+    VizPlanOrder plan_order;
+    int plan_iteration;    // the iteration the plan was made in (-1: before the first)
     VizColl coll;
     VizShards shards;
     VizHub hub;

@@ -2,8 +2,11 @@
 //   "reduce-scatter step 2 of 3: each rank adds the chunk it received ..."
 //   "rank 3: bucket #1 launched: all_reduce of 4.00 MiB while backward goes on"
 //   "unit 2 (blocks.1) gathered on rank 0: all 4 shards present for its forward"
-// A caption reads the model's index (plans, units, collectives, markers),
-// never the running state, so it is the caption of the event alone.
+// A caption reads the model's index (plans, units, collectives, markers,
+// lanes), never the running state, so it is the caption of the event
+// alone. A bucket's launch looks ahead in its rank's compute lane, to say
+// whether backward goes on beside the all_reduce or nothing is left to
+// hide it behind.
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,7 +14,6 @@
 
 #include "base/dtype.h"
 #include "coll/coll.h"
-#include "coll/schedule.h"
 #include "engine/memory.h"
 #include "scene_internal.h"
 
@@ -184,17 +186,10 @@ static const char *step_effect(const char *label, int algo, int coll) {
 }
 
 static void cap_step(const VizModel *m, const SimEvent *e, char *buf, size_t len) {
-    SimSched sc;
-    int k = e->step, n = e->nsteps;
+    int k, n;
     const VizCollRec *c = viz_coll_rec(m, e->seq);
-    if (e->coll >= 0 && e->coll < SIM_COLL_COUNT && e->algo >= 0 && e->algo < SIM_ALGO_COUNT &&
-        sim_sched_init(&sc, (SimCollKind)e->coll, (SimAlgo)e->algo, m->nranks,
-                       e->count ? (size_t)e->count : 1, c && c->root >= 0 ? c->root : 0) == 0 &&
-        sc.nsteps == e->nsteps && e->step >= 0 && e->step < sc.nsteps) {
-        int ph = sim_sched_phase(&sc, e->step);
-        k = ph == 0 ? e->step : e->step - sc.phase_steps[0];
-        n = sc.phase_steps[ph];
-    }
+    if (viz_step_in_phase(m, e, &k, &n) != 0)
+        k = e->step, n = e->nsteps;
     char why[128];
     put(buf, len, "%s step %d of %d: %s (%s #%llu%s, %s, on rank %d)",
         e->label ? e->label : "step", k + 1, n, step_effect(e->label, e->algo, e->coll),
@@ -360,6 +355,50 @@ static const VizPlan *plan_at(const VizModel *m, size_t i) {
     return p;
 }
 
+// How a bucket's all_reduce, launched by rank r at event i, meets r's
+// compute. The trace is read from the launch on: the caption must say
+// whether backward really goes on beside it, not only that the rank is in
+// its backward phase (after the last gradient it is still "backward" while
+// it waits and copies the averaged gradients back).
+typedef enum {
+    LAUNCH_UNKNOWN = 0, // no later compute indexed (a live run's tail)
+    LAUNCH_OVERLAPS,    // compute runs on r while the all_reduce is in flight
+    LAUNCH_BLOCKS,      // none does, but backward has more gradients after it
+    LAUNCH_LAST,        // backward has computed its last gradient on r
+} LaunchOverlap;
+
+enum { LAUNCH_SCAN_MAX = 4096 }; // compute ops looked at after a launch
+
+static int is_wait_op(const char *name) {
+    return streq(name, "data.wait") || streq(name, "ps.wait");
+}
+
+static LaunchOverlap launch_overlap(const VizModel *m, const SimEvent *e, size_t i) {
+    if (e->rank < 0 || e->rank >= m->nranks)
+        return LAUNCH_UNKNOWN;
+    const VizLane *l = viz_lane(m, e->rank, VIZ_LANE_COMPUTE);
+    const VizCollRec *c = viz_coll_rec(m, e->seq);
+    double now = e->sim_start;
+    double end = e->sim_end > now ? e->sim_end : c && c->t1 > now ? c->t1 : now;
+    size_t k = viz_lane_last(l, i);
+    size_t from = k == (size_t)-1 ? 0 : k;
+    int seen = 0;
+    for (size_t j = from; j < l->ev.n && j < from + LAUNCH_SCAN_MAX; j++) {
+        const SimEvent *op = &m->t->ev[l->ev.v[j]];
+        if (is_wait_op(op->name) || (j == k && op->sim_end <= now))
+            continue; // a wait is no compute; the op before the launch is over
+        if (op->sim_start < end)
+            return LAUNCH_OVERLAPS;
+        seen = 1;
+        VizPhase ph = viz_op_phase(op->name);
+        if (ph == VIZ_PHASE_BACKWARD)
+            return LAUNCH_BLOCKS;
+        if (ph == VIZ_PHASE_FORWARD || ph == VIZ_PHASE_OPTIMIZER)
+            break; // the backward pass is over
+    }
+    return seen ? LAUNCH_LAST : LAUNCH_UNKNOWN;
+}
+
 static void cap_bucket(const VizModel *m, const SimEvent *e, size_t i, char *buf, size_t len) {
     char b[32];
     fmt_bytes(e->bytes, b, sizeof b);
@@ -394,9 +433,14 @@ static void cap_bucket(const VizModel *m, const SimEvent *e, size_t i, char *buf
         return;
     }
     if (streq(l, "launch")) {
-        VizPhase ph = phase_at(m, e->rank, i);
+        static const char *const how[] = {
+            [LAUNCH_UNKNOWN] = "",
+            [LAUNCH_OVERLAPS] = " while backward goes on",
+            [LAUNCH_BLOCKS] = "; backward resumes only when it ends (exposed)",
+            [LAUNCH_LAST] = " after backward's last gradient: nothing left to hide it behind",
+        };
         put(buf, len, "rank %d: bucket #%d launched: all_reduce of %s%s", e->rank, e->step, b,
-            ph == VIZ_PHASE_BACKWARD ? " while backward goes on" : "");
+            how[launch_overlap(m, e, i)]);
         return;
     }
     if (streq(l, "done")) {

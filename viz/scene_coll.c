@@ -166,13 +166,27 @@ static void step_xfers(const VizModel *m, uint64_t seq, const SimEvent *se, VizC
     }
 }
 
+int viz_step_in_phase(const VizModel *m, const SimEvent *e, int *k, int *n) {
+    SimSched sc;
+    const VizCollRec *c = viz_coll_rec(m, e->seq);
+    if (e->coll < 0 || e->coll >= SIM_COLL_COUNT || e->algo < 0 || e->algo >= SIM_ALGO_COUNT ||
+        sim_sched_init(&sc, (SimCollKind)e->coll, (SimAlgo)e->algo, m->nranks,
+                       e->count ? (size_t)e->count : 1, c && c->root >= 0 ? c->root : 0) != 0 ||
+        sc.nsteps != e->nsteps || e->step < 0 || e->step >= sc.nsteps)
+        return -1;
+    int ph = sim_sched_phase(&sc, e->step);
+    *k = ph == 0 ? e->step : e->step - sc.phase_steps[0];
+    *n = sc.phase_steps[ph];
+    return 0;
+}
+
 static void coll_clear(VizColl *c) {
     uint64_t *held = c->held;
     int *nheld = c->nheld;
     memset(c, 0, sizeof *c);
     c->held = held;
     c->nheld = nheld;
-    c->root = c->step = c->bucket = c->unit = -1;
+    c->root = c->step = c->bucket = c->unit = c->phase_step = -1;
 }
 
 static void non_world(const VizModel *m, uint32_t ev, double now, int wall, VizColl *c) {
@@ -232,6 +246,8 @@ int viz_scene_coll(const VizModel *m, const VizState *s, size_t i, double now, i
             c->step_t0 = a;
             c->step_t1 = b;
             c->step_label = se->label;
+            if (viz_step_in_phase(m, se, &c->phase_step, &c->phase_steps) != 0)
+                c->phase_step = -1, c->phase_steps = 0;
             step_xfers(m, s->cw_seq, se, c);
         }
     }

@@ -124,6 +124,7 @@ typedef struct {
     int pending_reduce;             // matched with a collective (1: a reduce)
     uint64_t last_seq;              // its latest world collective seq (+1; 0: none)
     int phase0;                     // op-derived phase of its last compute (phase jumps)
+    int64_t iter;                   // step of its latest "iteration" begin + 1 (0: none)
 } VizRankState;
 
 // The running state after some prefix of the events.
@@ -224,6 +225,10 @@ void viz_coll_xfer(VizState *s, const SimEvent *e);
 int viz_scene_coll(const VizModel *m, const VizState *s, size_t i, double now, int wall,
                    VizScene *sc, size_t *held_cap);
 VizTopo viz_topo_of(int coll, int algo, int world);
+// Step event e's place in its phase (reduce-scatter, all-gather, ...): *k
+// from 0 of *n, by the collective's schedule. -1 when the schedule does
+// not match the event (a loaded trace's other world size or algorithm).
+int viz_step_in_phase(const VizModel *m, const SimEvent *e, int *k, int *n);
 
 // scene_timeline.c
 int viz_scene_timeline(VizModel *m, size_t i, double now, const VizSceneOpts *o,

@@ -168,6 +168,7 @@ static void apply_marker(VizState *s, const SimEvent *e, int r) {
     if (streq(e->name, "iteration")) {
         if (streq(e->label, "begin")) {
             reset_rank(s, r);
+            s->rank[r].iter = (int64_t)e->step + 1;
             if (!s->has_it_step || e->step > s->it_max_step)
                 s->it_max_step = e->step, s->has_it_step = 1;
         } else if (streq(e->label, "end")) {

@@ -139,6 +139,14 @@ static void optimizer_rows(Table *tb, const SimTrainConfig *c, int nranks) {
         row(tb, "mixed precision", "off (fp32)");
 }
 
+// 1 when the loss the progress lines and the summary show is rank 0's own,
+// not the mean over the ranks: on several ranks the loop logs its rank's
+// loss unless --loss-log asks for the mean (DataParallel's one process
+// computes the loss of the whole batch).
+static int loss_is_rank0(const RunOptions *o, const SimTrainConfig *c) {
+    return o->nranks > 1 && c->strategy != &sim_dp_strategy && c->loop.loss_log == SIM_LOSS_LOCAL;
+}
+
 // The loss the progress lines show.
 static void loss_row(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
     if (o->nranks < 2 || c->loop.loss_log == SIM_LOSS_LOCAL)
@@ -243,7 +251,8 @@ static void dp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
 }
 
 // --strategy layer-owner: the wrong picture of FSDP, and who owns what.
-static void layer_owner_rows(Table *tb, const RunOptions *o, const SimModel *m) {
+static void layer_owner_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c,
+                             const SimModel *m) {
     row(tb, "layer-owner", "the WRONG picture of FSDP, run to compare: real FSDP shards every "
         "layer over all ranks; here each layer lives whole on one rank");
     char buf[200];
@@ -262,6 +271,7 @@ static void layer_owner_rows(Table *tb, const RunOptions *o, const SimModel *m) 
     row(tb, "each layer", "broadcast by its owner before its forward and again before its "
         "backward, dropped by the others after use; gradient reduced (SUM, then / R) into the "
         "owner, which alone steps it");
+    loss_row(tb, o, c); // rank 0's: the loop logs no mean here
 }
 
 static void start_rows(Table *tb, const RunReport *rep, const SimTrainer *t) {
@@ -367,7 +377,7 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
     if (c->strategy == &sim_dp_strategy)
         dp_rows(&tb, o, c);
     else if (c->strategy == &sim_layer_owner_strategy)
-        layer_owner_rows(&tb, o, t->model);
+        layer_owner_rows(&tb, o, c, t->model);
     else if (c->strategy == &sim_fsdp_strategy)
         fsdp_rows(&tb, o, c, t);
     else if (c->strategy)
@@ -564,8 +574,9 @@ void run_report_summary(RunReport *rep, const SimTrainer *t) {
         printf(", %.2f epochs in all; losses not computed (--phantom: shapes only)\n",
                epochs_done(t, per_epoch));
     else
-        printf(", %.2f epochs in all; final loss %.6f\n", epochs_done(t, per_epoch),
-               rep->last.loss);
+        printf(", %.2f epochs in all; final loss %.6f%s\n", epochs_done(t, per_epoch),
+               rep->last.loss,
+               loss_is_rank0(rep->o, c) ? " (rank 0's, not the mean)" : "");
     printf("  wall time %.3f s (%.3f s in steps), %.1f samples/s, %.1f steps/s\n", wall,
            train_wall, train_wall > 0 ? t->samples / train_wall : 0,
            train_wall > 0 ? rep->nsteps / train_wall : 0);
