@@ -920,15 +920,15 @@ static int test_draw_narrow(void) {
     CHECK(h);
     thand_ddp(h, 4);
     VizCanvas c;
-    CHECK_EQ_INT(viz_canvas_init(&c, 100, 1, 0), SIM_OK);
+    CHECK_EQ_INT(viz_canvas_init(&c, 104, 1, 0), SIM_OK);
     static const struct {
         int w;
         const char *right;
     } forms[] = {
-        {100, "iter 2/3  event 120/590  t=2.50 ms  loss 0.6931"},
-        {64, "iter 2/3  event 120/590  t=2.50 ms"},
-        {52, "iter 2/3  event 120/590"},
-        {40, "iter 2/3"},
+        {104, "iter 1 (0-2)  event 120/590  t=2.50 ms  loss 0.6931"},
+        {68, "iter 1 (0-2)  event 120/590  t=2.50 ms"},
+        {56, "iter 1 (0-2)  event 120/590"},
+        {44, "iter 1 (0-2)"},
     };
     int rc = 0;
     for (size_t k = 0; k < sizeof forms / sizeof forms[0] && !rc; k++) {

@@ -345,10 +345,10 @@ static int draw_padded(const VizLayout *l, const VizScene *s, int sel, int unico
 // selected rank. A framed diagram names its nodes in full.
 static const char *want_text(Scene k, int i, const VizLayout *l) {
     static const char *const w[SC_COUNT][4] = {
-        {"iter 2/3", "Buckets", "#2 ", ">r0 backward"},
-        {"iter 2/3", "Ownership", "rank 0    [", ">r0 forward"},
-        {"iter 2/3", "AllReduce (ring)", "[r0 c2:", ">r0 backward"},
-        {"iter 2/3", "DataParallel: dp.scatter", "[dev0 hub", ">r0 comm"},
+        {"iter 1 (0-2)", "Buckets", "#2 ", ">r0 backward"},
+        {"iter 1 (0-2)", "Ownership", "rank 0    [", ">r0 forward"},
+        {"iter 1 (0-2)", "AllReduce (ring)", "[r0 c2:", ">r0 backward"},
+        {"iter 1 (0-2)", "DataParallel: dp.scatter", "[dev0 hub", ">r0 comm"},
     };
     if (i == 3 && !l->compact_ranks)
         return " rank 0 ";
