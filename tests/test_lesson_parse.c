@@ -324,10 +324,10 @@ static const Bad bad[] = {
      0, 18, "digits: the question has a tolerance already (line 17); allowed: one of them"},
     {"```ddplab\nrun\n```\n```question\nask: Q?\ntype: number\nanswer: 3\ncheck: "
      "buckets\nfrom: 2 steps;; 3 buckets\n```\n",
-     0, 17, "from: '' is not a figure; allowed: figures as the lesson shows them"},
+     0, 17, "from: an empty figure; allowed: figures as the lesson shows them"},
     {"```ddplab\nrun\n```\n```question\nask: Q?\ntype: number\nanswer: 3\ncheck: "
-     "buckets\nfrom: 2 steps; buckets\n```\n",
-     0, 17, "from: 'buckets' is not a figure"},
+     "buckets\nfrom: 2 steps;\n```\n",
+     0, 17, "from: an empty figure"},
     {"```question\nask: Q?\ntype: word\nanswer: x\ndigits: 3\n```\n", 0, 13,
      "'digits' is for number questions; this one is type word"},
     {"```question\nask: Q?\ntype: choice\nanswer: a\nfrom: 3 steps\nchoice: a) x\nchoice: b) "
