@@ -35,3 +35,12 @@ add_test(NAME test_lesson_shown_fixture
   COMMAND test_lesson_shown $<TARGET_FILE:ddplab> ${CMAKE_CURRENT_SOURCE_DIR}/lessons/play-shown.md
     --expect-unshown 27,41)
 set_tests_properties(test_lesson_shown_fixture PROPERTIES TIMEOUT 120 LABELS cli)
+# The options of every multiple-choice question, the lessons' and the
+# interview drill's: the right one is not the longest or the shortest in
+# most questions, and no option names its own verdict.
+ddplab_add_test(test_choice_lint
+  SOURCES test_choice_lint.c
+  LIBS ddplab_cli ddplab_viz_sdl
+  ARGS ${PROJECT_SOURCE_DIR}/lessons
+  LABELS cli
+  TIMEOUT 120)
