@@ -37,13 +37,16 @@ LessonGrade lesson_grade(const LessonQuestion *q, const char *answer, const doub
 // The order a choice question shows its options in: order[i] is the index in
 // q->choices of the option shown i-th, with the letter 'a' + i. seed 0 keeps
 // the order as written (the text mode with --non-interactive, for stable output).
-void lesson_choice_order(const LessonQuestion *q, unsigned long seed, int *order /* [q->nchoices] */);
+void lesson_choice_order(const LessonQuestion *q, unsigned long seed,
+                         int *order /* [q->nchoices] */);
 // The text of choice i as written, without its "a) " lead.
 const char *lesson_choice_text(const LessonQuestion *q, int i);
 // Grades answer as given against the shown order (order NULL: as written).
-LessonGrade lesson_grade_shown(const LessonQuestion *q, const int *order, const char *answer, const double *fact);
+LessonGrade lesson_grade_shown(const LessonQuestion *q, const int *order, const char *answer,
+                               const double *fact);
 // The right answer as the learner saw it ("c) ..." with the shown letter).
-void lesson_grade_right_shown(const LessonQuestion *q, const int *order, const double *fact, char *buf, size_t len);
+void lesson_grade_right_shown(const LessonQuestion *q, const int *order, const double *fact,
+                              char *buf, size_t len);
 
 // The right answer as the player shows it, the choices as written: the fact
 // as the screen shows it ("3", "1.46754 (5 significant digits or more)",
