@@ -394,7 +394,7 @@ static int test_digits_from(void) {
                            "check: loss\n"
                            "digits: 4\n"
                            "from: 3 steps;  2 buckets per\n"
-                           "  step\n"
+                           "  step; `--accum 4`\n"
                            "```\n";
     Lesson l;
     char err[512];
@@ -405,8 +405,9 @@ static int test_digits_from(void) {
     const LessonQuestion *q = &l.questions[0];
     CHECK_EQ_INT(q->digits, 4);
     CHECK_NEAR(q->tol, 0, 0);
-    CHECK_EQ_INT(q->nfrom, 2);
+    CHECK_EQ_INT(q->nfrom, 3);
     CHECK(strcmp(q->from[0], "3 steps") == 0 && strcmp(q->from[1], "2 buckets per step") == 0);
+    CHECK(strcmp(q->from[2], "--accum 4") == 0); // its Markdown as the screen shows it
     lesson_free(&l);
     return 0;
 }

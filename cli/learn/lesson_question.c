@@ -384,6 +384,10 @@ int lesson_question_parse(const char *path, const char *text, size_t len, int fi
     for (int i = 0; i < q->nchoices; i++)
         if (shown(&q->choices[i]) != 0)
             goto oom;
+    // as the screen prints them: `--steps 2` is --steps 2 there
+    for (int i = 0; i < q->nfrom; i++)
+        if (shown(&q->from[i]) != 0)
+            goto oom;
     rc = 0;
     goto done;
 oom:
