@@ -32,3 +32,27 @@ foreach(size 80x24 140x45)
   set_tests_properties(test_lesson_tmux_${size} PROPERTIES TIMEOUT 240 SKIP_RETURN_CODE 77
     LABELS cli)
 endforeach()
+# Every number question of every lesson asks for something the learner
+# was shown: test_lesson_shown plays the lesson as lesson_* does, runs its
+# blocks for their facts, and finds each answer printed between the
+# question's run and its prompt to the precision the question asks for, or
+# each figure of its from: printed before it (one test per lesson:
+# tests/lessons.cmake). test_lesson_shown_fixture runs the checker on its
+# own fixture, whose unshown questions must be the ones that fail.
+add_executable(test_lesson_shown test_lesson_shown.c test_cli_run.c test_files.c)
+target_include_directories(test_lesson_shown PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(test_lesson_shown PRIVATE ddplab_cli ddplab_viz_sdl)
+add_dependencies(test_lesson_shown ddplab)
+add_test(NAME test_lesson_shown_fixture
+  COMMAND test_lesson_shown $<TARGET_FILE:ddplab> ${CMAKE_CURRENT_SOURCE_DIR}/lessons/play-shown.md
+    --expect-unshown 27,41)
+set_tests_properties(test_lesson_shown_fixture PROPERTIES TIMEOUT 120 LABELS cli)
+# The options of every multiple-choice question, the lessons' and the
+# interview drill's: the right one is not the longest or the shortest in
+# most questions, and no option names its own verdict.
+ddplab_add_test(test_choice_lint
+  SOURCES test_choice_lint.c
+  LIBS ddplab_cli ddplab_viz_sdl
+  ARGS ${PROJECT_SOURCE_DIR}/lessons
+  LABELS cli
+  TIMEOUT 120)

@@ -4,6 +4,8 @@
 # text`: each recorded answer must equal the fact its run computes, each
 # command must end with the exit code the lesson expects, each pause must
 # name an event. The learner's progress goes to the build directory.
+# lesson_shown_STEM checks that each number question asks for a figure the
+# lesson showed (test_lesson_shown, tests/cli_lesson.cmake).
 file(GLOB DDPLAB_LESSON_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/lessons/*.md)
 foreach(f IN LISTS DDPLAB_LESSON_FILES)
   file(READ ${f} head LIMIT 4)
@@ -14,6 +16,11 @@ foreach(f IN LISTS DDPLAB_LESSON_FILES)
   add_test(NAME lesson_${stem}
     COMMAND $<TARGET_FILE:ddplab> lesson ${f} --non-interactive --viz text)
   set_tests_properties(lesson_${stem} PROPERTIES
+    TIMEOUT 300 LABELS cli
+    ENVIRONMENT "XDG_STATE_HOME=${CMAKE_BINARY_DIR}/lesson-state")
+  add_test(NAME lesson_shown_${stem}
+    COMMAND test_lesson_shown $<TARGET_FILE:ddplab> ${f})
+  set_tests_properties(lesson_shown_${stem} PROPERTIES
     TIMEOUT 300 LABELS cli
     ENVIRONMENT "XDG_STATE_HOME=${CMAKE_BINARY_DIR}/lesson-state")
 endforeach()

@@ -52,7 +52,8 @@ static const char *const golden_failures =
     "  a) The optimizer steps after every micro-batch anyway\n"
     "  b) Every rank keeps the whole unsharded gradient between micro-batches, a\n"
     "     full gradient's memory instead of a 1/R shard\n"
-    "  c) FSDP ignores no_sync and reduce-scatters anyway\n"
+    "  c) FSDP ignores no_sync under FULL_SHARD and reduce-scatters after every\n"
+    "     micro-batch anyway, so nothing at all is saved by it\n"
     "  d) Nothing: the gradients stay sharded and only communication is saved\n"
     "  answer: a letter, a-d\n"
     "answer> b\n";

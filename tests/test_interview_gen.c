@@ -4,8 +4,11 @@
 // takes 2(R-1) steps and sends 2(R-1)/R of the data per rank, effective
 // batch = b R k and lr x R k, ceil(N / R) samples per rank, the ZeRO
 // paper's 16Ψ, 4Ψ + 12Ψ/N, 2Ψ + 14Ψ/N, 16Ψ/N, FSDP's padding and divide
-// factors. And the grading: what is read from an answer, the tolerances,
-// and determinism (the same seed gives the same question).
+// factors, DDP's rebuilt buckets walked over the tensor sizes the question
+// lists: every answer from the numbers its question gives, for single draws
+// and for whole drills, and each command on the question's own figures.
+// And the grading: what is read from an answer, the tolerances, and
+// determinism (the same seed gives the same question).
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -126,6 +129,10 @@ static int check_memory(const IvQuestion *q) {
         // + padding: under N elements per unit, a few hundred units at most
         double v = q->val[0].value * 1e9;
         CHECK(v >= 16 * psi / n - 1e-3 && v <= 16 * psi / n + 16.0 * 1000);
+        // the padding is not in the text: 16 psi / N must grade right anyway
+        char ans[64], why[256];
+        snprintf(ans, sizeof ans, "%.4f", 16 * psi / n / 1e9);
+        CHECK_EQ_INT(iv_grade(q, ans, why, sizeof why), 1);
         return 0;
     }
     CHECK(near(q->val[0].value, gb / 1e9, 1e-12));
@@ -152,20 +159,141 @@ static int check_sharding(const IvQuestion *q) {
     return 0;
 }
 
+// The numbers of a list "3,072 9,437,184 ..." at s into v[] (at most max),
+// up to the first character that is no digit, comma or blank before a
+// digit; the count. *end: where the list stops.
+static int number_list(const char *s, double *v, int max, const char **end) {
+    int n = 0;
+    while (n < max && *s >= '0' && *s <= '9') {
+        v[n++] = grouped_number(s);
+        while ((*s >= '0' && *s <= '9') || (*s == ',' && s[1] >= '0' && s[1] <= '9'))
+            s++;
+        if (*s == ' ' && s[1] >= '0' && s[1] <= '9')
+            s++;
+    }
+    *end = s;
+    return n;
+}
+
+// PyTorch 1.13's rebuild on the sizes the question gives, written out here:
+// walk them in ready order, a bucket closes once it holds its limit (1 MiB
+// for the first, then the cap), the open one at the end counts too.
+static int rebuilt_buckets(const double *bytes, int n, double cap) {
+    int buckets = 0;
+    double held = 0;
+    for (int i = 0; i < n; i++) {
+        held += bytes[i];
+        if (held >= (buckets == 0 ? 1048576.0 : cap)) {
+            buckets++;
+            held = 0;
+        }
+    }
+    return buckets + (held > 0);
+}
+
+// "K blocks, each in this order: " at p: K, or 0 when p says something else.
+static int blocks_at(const char *p) {
+    int k = 0, used = 0;
+    return sscanf(p, "%d blocks, each in this order: %n", &k, &used) == 1 && used > 0 ? k : 0;
+}
+
+// The ready order of a buckets question as the text gives it: a head, a
+// number of blocks of the same sizes, a tail. The sizes in order into v;
+// their count, or -1 when the text does not read so.
+static int ready_sizes(const char *text, double *v, int max) {
+    const char *p = strstr(text, "in this order, in bytes: "), *e;
+    if (p == NULL)
+        return -1;
+    p += 25;
+    int n = 0, blocks = blocks_at(p);
+    if (blocks == 0) {
+        n = number_list(p, v, max, &e);
+        if (strncmp(e, ", then ", 7) != 0)
+            return n; // a list without blocks
+        p = e + 7;
+        if ((blocks = blocks_at(p)) == 0)
+            return -1;
+    }
+    p = strstr(p, "each in this order: ") + 20;
+    double block[64];
+    int per = number_list(p, block, 64, &e);
+    for (int b = 0; b < blocks; b++)
+        for (int i = 0; i < per && n < max; i++)
+            v[n++] = block[i];
+    if (strncmp(e, ", then ", 7) == 0)
+        n += number_list(e + 7, v + n, max - n, &e);
+    return n;
+}
+
 static int check_buckets(const IvQuestion *q) {
-    // the engine's plans are checked against `ddplab run --print-buckets` in
-    // test_cli_interview; here: iteration 0 is one bucket, and the rebuilt
-    // plan has at least total / (cap + largest) buckets
+    // every gradient's size is in the text: the counts follow from it alone
+    // (the engine's plans are checked against `ddplab run --print-buckets`
+    // in test_cli_interview)
     CHECK_EQ_INT(q->val[0].value, 1);
     const char *g = strstr(q->text, "fp32 gradients of ");
-    const char *l = strstr(q->text, ", has ");
     const char *c = strstr(q->text, "bucket_cap_mb=");
-    CHECK(g && l && c);
-    double total = grouped_number(g + 18), largest = grouped_number(l + 6), mb = atof(c + 14);
-    double cap = floor(mb * 1048576);
-    CHECK(q->val[1].value >= floor(total / (cap + largest)));
-    CHECK(q->val[1].value <= ceil(total / cap) + 1);
+    const char *t = strstr(q->text, "parameters in ");
+    CHECK(g && c && t && strstr(q->text, "limited to 1 MiB"));
+    double total = grouped_number(g + 18), mb = atof(c + 14), sizes[1024], sum = 0;
+    int tensors = atoi(t + 14), n = ready_sizes(q->text, sizes, 1024);
+    CHECK_EQ_INT(n, tensors);
+    for (int i = 0; i < n; i++)
+        sum += sizes[i];
+    CHECK_NEAR(sum, total, 0.5);
+    CHECK_EQ_INT(q->val[1].value, rebuilt_buckets(sizes, n, floor(mb * 1048576)));
     return 0;
+}
+
+// The "see it" command runs what the question asks about: its collective,
+// its ranks and, where the question gives one, its size.
+static int check_command(const IvQuestion *q) {
+    const char *t = q->text, *c = q->command;
+    char kind[32], want[96];
+    int r = 0, mib = 0, kib = 0, nodes = 0;
+    if (sscanf(t, "nccl-tests runs %31s on %d GPUs", kind, &r) == 2) {
+        snprintf(want, sizeof want, "-c %s -n %d ", kind, r);
+    } else if (sscanf(t, "nccl-tests times %31s of fp32 on %d GPUs", kind, &r) == 2) {
+        const char *m = strstr(t, " bytes (");
+        CHECK(m && sscanf(m + 8, "%d MiB", &mib) == 1);
+        snprintf(want, sizeof want, "-c %s -n %d -b %dM -e %dM ", kind, r, mib, mib);
+    } else if (sscanf(t, "An all_reduce of %d KiB of fp32 runs on %d nodes", &kib, &nodes) == 2) {
+        snprintf(want, sizeof want, "-n %d --nodes %d -b %dK -e %dK ", 8 * nodes, nodes, kib,
+                 kib);
+    } else if (sscanf(t, "A ring all_reduce sums %d MiB of fp32 gradients over %d ranks", &mib,
+                      &r) == 2) {
+        snprintf(want, sizeof want, "-c all_reduce -a ring -n %d -b %dM -e %dM ", r, mib, mib);
+    } else {
+        return 0;
+    }
+    CHECK_STR_CONTAINS(c, want);
+    return 0;
+}
+
+// Every check of one question: nothing cut short, the answer from the
+// numbers in its text alone, its command on the question's own figures.
+static int check_question(const IvQuestion *q) {
+    CHECK(q->text[0] && q->explain[0] && strncmp(q->command, "ddplab ", 7) == 0);
+    // nothing was cut short by its buffer
+    CHECK(strlen(q->text) < sizeof q->text - 1);
+    CHECK(strlen(q->explain) < sizeof q->explain - 1);
+    CHECK(strlen(q->command) < sizeof q->command - 1);
+    int rc = 0;
+    switch (q->topic) {
+    case IV_COLLECTIVES: rc = check_collectives(q) || check_command(q); break;
+    case IV_BATCH: rc = check_batch(q); break;
+    case IV_MEMORY: rc = check_memory(q); break;
+    case IV_SHARDING: rc = check_sharding(q); break;
+    case IV_BUCKETS: rc = check_buckets(q); break;
+    default:
+        CHECK_EQ_INT(q->nvalues, 0);
+        CHECK(q->correct >= 0 && q->correct < IV_NCHOICES);
+        for (int a = 0; a < IV_NCHOICES; a++)
+            for (int b = a + 1; b < IV_NCHOICES; b++)
+                CHECK(strcmp(q->choice[a], q->choice[b]) != 0);
+    }
+    if (rc)
+        fprintf(stderr, "question: %s\ncommand: %s\n", q->text, q->command);
+    return rc;
 }
 
 static int test_arithmetic(void) {
@@ -182,27 +310,36 @@ static int test_arithmetic(void) {
                 return 1;
             }
             CHECK(q.topic == (IvTopic)t);
-            CHECK(q.text[0] && q.explain[0] && strncmp(q.command, "ddplab ", 7) == 0);
-            // nothing was cut short by its buffer
-            CHECK(strlen(q.text) < sizeof q.text - 1);
-            CHECK(strlen(q.explain) < sizeof q.explain - 1);
-            CHECK(strlen(q.command) < sizeof q.command - 1);
-            int rc = 0;
-            switch (t) {
-            case IV_COLLECTIVES: rc = check_collectives(&q); break;
-            case IV_BATCH: rc = check_batch(&q); break;
-            case IV_MEMORY: rc = check_memory(&q); break;
-            case IV_SHARDING: rc = check_sharding(&q); break;
-            case IV_BUCKETS: rc = check_buckets(&q); break;
-            default:
-                CHECK_EQ_INT(q.nvalues, 0);
-                CHECK(q.correct >= 0 && q.correct < IV_NCHOICES);
-                for (int a = 0; a < IV_NCHOICES; a++)
-                    for (int b = a + 1; b < IV_NCHOICES; b++)
-                        CHECK(strcmp(q.choice[a], q.choice[b]) != 0);
-            }
-            if (rc) {
-                fprintf(stderr, "question: %s\n", q.text);
+            if (check_question(&q))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+// Whole drills as `ddplab interview --seed S --count N` asks them, among
+// them the one whose buckets question once gave no tensor sizes: every
+// question passes check_question.
+static int test_drills(void) {
+    static const uint64_t given[] = {1796153295996ull, 1, 7, 2024};
+    int nseeds = tenv_quick() ? 8 : 40, count = 12;
+    IvTopic all[IV_TOPIC_COUNT], topic_of[12];
+    uint64_t seeds[12], asked[12];
+    int ordinals[12];
+    for (int t = 0; t < IV_TOPIC_COUNT; t++)
+        all[t] = (IvTopic)t;
+    for (int k = 0; k < nseeds; k++) {
+        uint64_t seed = k < 4 ? given[k] : 1000000007ull * (uint64_t)k + 3;
+        iv_plan_drill(seed, all, IV_TOPIC_COUNT, count, topic_of, seeds, ordinals);
+        for (int i = 0; i < count; i++) {
+            IvQuestion q;
+            char err[256];
+            CHECK(iv_generate_fresh(topic_of[i], seeds[i], ordinals[i], count, asked, i, &q, err,
+                                    sizeof err) == 0);
+            asked[i] = iv_text_hash(q.text);
+            if (check_question(&q)) {
+                fprintf(stderr, "drill --seed %llu, question %d\n", (unsigned long long)seed,
+                        i + 1);
                 return 1;
             }
         }
@@ -373,6 +510,7 @@ int main(void) {
     RUN(test_grading);
     RUN(test_determinism);
     RUN(test_arithmetic);
+    RUN(test_drills);
     RUN(test_zero_paper);
     return failures ? 1 : 0;
 }

@@ -481,6 +481,168 @@ static int test_grade(void) {
     return 0;
 }
 
+// The grade of answer a against fact f for question q, as a letter for the
+// checks below: R right, W wrong, I not a number.
+static char graded(const LessonQuestion *q, const char *a, double f) {
+    LessonGrade g = lesson_grade(q, a, &f);
+    return g == LESSON_GRADE_RIGHT ? 'R' : g == LESSON_GRADE_WRONG ? 'W' : 'I';
+}
+
+// Numbers graded by their digits, with figures from the lessons: lesson 8's
+// last loss 1.467543364 (the summary shows 1.46754), a count, a figure the
+// command printed, a question that states its digits.
+static int test_grade_digits(void) {
+    Lesson l;
+    CHECK(parse("```ddplab\nrun --steps 3\n```\n\n"
+                "```question\nask: loss\ntype: number\nanswer: 1.467543\ncheck: loss\n```\n\n"
+                "```question\nask: n\ntype: number\nanswer: 3\ncheck: iterations\n```\n\n"
+                "```question\nask: KiB\ntype: number\nanswer: 21.5\ncheck: out:x\n```\n\n"
+                "```question\nask: us\ntype: number\nanswer: 93.35\ncheck: out:x\n```\n\n"
+                "```question\nask: loss, 3 digits\ntype: number\nanswer: 1.47\ncheck: loss\n"
+                "digits: 3\n```\n\n"
+                "```question\nask: us\ntype: number\nanswer: 529.133\ncheck: sim_us\n```\n",
+                &l) == 0);
+    const LessonQuestion *loss = &l.questions[0], *count = &l.questions[1];
+    const LessonQuestion *kib = &l.questions[2], *us = &l.questions[3];
+    const LessonQuestion *three = &l.questions[4], *sim = &l.questions[5];
+    char buf[128];
+    double f = 1.467543364;
+    lesson_grade_figure("loss", f, buf, sizeof buf);
+    CHECK(strcmp(buf, "1.46754") == 0);
+    // 5 digits of the figure's 6 are enough; the value rounded to the answer's own last digit
+    CHECK_EQ_INT(graded(loss, "1.4675", f), 'R');
+    CHECK_EQ_INT(graded(loss, "1.46754", f), 'R');
+    CHECK_EQ_INT(graded(loss, "1.467543", f), 'R');  // the step line's %.6f
+    CHECK_EQ_INT(graded(loss, "1.4675434", f), 'R'); // more digits than shown, still the value
+    CHECK_EQ_INT(graded(loss, "1.4676", f), 'W');    // rounded the wrong way
+    CHECK_EQ_INT(graded(loss, "1.4674", f), 'W');
+    CHECK_EQ_INT(graded(loss, "1.46755", f), 'W');
+    CHECK_EQ_INT(graded(loss, "1.468", f), 'W'); // 4 digits: fewer than asked
+    CHECK_EQ_INT(graded(loss, "1.47", f), 'W');
+    CHECK_EQ_INT(graded(loss, "1.5", f), 'W');
+    CHECK_EQ_INT(graded(loss, "1.467", f), 'W');
+    CHECK_EQ_INT(graded(loss, "14675e-4", f), 'R');
+    CHECK_EQ_INT(graded(loss, "about 1.47", f), 'I');
+    lesson_grade_right(loss, &f, buf, sizeof buf);
+    CHECK(strcmp(buf, "1.46754 (5 significant digits or more)") == 0);
+    // the figure was rounded from the fact: rounding the figure again is not wrong
+    f = 1.467549;
+    lesson_grade_figure("loss", f, buf, sizeof buf);
+    CHECK(strcmp(buf, "1.46755") == 0);
+    CHECK_EQ_INT(graded(loss, "1.4676", f), 'R');
+    CHECK_EQ_INT(graded(loss, "1.4675", f), 'R');
+    CHECK_EQ_INT(graded(loss, "1.4677", f), 'W');
+    // a small loss: the step lines' 0.024087 has fewer digits than %.6g's 0.0240871
+    f = 0.024087123;
+    lesson_grade_figure("loss:7", f, buf, sizeof buf);
+    CHECK(strcmp(buf, "0.024087") == 0);
+    CHECK_EQ_INT(graded(loss, "0.02409", f), 'R');
+    CHECK_EQ_INT(graded(loss, "0.024087", f), 'R');
+    CHECK_EQ_INT(graded(loss, "0.0241", f), 'W');
+    // a count is exact
+    CHECK_EQ_INT(graded(count, "3", 3), 'R');
+    CHECK_EQ_INT(graded(count, "3.0", 3), 'R');
+    CHECK_EQ_INT(graded(count, "2.9", 3), 'W');
+    CHECK_EQ_INT(graded(count, "4", 3), 'W');
+    lesson_grade_right(count, &(double){3}, buf, sizeof buf);
+    CHECK(strcmp(buf, "3") == 0);
+    // 3 digits printed: all 3 are needed; 0.7 is not 1
+    CHECK_EQ_INT(graded(kib, "21.5", 21.5), 'R');
+    CHECK_EQ_INT(graded(kib, "21.50", 21.5), 'R');
+    CHECK_EQ_INT(graded(kib, "22", 21.5), 'W');
+    CHECK_EQ_INT(graded(kib, "21.6", 21.5), 'W');
+    CHECK_EQ_INT(graded(kib, "0.7", 0.7), 'R');
+    CHECK_EQ_INT(graded(kib, "1", 0.7), 'W');
+    CHECK_EQ_INT(graded(kib, "0.8", 0.7), 'W');
+    lesson_grade_right(kib, &(double){21.5}, buf, sizeof buf);
+    CHECK(strcmp(buf, "21.5") == 0);
+    // 4 digits printed (93.35): 3 are enough, rounded either way from the half
+    CHECK_EQ_INT(graded(us, "93.35", 93.35), 'R');
+    CHECK_EQ_INT(graded(us, "93.4", 93.35), 'R');
+    CHECK_EQ_INT(graded(us, "93.3", 93.35), 'R');
+    CHECK_EQ_INT(graded(us, "93.5", 93.35), 'W');
+    CHECK_EQ_INT(graded(us, "93", 93.35), 'W');
+    // digits: 3 states the precision: 1.47 is right, 1.5 is not
+    f = 1.467543364;
+    CHECK_EQ_INT(graded(three, "1.47", f), 'R');
+    CHECK_EQ_INT(graded(three, "1.468", f), 'R');
+    CHECK_EQ_INT(graded(three, "1.46754", f), 'R');
+    CHECK_EQ_INT(graded(three, "1.46", f), 'W');
+    CHECK_EQ_INT(graded(three, "1.5", f), 'W');
+    lesson_grade_right(three, &f, buf, sizeof buf);
+    CHECK(strcmp(buf, "1.47 (3 significant digits or more)") == 0);
+    CHECK_EQ_INT(graded(three, "1970000", 1973347), 'R'); // trailing zeros in a whole number
+    CHECK_EQ_INT(graded(three, "1.97e6", 1973347), 'R');
+    CHECK_EQ_INT(graded(three, "2e6", 1973347), 'W');
+    CHECK_EQ_INT(graded(three, "1980000", 1973347), 'W');
+    // simulated time: the summary's %.6g
+    f = 529.1331234;
+    lesson_grade_figure("sim_us", f, buf, sizeof buf);
+    CHECK(strcmp(buf, "529.133") == 0);
+    CHECK_EQ_INT(graded(sim, "529.13", f), 'R');
+    CHECK_EQ_INT(graded(sim, "529.1", f), 'W');
+    // the recorded answers grade right against their own facts
+    for (int i = 0; i < l.nquestions; i++)
+        CHECK_EQ_INT(lesson_grade(&l.questions[i], l.questions[i].answer, NULL),
+                     LESSON_GRADE_RIGHT);
+    lesson_free(&l);
+    return 0;
+}
+
+// Choices in a shuffled order: the letters are the shown ones.
+static int test_choice_order(void) {
+    Lesson l;
+    CHECK(parse("```question\nask: c\ntype: choice\nchoice: a) one\nchoice: b) two\n"
+                "choice: c) three\nchoice: d) four\nanswer: b\n```\n",
+                &l) == 0);
+    const LessonQuestion *q = &l.questions[0];
+    int order[4], shown_right[4] = {0};
+    lesson_choice_order(q, 0, order);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ_INT(order[i], i);
+    CHECK(strcmp(lesson_choice_text(q, 2), "three") == 0);
+    CHECK(strcmp(lesson_choice_text(q, 4), "") == 0);
+    int moved = 0;
+    for (unsigned long seed = 1; seed <= 400; seed++) {
+        lesson_choice_order(q, seed, order);
+        int seen[4] = {0}, at = -1;
+        for (int i = 0; i < 4; i++) {
+            CHECK(order[i] >= 0 && order[i] < 4);
+            seen[order[i]]++;
+            if (order[i] == 1)
+                at = i;
+        }
+        for (int i = 0; i < 4; i++)
+            CHECK_EQ_INT(seen[i], 1);
+        shown_right[at]++;
+        moved += at != 1;
+        // the shown letter is right, the written one only where they meet
+        char letter[2] = {(char)('a' + at), '\0'}, buf[64], want[64];
+        CHECK_EQ_INT(lesson_grade_shown(q, order, letter, NULL), LESSON_GRADE_RIGHT);
+        CHECK_EQ_INT(lesson_grade_shown(q, order, "b", NULL),
+                     at == 1 ? LESSON_GRADE_RIGHT : LESSON_GRADE_WRONG);
+        CHECK_EQ_INT(lesson_grade_shown(q, order, "e", NULL), LESSON_GRADE_INVALID);
+        lesson_grade_right_shown(q, order, NULL, buf, sizeof buf);
+        snprintf(want, sizeof want, "%c) two", 'a' + at);
+        CHECK(strcmp(buf, want) == 0);
+    }
+    CHECK(moved > 200);
+    for (int i = 0; i < 4; i++) // every place about a quarter of the time
+        CHECK(shown_right[i] > 60 && shown_right[i] < 140);
+    // the same seed, the same order
+    int again[4];
+    lesson_choice_order(q, 77, order);
+    lesson_choice_order(q, 77, again);
+    CHECK(memcmp(order, again, sizeof order) == 0);
+    // order NULL: as written
+    char buf[64];
+    lesson_grade_right_shown(q, NULL, NULL, buf, sizeof buf);
+    CHECK(strcmp(buf, "b) two") == 0);
+    CHECK_EQ_INT(lesson_grade_shown(q, NULL, "B", NULL), LESSON_GRADE_RIGHT);
+    lesson_free(&l);
+    return 0;
+}
+
 static int test_progress(void) {
     char dir[512];
     CHECK(tfile_mkdtemp(dir, sizeof dir, "lesson-progress") == 0);
@@ -589,6 +751,8 @@ int main(void) {
     RUN(test_compare_block);
     RUN(test_stays_on_cpu);
     RUN(test_grade);
+    RUN(test_grade_digits);
+    RUN(test_choice_order);
     RUN(test_progress);
     RUN(test_wrap);
     return failures ? 1 : 0;

@@ -268,8 +268,8 @@ static const Bad bad[] = {
     {"```ddplab\nrun\n\n  ~~~\n", 0, 9, "the ddplab block is not closed: line 12"},
     // Questions
     {"```ddplab\nrun\n```\n```question\ncolour: red\n```\n", 0, 13,
-     "unknown question key 'colour'; allowed: ask, type, answer, check, tolerance, varies, "
-     "choice, accept, explain"},
+     "unknown question key 'colour'; allowed: ask, type, answer, check, tolerance, digits, "
+     "from, varies, choice, accept, explain"},
     {"```ddplab\nrun\n```\n```question\nask: a\ntype: word\nanswer: x\nvaries: cpu\n```\n", 0,
      16, "'varies' is for number questions; this one is type word"},
     {"```question\nask x\n```\n", 0, 10, "'ask x' is not a 'key: value' line"},
@@ -312,6 +312,29 @@ static const Bad bad[] = {
     {"```ddplab\nrun\n```\n```question\nask: Q?\ntype: number\nanswer: 3\ncheck: "
      "buckets\ntolerance: x%\n```\n",
      0, 17, "tolerance: 'x%' is not a tolerance"},
+    {"```ddplab\nrun\n```\n```question\nask: Q?\ntype: number\nanswer: 3\ncheck: "
+     "buckets\ndigits: 0\n```\n",
+     0, 17, "digits: '0' is not a number of significant digits; allowed: a whole number from 1 "
+     "to 15"},
+    {"```ddplab\nrun\n```\n```question\nask: Q?\ntype: number\nanswer: 3\ncheck: "
+     "buckets\ndigits: 4x\n```\n",
+     0, 17, "digits: '4x' is not a number of significant digits"},
+    {"```ddplab\nrun\n```\n```question\nask: Q?\ntype: number\nanswer: 3\ncheck: "
+     "buckets\ntolerance: 1%\ndigits: 3\n```\n",
+     0, 18, "digits: the question has a tolerance already (line 17); allowed: one of them"},
+    {"```ddplab\nrun\n```\n```question\nask: Q?\ntype: number\nanswer: 3\ncheck: "
+     "buckets\nfrom: 2 steps;; 3 buckets\n```\n",
+     0, 17, "from: an empty figure; allowed: figures as the lesson shows them"},
+    {"```ddplab\nrun\n```\n```question\nask: Q?\ntype: number\nanswer: 3\ncheck: "
+     "buckets\nfrom: 2 steps;\n```\n",
+     0, 17, "from: an empty figure"},
+    {"```question\nask: Q?\ntype: word\nanswer: x\ndigits: 3\n```\n", 0, 13,
+     "'digits' is for number questions; this one is type word"},
+    {"```question\nask: Q?\ntype: choice\nanswer: a\nfrom: 3 steps\nchoice: a) x\nchoice: b) "
+     "y\n```\n",
+     0, 13, "'from' is for number questions"},
+    {"```question\nask: Q?\ntype: choice\nchoice: a) x\nchoice: c) y\nanswer: a\n```\n", 0, 13,
+     "choice c) comes where b) belongs; allowed: the choices lettered a, b, c, ... in order"},
     {"```question\nask: Q?\ntype: word\nanswer: x\ncheck: buckets\n```\n", 0, 13,
      "'check' is for number questions; this one is type word"},
     {"```question\nask: Q?\ntype: word\nanswer: x\nchoice: a) y\n```\n", 0, 13,
@@ -357,6 +380,34 @@ static int test_question_markdown(void) {
     CHECK(strcmp(q->choices[0], "a) The last step & no other") == 0);
     CHECK(strcmp(q->choices[1], "b) Step 0") == 0);
     CHECK(strcmp(q->explain, "The checkpoint's step, as ck.st records it.") == 0);
+    lesson_free(&l);
+    return 0;
+}
+
+// digits: and from: of a number question.
+static int test_digits_from(void) {
+    const char *text = HDR "```ddplab\nrun --steps 3\n```\n"
+                           "```question\n"
+                           "ask: What loss is logged at the last step, to 4 digits?\n"
+                           "type: number\n"
+                           "answer: 1.468\n"
+                           "check: loss\n"
+                           "digits: 4\n"
+                           "from: 3 steps;  2 buckets per\n"
+                           "  step; `--accum 4`\n"
+                           "```\n";
+    Lesson l;
+    char err[512];
+    int rc = parse(text, &l, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", err);
+    CHECK_EQ_INT(rc, 0);
+    const LessonQuestion *q = &l.questions[0];
+    CHECK_EQ_INT(q->digits, 4);
+    CHECK_NEAR(q->tol, 0, 0);
+    CHECK_EQ_INT(q->nfrom, 3);
+    CHECK(strcmp(q->from[0], "3 steps") == 0 && strcmp(q->from[1], "2 buckets per step") == 0);
+    CHECK(strcmp(q->from[2], "--accum 4") == 0); // its Markdown as the screen shows it
     lesson_free(&l);
     return 0;
 }
@@ -740,6 +791,7 @@ int main(void) {
     int failures = 0;
     RUN(test_good);
     RUN(test_question_markdown);
+    RUN(test_digits_from);
     RUN(test_bad);
     RUN(test_lines_and_edges);
     RUN(test_deep);

@@ -5,6 +5,7 @@
 // backward makes them ready.
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "learn/interview.h"
 #include "strategy/ddp_buckets.h" // defines: sim_ddp_*, SimBucketPlan
@@ -14,6 +15,91 @@
 static const char *const presets[] = {"minigpt", "gpt2", "gpt2-medium", "bert-large",
                                       "llama2-7b"};
 static const double caps[] = {1, 5, 10, 25, 25, 50, 100};
+
+// The block a parameter belongs to: its name up to the first ".N." (N a
+// layer number: "blocks.11." of "blocks.11.mlp.2.weight"), into key; 0 when
+// it is in none (an embedding, a final norm).
+static int block_of(const char *name, char *key, size_t len) {
+    for (const char *p = strchr(name, '.'); p; p = strchr(p + 1, '.')) {
+        size_t d = strspn(p + 1, "0123456789");
+        if (d > 0 && p[1 + d] == '.') {
+            snprintf(key, len, "%.*s", (int)(p + 2 + d - name), name);
+            return 1;
+        }
+    }
+    key[0] = '\0';
+    return 0;
+}
+
+// The bytes of ready[from, to) as "3,072 9,437,184 ...".
+static void sizes(char *buf, size_t len, const IvModel *m, const SimBucketParam *params,
+                  int from, int to) {
+    char a[32];
+    for (int i = from; i < to; i++)
+        iv_append(buf, len, "%s%s", i > from ? " " : "",
+                  iv_grouped((int64_t)params[m->ready[i]].bytes, a, sizeof a));
+}
+
+// The repeated layers of the ready order: *first and *count blocks of *per
+// tensors each, every block the same sizes in the same order, nothing else
+// between them. 0, or -1 when the order has no such run of 2 or more.
+static int repeated_blocks(const IvModel *m, const SimBucketParam *params, int *first,
+                           int *count, int *per) {
+    char key[96], cur[96] = "";
+    int start = -1, n = 0, size = 0, end = -1;
+    for (int i = 0; i < m->nready; i++) {
+        int in = block_of(m->names[m->ready[i]], key, sizeof key);
+        if (!in) {
+            if (start >= 0 && end < 0)
+                end = i;
+            continue;
+        }
+        if (end >= 0)
+            return -1; // a block after the tail: not one run
+        if (start < 0)
+            start = i;
+        if (strcmp(key, cur) != 0) {
+            snprintf(cur, sizeof cur, "%s", key);
+            n++;
+        }
+    }
+    if (start < 0 || n < 2)
+        return -1;
+    if (end < 0)
+        end = m->nready;
+    size = (end - start) / n;
+    if (size * n != end - start)
+        return -1;
+    for (int i = start + size; i < end; i++)
+        if (params[m->ready[i]].bytes != params[m->ready[i - size]].bytes)
+            return -1;
+    *first = start;
+    *count = n;
+    *per = size;
+    return 0;
+}
+
+// The gradients' sizes in the order they become ready, compactly: the
+// repeated layers written once ("then 12 blocks, each: ..."), so that the
+// question gives every number its answer depends on.
+static void ready_order(char *buf, size_t len, const IvModel *m, const SimBucketParam *params) {
+    int first, count, per;
+    if (repeated_blocks(m, params, &first, &count, &per) != 0) {
+        sizes(buf, len, m, params, 0, m->nready);
+        return;
+    }
+    int tail = first + count * per;
+    if (first > 0) {
+        sizes(buf, len, m, params, 0, first);
+        iv_append(buf, len, ", then ");
+    }
+    iv_append(buf, len, "%d blocks, each in this order: ", count);
+    sizes(buf, len, m, params, first, first + per);
+    if (tail < m->nready) {
+        iv_append(buf, len, ", then ");
+        sizes(buf, len, m, params, tail, m->nready);
+    }
+}
 
 // What the rebuilt plan looks like, in a few sentences.
 static void describe(IvQuestion *q, const SimBucketPlan *p, const IvModel *m, size_t cap) {
@@ -55,7 +141,7 @@ int iv_gen_buckets(SimSplitMix *g, IvQuestion *q, char *err, size_t errlen) {
     o.bucket_cap_mb = mb;
     SimBucketPlan p0 = {0, NULL}, p1 = {0, NULL};
     size_t cap = 0, total = 0;
-    int big = 0, rc = -1;
+    int rc = -1;
     if (!params) {
         snprintf(err, errlen, "out of memory");
         goto done;
@@ -63,8 +149,6 @@ int iv_gen_buckets(SimSplitMix *g, IvQuestion *q, char *err, size_t errlen) {
     for (int i = 0; i < m.nparams; i++) {
         params[i] = (SimBucketParam){m.numel[i] * 4, SIM_FP32};
         total += params[i].bytes;
-        if (m.numel[i] > m.numel[big])
-            big = i;
     }
     if (sim_ddp_cap_bytes(mb, &cap) != SIM_OK ||
         sim_ddp_initial_plan(params, m.nparams, &o, &p0) != SIM_OK ||
@@ -73,16 +157,19 @@ int iv_gen_buckets(SimSplitMix *g, IvQuestion *q, char *err, size_t errlen) {
         snprintf(err, errlen, "%s: the bucket assignment failed", preset);
         goto done;
     }
-    char t[32], c[32], s[32], pb[32];
+    char t[32], c[32], s[32];
     snprintf(q->text, sizeof q->text,
              "DDP (PyTorch 1.13's rules, find_unused_parameters=False) trains %s: %s "
-             "parameters in %d tensors, fp32 gradients of %s bytes in all; its largest tensor, "
-             "%s, has %s bytes. With bucket_cap_mb=%g, how many gradient buckets does DDP "
-             "all-reduce in iteration 0, and how many after it rebuilds them? (answer both: "
-             "iteration-0 rebuilt)",
+             "parameters in %d tensors, fp32 gradients of %s bytes in all. In backward the "
+             "gradients become ready in this order, in bytes: ",
              preset, iv_grouped(m.total, t, sizeof t), m.nparams,
-             iv_grouped((int64_t)total, s, sizeof s), m.names[big],
-             iv_grouped((int64_t)params[big].bytes, pb, sizeof pb), mb);
+             iv_grouped((int64_t)total, s, sizeof s));
+    ready_order(q->text, sizeof q->text, &m, params);
+    iv_append(q->text, sizeof q->text,
+              ". With bucket_cap_mb=%g, how many gradient buckets does DDP all-reduce in "
+              "iteration 0, and how many after it rebuilds them (the rebuilt plan's first "
+              "bucket is limited to 1 MiB)? (answer both: iteration-0 rebuilt)",
+              mb);
     iv_set_value(q, 0, "buckets in iteration 0", "", p0.nbuckets, 0, 0, 0);
     iv_set_value(q, 1, "buckets after the rebuild", "", p1.nbuckets, 0, 0.1, 1);
     snprintf(q->explain, sizeof q->explain,

@@ -20,9 +20,25 @@ static const char *factor_formula(SimCollKind k) {
     return k == SIM_COLL_ALL_REDUCE ? "2(R-1)/R" : "(R-1)/R";
 }
 
-static void bench_command(IvQuestion *q, SimCollKind k, const char *algo, int n) {
-    snprintf(q->command, sizeof q->command, "ddplab bench -c %s%s%s -n %d -b 1M -e 1M",
-             sim_coll_name(k), algo ? " -a " : "", algo ? algo : "", n);
+// The bench run of the question's collective on its ranks at mib MiB (the
+// whole array, as the questions and nccl-tests count it): one timed call,
+// in place, so that the larger sizes stay quick and fit in memory.
+static void bench_command(IvQuestion *q, SimCollKind k, const char *algo, int n, int mib) {
+    snprintf(q->command, sizeof q->command,
+             "ddplab bench -c %s%s%s -n %d -b %dM -e %dM -w 0 -i 1 --inplace 1",
+             sim_coll_name(k), algo ? " -a " : "", algo ? algo : "", n, mib, mib);
+}
+
+// The bench runs hold every rank's buffer at once: ranks x MiB at most this.
+#define IV_BENCH_MIB 256
+
+// One of the n sizes in MiB that fit ranks ranks under IV_BENCH_MIB (the
+// smallest if none does).
+static int fitting_mib(SimSplitMix *g, const int *mib, int n, int ranks) {
+    int fit = 0;
+    while (fit < n && mib[fit] * ranks <= IV_BENCH_MIB)
+        fit++;
+    return mib[fit > 0 ? iv_pick(g, fit) : 0];
 }
 
 // busbw from algbw.
@@ -44,16 +60,17 @@ static void from_algbw(SimSplitMix *g, IvQuestion *q) {
              "all_reduce, (R-1)/R of the whole array for all_gather and reduce_scatter), so "
              "busbw compares across rank counts and with the link's peak.",
              factor_formula(k), sim_coll_name(k), factor_formula(k), f, n, algbw, f, busbw);
-    bench_command(q, k, NULL, n);
+    bench_command(q, k, NULL, n, 1); // the factor is the same at any size
 }
 
 // algbw and busbw from a size and a time, as nccl-tests measures them.
 static void from_time(SimSplitMix *g, IvQuestion *q) {
     static const int ranks[] = {2, 4, 8, 16, 32};
-    static const int mib[] = {64, 128, 256, 512, 1024};
+    static const int mib[] = {8, 16, 32, 64, 128}; // ascending: fitting_mib
     SimCollKind k = kinds[iv_pick(g, NELEM(kinds))];
     int n = ranks[iv_pick(g, NELEM(ranks))];
-    double bytes = (double)mib[iv_pick(g, NELEM(mib))] * 1048576.0;
+    int size_mib = fitting_mib(g, mib, NELEM(mib), n);
+    double bytes = (double)size_mib * 1048576.0;
     double target = 50 + iv_pick(g, 300); // GB/s, to choose a plausible time
     double us = (double)(long)(bytes / (target * 1e9) * 1e6 + 0.5);
     // NCCL's count: each rank's buffer (all_reduce), each rank's part (others)
@@ -77,15 +94,15 @@ static void from_time(SimSplitMix *g, IvQuestion *q) {
              "algbw = size / time = %s bytes / %.0f us = %.2f GB/s (GB = 10^9 bytes). "
              "busbw = algbw x %s = %.2f x %.4g = %.2f GB/s.",
              b, us, algbw, factor_formula(k), algbw, f, busbw);
-    bench_command(q, k, NULL, n);
+    bench_command(q, k, NULL, n, size_mib);
 }
 
 // Ring all_reduce: steps and bytes each rank sends, from the schedule.
 static int ring(SimSplitMix *g, IvQuestion *q, char *err, size_t errlen) {
     static const int ranks[] = {2, 3, 4, 5, 6, 8, 12, 16};
-    static const int mib[] = {64, 100, 256, 500, 1024};
+    static const int mib[] = {10, 16, 25, 32, 50, 64, 100, 128}; // ascending: fitting_mib
     int n = ranks[iv_pick(g, NELEM(ranks))];
-    int m = mib[iv_pick(g, NELEM(mib))];
+    int m = fitting_mib(g, mib, NELEM(mib), n);
     size_t count = (size_t)m * 1048576 / 4;
     SimSched s;
     if (sim_sched_init(&s, SIM_COLL_ALL_REDUCE, SIM_ALGO_RING, n, count, 0) != 0) {
@@ -122,7 +139,7 @@ static int ring(SimSplitMix *g, IvQuestion *q, char *err, size_t errlen) {
              "grows with R, the bandwidth part hardly does. The bench's simulated columns "
              "price exactly these steps.",
              n - 1, n == 2 ? "" : "s", n - 1, s.nsteps, n, m / (double)n, m, f, m, mib_sent);
-    bench_command(q, SIM_COLL_ALL_REDUCE, "ring", n);
+    bench_command(q, SIM_COLL_ALL_REDUCE, "ring", n, m);
     return 0;
 }
 

@@ -23,12 +23,14 @@ typedef struct {
 static const Item items[] = {
     {"A DDP job shuffles with DistributedSampler(shuffle=True) but the training loop never "
      "calls sampler.set_epoch(epoch). What goes wrong?",
-     "Every epoch repeats the same permutation, so each rank trains on the same shard in the "
-     "same order every epoch",
+     "Every epoch repeats the same permutation: each rank trains on the same shard in the same "
+     "order",
      {"The ranks' shards overlap, so some samples are trained twice in each epoch",
       "DDP hangs at the end of the first epoch, waiting for the sampler",
-      "Each rank shuffles with its own seed, so samples are lost between the shards",
-      "The gradients stop being averaged across the ranks"},
+      "Each rank then shuffles with its own seed, so the shards drift apart, and some samples "
+      "are lost between them every epoch",
+      "The gradients stop being averaged across the ranks, because DDP ties its all_reduce to "
+      "the sampler's epoch counter"},
      "The sampler shuffles with a generator seeded by seed + epoch, and set_epoch is what "
      "changes epoch. Without it the permutation is the same every epoch: the shards stay "
      "disjoint (no sample is lost or doubled), but rank r always gets the same subset in the "
@@ -37,12 +39,14 @@ static const Item items[] = {
      "ddplab run --strategy ddp -n 2 --data blobs --epochs 2", 0, NULL},
     {"To log a global loss, the code calls dist.all_reduce(loss) inside `if rank == 0:`. What "
      "happens?",
-     "Rank 0 waits in a collective the other ranks never enter: it hangs until the timeout, "
-     "or meets their next collective with the wrong arguments",
+     "Rank 0 waits in a collective the others never enter: it hangs until the timeout, or "
+     "pairs with their next collective",
      {"Rank 0 logs the mean loss over all ranks, as intended",
       "The other ranks send their losses to rank 0 in the background",
-      "Only the log is off: it shows rank 0's loss times the world size",
-      "DDP notices and runs the all_reduce on every rank"},
+      "Only the log is off: the call sums the losses that rank 0 has seen so far, so the "
+      "printed value is rank 0's loss times the world size",
+      "DDP notices the call on the loss of its own forward and runs the same all_reduce on "
+      "every other rank as well, so all ranks log it"},
      "A collective completes only when every rank of the group calls it, in the same order "
      "with the same sizes. Called on one rank it blocks until the watchdog fires, or it is "
      "matched with the others' next gradient all_reduce (a mismatch). Every rank must call "
@@ -53,12 +57,14 @@ static const Item items[] = {
      3, "exit 3: the diagnosed hang"},
     {"With gradient accumulation over k micro-batches (no_sync on the first k - 1), the loss "
      "is not divided by k. What is the effect?",
-     "The gradient is the sum of k micro-batch gradients: every update is k times too large, "
-     "as if the learning rate were k times higher",
+     "Each update uses the sum of k micro-batch gradients: k times too large, like a k times "
+     "higher learning rate",
      {"Nothing: DDP divides by k when it all-reduces after the last micro-batch",
       "The gradient is averaged k times over, so updates are k times too small",
-      "DDP all-reduces k times per optimizer step instead of once",
-      "The replicas diverge, because no_sync skipped their synchronisation"},
+      "DDP all-reduces k times per optimizer step instead of once, because without the division "
+      "no_sync no longer applies to the first micro-batches",
+      "The replicas diverge from each other, because the undivided gradients that no_sync kept "
+      "local are never averaged across the ranks"},
      "backward() adds into .grad, so after k micro-batches it holds g_1 + ... + g_k. DDP "
      "divides by the world size only. Dividing each micro-batch's loss by k turns the sum "
      "into the mean of the big batch (or divide the gradients, or the learning rate, by k). "
@@ -67,12 +73,14 @@ static const Item items[] = {
      "ddplab run --strategy ddp -n 2 --data blobs --steps 5 --accum 4", 0, NULL},
     {"A custom DDP communication hook all-reduces each bucket with SUM and returns it, "
      "without dividing by the world size. What happens?",
-     "Gradients come out R times the average (with a hook, DDP does not pre-divide), like an "
-     "R times larger learning rate; the replicas stay identical",
+     "Gradients come out R times the average, since with a hook DDP does not pre-divide; the "
+     "replicas stay identical",
      {"Nothing: DDP divides by the world size after any hook",
       "The replicas diverge, because each rank sums in a different order",
-      "DDP raises an error: a hook must return the averaged bucket",
-      "The sum is taken over the buckets instead of the ranks"},
+      "DDP raises an error at the first backward, because it checks that the bucket a hook "
+      "returns holds the average of the ranks' gradients",
+      "The sum is taken over the buckets of each rank instead of over the ranks, so every "
+      "gradient is mixed with the other layers' gradients"},
      "Without a hook DDP multiplies each gradient by 1 / world_size as it copies it into the "
      "bucket and then all-reduces with SUM. A registered hook replaces that path, so the "
      "hook must divide (the built-in allreduce_hook does). Summing gives every rank the same "
@@ -80,13 +88,14 @@ static const Item items[] = {
      "ddplab run --strategy ddp -n 4 --data blobs --steps 5 --comm-hook sum", 0, NULL},
     {"Every rank calls torch.save(model.state_dict(), 'ckpt.pt') on the same shared path "
      "after each epoch. What is wrong?",
-     "R processes write the same file at once: R times the I/O and a file that can be torn "
-     "when the writes interleave; the replicas are identical, so rank 0 alone should save "
-     "(then a barrier)",
+     "R processes write one file at once: R times the I/O and a file torn where the writes "
+     "interleave; rank 0 alone should save",
      {"Each rank's file holds only its shard of the model, so the checkpoint is incomplete",
       "DDP deadlocks, because torch.save is a collective",
-      "The ranks save different weights, so the file holds whichever rank wrote last",
-      "The checkpoint is fine, but loading it needs all R ranks"},
+      "The ranks save different weights, because each replica drifts a little in every step, "
+      "so the file holds whichever rank happened to write last",
+      "The checkpoint is fine to write this way, but loading it later needs all R ranks "
+      "again, each reading back the copy it wrote"},
      "Under DDP the replicas hold identical weights after every step, so one copy is the "
      "whole checkpoint. Writing it from every rank multiplies the I/O and races on the file; "
      "save on rank 0 (to a temporary name, then rename), and barrier so nobody reads it "
@@ -94,13 +103,14 @@ static const Item items[] = {
      "ddplab run --strategy ddp -n 2 --data blobs --steps 5 --save ck.st", 0, NULL},
     {"Validation runs only on rank 0: `if rank == 0: evaluate(ddp_model)`, and evaluate() "
      "runs the DDP-wrapped model and all-reduces its metrics. What happens?",
-     "Rank 0 enters collectives alone (the metrics all_reduce, and DDP's buffer "
-     "broadcast in forward when the model has buffers): it hangs, or mismatches the "
-     "others' next collectives",
+     "Rank 0 enters collectives alone (the metrics all_reduce, and DDP's buffer broadcast in "
+     "forward): it hangs or mismatches",
      {"It works: rank 0 evaluates while the others wait at no cost",
       "The metrics are right but cover only 1/R of the validation set",
-      "The other ranks skip their next gradient all_reduce to wait for rank 0",
-      "DDP runs the validation forward on every rank automatically"},
+      "The other ranks skip their next gradient all_reduce to wait for rank 0, so that step's "
+      "update uses unaveraged gradients on every rank",
+      "DDP runs the validation forward on every rank automatically, because the wrapped "
+      "model's forward is a collective in eval mode too"},
      "Anything that issues a collective must run on every rank. Either every rank evaluates "
      "its shard and the sums (loss x count, correct, total) are all-reduced, or rank 0 "
      "evaluates through model.module with no collective at all and the others carry on.",
@@ -109,12 +119,14 @@ static const Item items[] = {
      3, "exit 3: the diagnosed hang"},
     {"A model has a branch whose parameters get no gradient on some steps (the same on every "
      "rank), and DDP runs with find_unused_parameters=False. What happens?",
-     "Their buckets never finish reducing; the next forward raises \"Expected to have "
-     "finished reduction in the prior iteration before starting a new one\"",
+     "Their bucket never finishes reducing, and the next forward raises \"Expected to have "
+     "finished reduction in the prior iteration\"",
      {"Those parameters are all-reduced as zeros automatically",
       "DDP hangs inside that step's backward, forever",
-      "Nothing: unused parameters are skipped and the step is correct",
-      "The unused parameters are updated with a stale gradient"},
+      "Nothing: DDP leaves the unused parameters out of that step's buckets and all-reduces "
+      "the others as usual, one step after another",
+      "The unused parameters are updated with the stale gradient of the last step that used "
+      "them, since their bucket slots are never cleared"},
      "DDP waits for every parameter's hook before a bucket is complete. A parameter that got "
      "no gradient never marks itself ready, so the reduction is left unfinished and the next "
      "forward stops with that error, naming the parameters. find_unused_parameters=True "
@@ -128,8 +140,10 @@ static const Item items[] = {
      "never enters, until the timeout",
      {"DDP divides by the ranks still training, so it just works",
       "The shorter rank waits at the end of the epoch for the others",
-      "DDP drops the extra batches of the longer ranks",
-      "The longer ranks skip the synchronisation for their extra batches"},
+      "DDP notices at the end of the epoch and drops the extra batches of the longer ranks, so "
+      "every rank takes the same number of steps",
+      "The longer ranks skip the synchronisation for their extra batches and step on their own "
+      "gradients, so the replicas drift apart a little"},
      "Every backward of a DDP model all-reduces with all ranks. A rank that has no more data "
      "stops calling them, so the others block. The Join context makes the finished ranks "
      "shadow the others' all_reduces with zero gradients; a DistributedSampler avoids the "
@@ -142,18 +156,22 @@ static const Item items[] = {
      "replica starts identical",
      {"The replicas start different and drift apart for the whole run",
       "DDP raises an error because the parameters differ between ranks",
-      "The replicas average their different initial weights in the first step",
-      "Only the biases are synchronised; the weights stay different"},
+      "The replicas average their different initial weights in the first step's all_reduce, "
+      "so they meet at the mean of the R initialisations",
+      "Only the biases are synchronised at construction, since DDP broadcasts buffers and "
+      "small tensors; the weights stay different on every rank"},
      "DDP's constructor broadcasts the module's state from rank 0, so per-rank seeds only "
      "change what should differ between ranks (dropout masks, augmentation). ddplab's ddp "
      "does the same broadcast; --no-init-broadcast skips it to show what it prevents.",
      "ddplab run --strategy ddp -n 2 --data blobs --steps 3 --seed 42", 0, NULL},
     {"The training log prints rank 0's own loss. What is wrong with the number?",
-     "It is the loss of 1/R of the global batch: noisier than the global loss and not "
-     "comparable between runs on different numbers of GPUs",
+     "It is the loss of 1/R of the global batch: noisier, and not comparable across GPU "
+     "counts",
      {"It is R times too large, because DDP already summed the losses",
-      "Nothing: DDP synchronises the losses, so every rank prints the same value",
-      "It is the loss before the previous step's update",
+      "Nothing is off with it: DDP synchronises the losses along with the gradients, so every "
+      "rank prints the same value",
+      "It is the loss from before the previous step's update, because the logging runs before "
+      "the optimizer has stepped the weights",
       "It hangs, because the other ranks never print"},
      "DDP averages gradients, not losses: each rank's loss is on its own data. For one "
      "number per step, all_reduce(loss, AVG) on every rank (a single scalar, cheap) and print "
@@ -165,8 +183,10 @@ static const Item items[] = {
      "alone and hangs",
      {"Rank 0 saves its own shard only, 1/R of the model",
       "It works: rank0_only=True means only rank 0 needs to call it",
-      "Rank 0 reads the other ranks' shards from their memory directly",
-      "FSDP saves one file per rank automatically"},
+      "Rank 0 reads the other ranks' shards from their GPU memory directly over NVLink, so the "
+      "others need not take part",
+      "FSDP notices the call on rank 0 and saves one file per rank automatically, each rank "
+      "writing its own shard beside it"},
      "Every rank holds only its shard of each flat parameter, so the full state dict is "
      "built by all-gathering unit by unit, and every rank must call state_dict(). "
      "rank0_only=True decides who keeps the result, not who takes part.",
@@ -180,8 +200,10 @@ static const Item items[] = {
      "optimizer never steps",
      {"One optimizer step per epoch, with a short last block",
       "Three optimizer steps per epoch, one per batch",
-      "The sampler pads each rank to 256 samples, so there are 4 batches and one step",
-      "Two optimizer steps per epoch, after batches 1 and 3"},
+      "The sampler pads each rank to 256 samples, so there are 4 full batches per epoch and one "
+      "optimizer step at the end",
+      "Two optimizer steps per epoch, after batches 1 and 3, because the counter runs over the "
+      "micro-batches of all the ranks"},
      "1000 / 4 = 250 samples per rank, 250 // 64 = 3 full batches (the loader drops the "
      "58 left). The steps of an epoch are 0, 1, 2, so the condition never holds, the "
      "gradients are zeroed at the next block's start, and no all_reduce ever runs (every "
@@ -196,8 +218,10 @@ static const Item items[] = {
      "first), so they are clipped far too hard",
      {"Nothing: clip_grad_norm_ unscales the gradients itself",
       "The scaler skips every step because it finds inf",
-      "The gradients are unscaled twice and come out too small by the scale",
-      "Clipping turns off the loss scaling"},
+      "The gradients are unscaled twice, once by the clipping and once by scaler.step, and "
+      "come out too small by the whole loss scale",
+      "Clipping the scaled gradients turns off the loss scaling for the rest of the run, so "
+      "the small fp16 gradients start to underflow"},
      "The gradients after a scaled backward are S times the true ones. Call "
      "scaler.unscale_(optimizer) first, then clip, then scaler.step (which sees they are "
      "unscaled already), then scaler.update. The command clips the unscaled gradients, the "
@@ -210,8 +234,10 @@ static const Item items[] = {
      "gradient's memory instead of a 1/R shard",
      {"Nothing: the gradients stay sharded and only communication is saved",
       "The optimizer steps after every micro-batch anyway",
-      "FSDP ignores no_sync and reduce-scatters anyway",
-      "The optimizer state is gathered on every rank"},
+      "FSDP ignores no_sync under FULL_SHARD and reduce-scatters after every micro-batch "
+      "anyway, so nothing at all is saved by it",
+      "The optimizer state is gathered on every rank for the duration of the context, since "
+      "the step at the end needs the whole of it"},
      "Without no_sync each unit's gradient is reduce-scattered as soon as it is computed and "
      "only the shard stays. Under no_sync nothing is reduced, so the full gradient of every "
      "unit is kept until the last micro-batch: communication saved, memory spent. The plan "

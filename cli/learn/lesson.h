@@ -36,8 +36,13 @@ typedef struct {
     LessonQType type;
     char *answer;    // the recorded answer (choice: the letter, "b")
     char *check;     // number questions: the fact name ("buckets", "out:peak ([0-9.]+)")
-    double tol;      // tolerance (0: exact)
+    double tol;      // tolerance (0: none given; the answer is graded by its digits)
     int tol_relative; // 1: tol is a fraction of the fact (given as "2%": 0.02)
+    int digits;      // number questions: the significant digits the answer needs
+                     // (0: as many as the screen shows the fact with, less one)
+    char **from;     // number questions: [nfrom] the figures the answer is worked
+                     // out from, as the screen shows them ("2 steps", "3 buckets")
+    int nfrom;
     char *varies;    // number questions: why the fact may differ between machines
                      // (NULL: it may not; --non-interactive then fails on a difference)
     char **choices;  // choice questions: [nchoices] "a) text" as written

@@ -8,13 +8,29 @@
 
 #include "learn/lesson_internal.h"
 
-#define QKEYS "ask, type, answer, check, tolerance, varies, choice, accept, explain"
+#define QKEYS                                                                                      \
+    "ask, type, answer, check, tolerance, digits, from, varies, choice, accept, explain"
 
-enum { Q_ASK, Q_TYPE, Q_ANSWER, Q_CHECK, Q_TOL, Q_VARIES, Q_CHOICE, Q_ACCEPT, Q_EXPLAIN, Q_COUNT };
-static const char *const qkey_names[Q_COUNT] = {"ask",    "type",   "answer", "check",  "tolerance",
-                                                "varies", "choice", "accept", "explain"};
+enum {
+    Q_ASK,
+    Q_TYPE,
+    Q_ANSWER,
+    Q_CHECK,
+    Q_TOL,
+    Q_DIGITS,
+    Q_FROM,
+    Q_VARIES,
+    Q_CHOICE,
+    Q_ACCEPT,
+    Q_EXPLAIN,
+    Q_COUNT
+};
+static const char *const qkey_names[Q_COUNT] = {
+    "ask",  "type",   "answer", "check",  "tolerance", "digits",
+    "from", "varies", "choice", "accept", "explain"};
 
-
+// More significant digits than a double holds are no precision a screen shows.
+enum { Q_MAX_DIGITS = 15 };
 
 // The raw values, gathered first and checked once the block is read:
 // val[k] for each key (choices separately, one per line).
@@ -135,6 +151,49 @@ static int set_accept(const char *path, int line, const char *v, LessonQuestion 
     }
 }
 
+// The significant digits an answer needs: a whole number, 1 to Q_MAX_DIGITS.
+static int set_digits(const char *path, int line, const char *v, LessonQuestion *q, char *err,
+                      size_t errlen) {
+    char shown[80];
+    int n = 0;
+    const char *p = v;
+    while (*p >= '0' && *p <= '9' && n <= Q_MAX_DIGITS)
+        n = n * 10 + (*p++ - '0');
+    if (p == v || *p != '\0' || n < 1 || n > Q_MAX_DIGITS)
+        return lesson_fail(err, errlen, path, line,
+                           "digits: '%s' is not a number of significant digits; allowed: a "
+                           "whole number from 1 to %d",
+                           lesson_shown(v, strlen(v), shown), Q_MAX_DIGITS);
+    q->digits = n;
+    return 0;
+}
+
+// The figures an answer is worked out from: separated by ';', none empty
+// (each as the lesson prints it, with the words that say what it counts).
+static int set_from(const char *path, int line, const char *v, LessonQuestion *q, char *err,
+                    size_t errlen) {
+    int cap = 0;
+    for (const char *p = v;;) {
+        const char *semi = strchr(p, ';');
+        size_t k = semi ? (size_t)(semi - p) : strlen(p);
+        const char *w = lesson_trim(p, &k);
+        if (k == 0)
+            return lesson_fail(err, errlen, path, line,
+                               "from: an empty figure; allowed: figures as the lesson shows "
+                               "them (\"2 steps\", \"3 buckets\"), separated by ';'");
+        char **a = lesson_grow(q->from, &cap, q->nfrom, sizeof *a);
+        char *d = a ? lesson_strndup(w, k) : NULL;
+        if (a)
+            q->from = a;
+        if (d == NULL)
+            return lesson_fail(err, errlen, path, line, "out of memory");
+        q->from[q->nfrom++] = d;
+        if (semi == NULL)
+            return 0;
+        p = semi + 1;
+    }
+}
+
 // The tolerance: "0.01" (absolute) or "2%" (relative), not negative.
 static int set_tolerance(const char *path, int line, const char *v, LessonQuestion *q, char *err,
                          size_t errlen) {
@@ -188,6 +247,8 @@ static int check_question(const char *path, int fence, QRaw *r, const LessonRun 
         const char *what;
     } only[] = {{Q_CHECK, LESSON_Q_NUMBER, "number"},
                 {Q_TOL, LESSON_Q_NUMBER, "number"},
+                {Q_DIGITS, LESSON_Q_NUMBER, "number"},
+                {Q_FROM, LESSON_Q_NUMBER, "number"},
                 {Q_VARIES, LESSON_Q_NUMBER, "number"},
                 {Q_CHOICE, LESSON_Q_CHOICE, "choice"},
                 {Q_ACCEPT, LESSON_Q_WORD, "word"}};
@@ -225,8 +286,21 @@ static int check_question(const char *path, int fence, QRaw *r, const LessonRun 
                                "check: '%s' needs a trace and the latest run is a plan (line "
                                "%d); a plan's facts are exit and out:REGEX",
                                lesson_shown(check, strlen(check), shown), runs[nruns - 1].line);
+        if (r->line[Q_TOL] && r->line[Q_DIGITS])
+            return lesson_fail(err, errlen, path, r->line[Q_DIGITS],
+                               "digits: the question has a tolerance already (line %d); "
+                               "allowed: one of them",
+                               r->line[Q_TOL]);
         if (r->line[Q_TOL] &&
             set_tolerance(path, r->line[Q_TOL], r->val[Q_TOL].s, q, err, errlen) != 0)
+            return -1;
+        if (r->line[Q_DIGITS] &&
+            set_digits(path, r->line[Q_DIGITS], r->val[Q_DIGITS].s ? r->val[Q_DIGITS].s : "", q,
+                       err, errlen) != 0)
+            return -1;
+        if (r->line[Q_FROM] &&
+            set_from(path, r->line[Q_FROM], r->val[Q_FROM].s ? r->val[Q_FROM].s : "", q, err,
+                     errlen) != 0)
             return -1;
     } else if (q->type == LESSON_Q_CHOICE) {
         if (r->nchoices < 2)
@@ -246,6 +320,12 @@ static int check_question(const char *path, int fence, QRaw *r, const LessonRun 
             if (strchr(letters, c[0]))
                 return lesson_fail(err, errlen, path, r->choice_line[i],
                                    "choice %c) is given twice", c[0]);
+            // the player letters the choices a, b, c, ... as it shows them
+            if (c[0] != 'a' + i)
+                return lesson_fail(err, errlen, path, r->choice_line[i],
+                                   "choice %c) comes where %c) belongs; allowed: the choices "
+                                   "lettered a, b, c, ... in order",
+                                   c[0], 'a' + i);
             size_t k = strlen(letters);
             if (k > 0)
                 letters[k++] = ',', letters[k++] = ' ';
@@ -304,6 +384,10 @@ int lesson_question_parse(const char *path, const char *text, size_t len, int fi
     for (int i = 0; i < q->nchoices; i++)
         if (shown(&q->choices[i]) != 0)
             goto oom;
+    // as the screen prints them: `--steps 2` is --steps 2 there
+    for (int i = 0; i < q->nfrom; i++)
+        if (shown(&q->from[i]) != 0)
+            goto oom;
     rc = 0;
     goto done;
 oom:
@@ -325,5 +409,8 @@ void lesson_question_free(LessonQuestion *q) {
     for (int i = 0; i < q->naccept; i++)
         free(q->accept[i]);
     free(q->accept);
+    for (int i = 0; i < q->nfrom; i++)
+        free(q->from[i]);
+    free(q->from);
     memset(q, 0, sizeof *q);
 }

@@ -10,12 +10,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/cli.h"           // defines: CLI_EXIT_*
 #include "core/viz_cli.h"       // defines: cli_viz_at
 #include "learn/lesson_facts.h" // defines: LessonFacts, lesson_fact
-#include "learn/lesson_grade.h" // defines: lesson_grade, lesson_grade_right
+#include "learn/lesson_grade.h" // defines: lesson_grade_shown, lesson_choice_order
 #include "learn/lesson_text.h"  // defines: lesson_text_wrap
 #include "lesson/lesson_run.h"  // defines: LessonSession, lesson_run_block
 #include "views.h"              // defines: viz_text_frame, viz_curses_run, viz_sdl_run
@@ -23,6 +24,7 @@
 enum {
     PLAY_TAIL_LINES = 12, // of a failed block's output, in its message
     PLAY_ASK_TRIES = 5,   // answers that are not of the question's type before it is skipped
+    PLAY_MAX_CHOICES = 26, // a) to z): every choice a question can have
 };
 
 // Ctrl-C, a closed terminal or kill end a lesson between its items, so
@@ -141,10 +143,16 @@ static void print_summary(Play *p, const LessonRun *r, LessonFacts *f) {
         char why[256];
         int it = viz_model_iterations(f->model);
         fprintf(out, "; %d iteration%s", it, it == 1 ? "" : "s");
-        if (lesson_fact(f, "loss", &v, why, sizeof why) == 0)
-            fprintf(out, ", loss %.6g", v);
-        if (lesson_fact(f, "sim_us", &v, why, sizeof why) == 0)
-            fprintf(out, ", %.6g us simulated", v);
+        char fig[64];
+        // the figures a question's answer is measured against (lesson_grade_figure)
+        if (lesson_fact(f, "loss", &v, why, sizeof why) == 0) {
+            lesson_grade_figure("loss", v, fig, sizeof fig);
+            fprintf(out, ", loss %s", fig);
+        }
+        if (lesson_fact(f, "sim_us", &v, why, sizeof why) == 0) {
+            lesson_grade_figure("sim_us", v, fig, sizeof fig);
+            fprintf(out, ", %s us simulated", fig);
+        }
         fprintf(out, ", %zu events in the trace", f->trace.n);
     }
     fputc('\n', out);
@@ -273,26 +281,36 @@ static int question_fact(Play *p, const LessonQuestion *q, double *v) {
     return 0;
 }
 
+// The order the choices of question k are shown in: as written with
+// --non-interactive (a stable transcript) and for answers read from a file
+// or a pipe (a prepared list of letters stays valid); shuffled anew on every
+// play at a terminal, so that a learner remembers reasons, not letters.
+static void choice_order(Play *p, int k, int *order) {
+    const LessonQuestion *q = &p->l->questions[k];
+    unsigned long seed = 0;
+    if (!p->o->non_interactive && isatty(fileno(p->o->in))) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        seed = ((unsigned long)ts.tv_sec * 1000003ul + (unsigned long)ts.tv_nsec) ^
+               ((unsigned long)(k + 1) * 0x9E3779B9ul);
+        seed |= 1; // never 0, which means "as written"
+    }
+    lesson_choice_order(q, seed, order);
+}
+
 static void ask(Play *p, int k) {
     const LessonQuestion *q = &p->l->questions[k];
     FILE *out = p->o->out;
     int w = p->o->width;
     fprintf(out, "\nQuestion %d of %d\n", k + 1, p->l->nquestions);
     lesson_text_wrap(out, q->ask, w, 0);
+    int order[PLAY_MAX_CHOICES]; // the parser allows one choice per letter
+    choice_order(p, k, order);
     for (int i = 0; i < q->nchoices; i++) {
         // "a) text": the letter leads, the text hangs under itself
-        const char *c = q->choices[i];
-        size_t lead = strcspn(c, ")");
-        char mark[16];
-        if (c[lead] == ')' && lead < 4) {
-            snprintf(mark, sizeof mark, "%.*s) ", (int)lead, c);
-            c += lead + 1;
-            while (*c == ' ')
-                c++;
-        } else {
-            mark[0] = '\0';
-        }
-        lesson_text_item(out, mark, c, w, 2);
+        char mark[8];
+        snprintf(mark, sizeof mark, "%c) ", 'a' + i);
+        lesson_text_item(out, mark, lesson_choice_text(q, order[i]), w, 2);
     }
     double fact;
     int have = question_fact(p, q, &fact);
@@ -313,13 +331,13 @@ static void ask(Play *p, int k) {
             else if (p->eof)
                 fputc('\n', out);
         }
-        g = lesson_grade(q, buf, have ? &fact : NULL);
+        g = lesson_grade_shown(q, order, buf, have ? &fact : NULL);
         if (g != LESSON_GRADE_INVALID || p->o->non_interactive)
             break;
         fprintf(out, "'%s' is not %s.\n", buf, kind);
     }
     char right[512];
-    lesson_grade_right(q, have ? &fact : NULL, right, sizeof right);
+    lesson_grade_right_shown(q, order, have ? &fact : NULL, right, sizeof right);
     p->res->asked++;
     if (g == LESSON_GRADE_RIGHT)
         p->res->right++;
