@@ -5,7 +5,6 @@
 #include "lesson/lesson_play.h"
 
 #include <ctype.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "learn/lesson_grade.h" // defines: lesson_grade_shown, lesson_choice_order
 #include "learn/lesson_text.h"  // defines: lesson_text_wrap
 #include "lesson/lesson_run.h"  // defines: LessonSession, lesson_run_block
+#include "lesson/lesson_signals.h" // defines: lesson_signals_catch
 #include "views.h"              // defines: viz_text_frame, viz_curses_run, viz_sdl_run
 
 enum {
@@ -26,19 +26,6 @@ enum {
     PLAY_ASK_TRIES = 5,   // answers that are not of the question's type before it is skipped
     PLAY_MAX_CHOICES = 26, // a) to z): every choice a question can have
 };
-
-// Ctrl-C, a closed terminal or kill end a lesson between its items, so
-// that its scratch directory is removed before the signal ends the process
-// (a block that is running finishes first; the watchdog bounds it).
-static const int play_signals[] = {SIGINT, SIGTERM, SIGHUP};
-enum { PLAY_NSIGNALS = 3 };
-
-// The signal that stopped the lesson (0: none). Written by the handler.
-static volatile sig_atomic_t play_stop_signal;
-
-static void play_on_signal(int sig) {
-    play_stop_signal = sig;
-}
 
 typedef struct {
     const Lesson *l;
@@ -90,7 +77,7 @@ static void since_clear(Play *p) {
 // Reads one line of input into buf (without its newline). 0, or -1 at the
 // end of the input.
 static int read_line(Play *p, char *buf, size_t len) {
-    if (p->eof || play_stop_signal || fgets(buf, (int)len, p->o->in) == NULL) {
+    if (p->eof || lesson_signals_caught() || fgets(buf, (int)len, p->o->in) == NULL) {
         p->eof = 1; // a signal interrupts the read (the handler does not restart it)
         buf[0] = '\0';
         return -1;
@@ -403,15 +390,11 @@ int lesson_play(const Lesson *l, const LessonPlayOpts *o, LessonPlayResult *res)
     }
     for (int i = 0; i < l->nruns; i++)
         lesson_facts_init(&p.facts[i]);
-    struct sigaction old[PLAY_NSIGNALS], sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = play_on_signal; // no SA_RESTART: a waiting read returns
-    sigemptyset(&sa.sa_mask);
-    play_stop_signal = 0;
-    for (int k = 0; k < PLAY_NSIGNALS; k++)
-        sigaction(play_signals[k], &sa, &old[k]);
+    // Ctrl-C, a closed terminal or kill end the lesson between its items
+    LessonSignals sg;
+    lesson_signals_catch(&sg);
     print_header(l, o->out);
-    for (int i = 0; i < l->nitems && play_stop_signal == 0; i++) {
+    for (int i = 0; i < l->nitems && !lesson_signals_caught(); i++) {
         const LessonItem *it = &l->items[i];
         if (it->kind == LESSON_ITEM_TEXT && it->text) {
             fputc('\n', o->out);
@@ -424,7 +407,7 @@ int lesson_play(const Lesson *l, const LessonPlayOpts *o, LessonPlayResult *res)
         }
         fflush(o->out);
     }
-    res->completed = play_stop_signal == 0;
+    res->completed = !lesson_signals_caught();
     if (res->completed)
         fprintf(o->out, "\nEnd of the lesson: %d of %d question%s answered right.\n",
                 res->right, res->asked, res->asked == 1 ? "" : "s");
@@ -436,13 +419,7 @@ int lesson_play(const Lesson *l, const LessonPlayOpts *o, LessonPlayResult *res)
     free(p.facts);
     free(p.since);
     lesson_session_close(&p.session);
-    for (int k = 0; k < PLAY_NSIGNALS; k++)
-        sigaction(play_signals[k], &old[k], NULL);
-    int sig = play_stop_signal;
-    play_stop_signal = 0;
-    if (sig != 0) {
-        fflush(o->out);
-        raise(sig); // with the caller's handler back: by default, the end
-    }
+    fflush(o->out);
+    lesson_signals_release(&sg);
     return res->failures > 0 ? CLI_EXIT_CHECK : CLI_EXIT_OK;
 }

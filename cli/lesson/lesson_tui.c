@@ -5,12 +5,11 @@
 // timeout while a view plays, the blocks run when a stop needs them, and
 // the progress file kept at every answer and when a lesson is left.
 //
-// SIGINT, SIGTERM and SIGHUP only note the signal; the loop sees it within
-// one frame, closes the screen, removes the lesson's scratch directory,
-// puts the previous handlers back and raises the signal again.
+// SIGINT, SIGTERM and SIGHUP only note the signal (lesson_signals.h); the
+// loop sees it within one frame, closes the screen, removes the lesson's
+// scratch directory, and then the signal is raised again.
 #define _POSIX_C_SOURCE 200809L
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "core/cli.h"                  // defines: CLI_EXIT_*
 #include "interview/interview_cmd.h"   // defines: interview_main
 #include "lesson/lesson_run.h"         // defines: LessonSession, lesson_run_block
+#include "lesson/lesson_signals.h"     // defines: lesson_signals_catch
 #include "lesson/lesson_tui.h"
 #include "lesson/lesson_tui_internal.h"
 #include "screen.h"                    // defines: VizScreen
@@ -29,16 +29,6 @@ enum {
     TUI_PLAY_MS = 30,   // a frame while the view plays
     TUI_IDLE_MS = 250,  // waiting for a key (signals are noticed this often)
 };
-
-static const int tui_signals[] = {SIGINT, SIGTERM, SIGHUP};
-enum { TUI_NSIGNALS = 3 };
-
-// The signal that asked the player to stop (0: none). Written by the handler.
-static volatile sig_atomic_t tui_stop_signal;
-
-static void tui_on_signal(int sig) {
-    tui_stop_signal = sig;
-}
 
 typedef struct {
     const LessonTuiOpts *o;
@@ -144,7 +134,7 @@ static void tui_show_running(Tui *t, TuiLesson *s, int k) {
 // Runs what the screen is waiting for; a block that cannot run at all is
 // said in the status line, and its stop shows what it printed.
 static void tui_run_pending(Tui *t, TuiPlay *p, TuiDo *d) {
-    while (*d == TUI_DO_RUN && tui_stop_signal == 0) {
+    while (*d == TUI_DO_RUN && !lesson_signals_caught()) {
         int k = p->s.pending_run;
         tui_show_running(t, &p->s, k);
         char err[512] = "";
@@ -217,7 +207,7 @@ static void tui_lesson(Tui *t, const char *path, int review, char *msg, size_t m
                  p.s.nstops);
     int last_stop = -1, dirty = 1;
     double last = tui_now();
-    while (tui_stop_signal == 0 && d != TUI_DO_LEAVE) {
+    while (!lesson_signals_caught() && d != TUI_DO_LEAVE) {
         if (dirty && tui_canvas(t) == 0) {
             lesson_tui_draw(&p.s, &t->canvas);
             viz_screen_show(t->scr, &t->canvas);
@@ -276,7 +266,7 @@ static void tui_menu(Tui *t, const char *path, const char *msg) {
     if (msg)
         snprintf(m.message, sizeof m.message, "%s", msg);
     int dirty = 1;
-    while (tui_stop_signal == 0 && !t->quit) {
+    while (!lesson_signals_caught() && !t->quit) {
         if (dirty && tui_canvas(t) == 0) {
             lesson_tui_menu_draw(&m, &t->canvas);
             viz_screen_show(t->scr, &t->canvas);
@@ -309,13 +299,8 @@ int lesson_tui_run(const LessonTuiOpts *o) {
                 "use --viz text\n");
         return CLI_EXIT_INTERNAL;
     }
-    struct sigaction old[TUI_NSIGNALS], sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = tui_on_signal; // no SA_RESTART: a waiting read returns
-    sigemptyset(&sa.sa_mask);
-    tui_stop_signal = 0;
-    for (int k = 0; k < TUI_NSIGNALS; k++)
-        sigaction(tui_signals[k], &sa, &old[k]);
+    LessonSignals sg;
+    lesson_signals_catch(&sg);
     // The screen writes to its own descriptor of the terminal: while a
     // block runs, fd 1 is the block's captured output.
     int fd = dup(STDOUT_FILENO);
@@ -350,11 +335,6 @@ int lesson_tui_run(const LessonTuiOpts *o) {
         fclose(tty);
     else if (fd >= 0)
         close(fd);
-    for (int k = 0; k < TUI_NSIGNALS; k++)
-        sigaction(tui_signals[k], &old[k], NULL);
-    int sig = tui_stop_signal;
-    tui_stop_signal = 0;
-    if (sig != 0)
-        raise(sig); // with the caller's handler back: by default, the end
+    lesson_signals_release(&sg);
     return rc;
 }
