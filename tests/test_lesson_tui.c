@@ -116,13 +116,23 @@ static int check_pause_and_question(int w, int h) {
     CHECK_EQ_INT(fixture_do(&x, TUI_DO_RUN), TUI_DO_NOTHING);
     CHECK_EQ_INT(x.s.cur, 0);
     const char *t = fixture_draw(&x);
-    // narrative, caption, the view's header, the configuration, the status line
     CHECK_STR_CONTAINS(t, "A pause in the terminal view");
+    // Enter pages through the narrative (the run's output: its step lines
+    // and summary, without the configuration table) down to the caption
+    for (int k = 0; k < 10 && x.s.narr_more; k++) {
+        CHECK_STR_CONTAINS(last_line(t), "Enter more");
+        fixture_key(&x, VIZ_KEY_ENTER);
+        CHECK_EQ_INT(x.s.cur, 0);
+        t = fixture_draw(&x);
+    }
+    CHECK(!x.s.narr_more);
+    CHECK(strstr(t, "| Parameter ") == NULL); // the table is o's
+    // narrative, caption, the view's header, the configuration, the status line
     CHECK_STR_CONTAINS(t, "Here the first bucket launches.");
     CHECK_STR_CONTAINS(t, "ddp (2 ranks");
     CHECK_STR_CONTAINS(t, "mlp:8,16,2");
     CHECK(strstr(t, "rank 1") || strstr(t, "r1 ")); // a box, or a compact rank line
-    CHECK_STR_CONTAINS(last_line(t), "Enter "); // "Enter more" or "Enter go on"
+    CHECK_STR_CONTAINS(last_line(t), "Enter go on");
     CHECK_STR_CONTAINS(last_line(t), "q menu");
     // the view opened at the pause's event, paused, ] and [ on bucket launches
     TuiRunView *v = &x.s.views[0];

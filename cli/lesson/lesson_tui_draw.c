@@ -53,6 +53,30 @@ void lesson_tui_overlay(VizCanvas *c, const char *title, const char *const *line
 // ---------------------------------------------------------------------------
 // The narrative so far
 
+// What a block printed, less its configuration table (the line above
+// says it in one line, and o shows it whole): the step lines, the summary,
+// the tables the lesson's questions read. Each line as printed, led by two
+// blanks.
+static void doc_output(TuiLesson *s, const char *out) {
+    int in_table = 0, table_done = 0;
+    for (const char *p = out; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        int row = n > 0 && (p[0] == '+' || p[0] == '|');
+        if (!table_done && row)
+            in_table = 1;
+        else if (in_table && !row)
+            in_table = 0, table_done = 1;
+        // the trace's path is the lesson's scratch file: nothing to keep
+        if (!in_table && strncmp(p, "trace: ", 7) != 0) {
+            char line[512];
+            snprintf(line, sizeof line, "  %.*s", (int)(n < sizeof line - 3 ? n : sizeof line - 3), p);
+            lesson_tui_lines_add(&s->doc, line, VIZ_STYLE_NORMAL);
+        }
+        p = nl ? nl + 1 : p + n;
+    }
+}
+
 static void doc_run(TuiLesson *s, int k, int w) {
     const LessonFacts *f = &s->facts[k];
     char head[64];
@@ -62,14 +86,13 @@ static void doc_run(TuiLesson *s, int k, int w) {
                           VIZ_STYLE_DIM);
     if (f->output == NULL)
         return;
+    doc_output(s, f->output);
     char res[160];
     int n = snprintf(res, sizeof res, "  exit %d", f->exit_code);
     if (f->has_trace)
-        snprintf(res + n, sizeof res - (size_t)n, "; %d iteration%s, %zu events (o: its output)",
+        snprintf(res + n, sizeof res - (size_t)n, "; %d iteration%s, %zu events in the trace",
                  viz_model_iterations(f->model), viz_model_iterations(f->model) == 1 ? "" : "s",
                  f->trace.n);
-    else
-        snprintf(res + n, sizeof res - (size_t)n, " (its output is in the view pane)");
     lesson_tui_lines_add(&s->doc, res, VIZ_STYLE_DIM);
 }
 
@@ -227,12 +250,18 @@ static void draw_narrative(TuiLesson *s, VizCanvas *c, VizRect r) {
     s->narr_more = s->narr_top + body.h < s->doc.n;
     lesson_tui_draw_lines(c, body, &s->doc, s->narr_top);
     char title[384];
-    // where the lesson stands first: a long title is what gets cut
-    snprintf(title, sizeof title, "%s %d of %d%s%s: %s", s->review ? "Review, section" : "Section",
-             s->cur + 1, s->nstops, s->narr_top > 0 ? "  ^ more above" : "",
-             s->narr_more ? "  v more below" : "", s->l->title ? s->l->title : s->l->id);
-    lesson_tui_bar(c, r.x, r.y, r.w, s->focus == TUI_FOCUS_LESSON ? VIZ_STYLE_STATUS
-                                                                  : VIZ_STYLE_TITLE, title);
+    // where the lesson stands first: a long title is what gets cut, and the
+    // scroll marks go over its end
+    snprintf(title, sizeof title, "%s %d of %d: %s", s->review ? "Review, section" : "Section",
+             s->cur + 1, s->nstops, s->l->title ? s->l->title : s->l->id);
+    VizStyle st = s->focus == TUI_FOCUS_LESSON ? VIZ_STYLE_STATUS : VIZ_STYLE_TITLE;
+    lesson_tui_bar(c, r.x, r.y, r.w, st, title);
+    char marks[48];
+    snprintf(marks, sizeof marks, " %s%s%s ", s->narr_top > 0 ? "^ more above" : "",
+             s->narr_top > 0 && s->narr_more ? ", " : "", s->narr_more ? "v more below" : "");
+    int n = (int)strlen(marks);
+    if (n > 2)
+        viz_canvas_text(c, r.x + r.w - n, r.y, n, st, marks);
 }
 
 // Lines of text (the command's output, the card before any run) in r.
