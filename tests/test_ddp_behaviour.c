@@ -90,7 +90,7 @@ static int test_unused_parameter_error(void) {
     CHECK_STR_CONTAINS(t.error, "Parameters which did not receive grad for rank 0: ");
     CHECK_STR_CONTAINS(t.error, "Parameter indices which did not receive grad for rank 0: ");
     CHECK_STR_CONTAINS(t.error, "before forward");
-    CHECK(t.wall_s < 4.0); // well before the 5 s watchdog: no hang
+    // SIM_EPROTO, not the 5 s watchdog's SIM_ETIMEDOUT: no hang
     tddp_free(&t);
     sim_dataset_free(&ds);
     return 0;

@@ -166,11 +166,9 @@ static int test_rank0_only(void) {
     EvalRun *e = calloc(1, sizeof *e);
     CHECK(e != NULL);
     eval_config(&e->rank0, &ds, &spec, &o, SIM_EVAL_RANK0_ONLY);
-    double w0 = sim_wall_now();
     SimStatus st = run_world(R, 0.5, rank0_main, e);
     CHECK(st == SIM_ETIMEDOUT || st == SIM_EPROTO || st == SIM_EABORTED);
     CHECK(strstr(e->error, "evaluation all_reduce") != NULL);
-    CHECK(sim_wall_now() - w0 < 10.0);
     free(e);
     sim_dataset_free(&ds);
     if (exe == NULL)

@@ -198,7 +198,6 @@ static int test_unused_hangs_without_find_unused(void) {
     TfRun t;
     tf_config(&t, &ds, &spec, 2, 16, 4);
     CHECK(tf_fault(&t, "unused:rank=1,step=2") == 0);
-    double w0 = sim_wall_now();
     CHECK(tf_run(&t) != SIM_OK);
     // step 1 completes everywhere; rank 1's bucket never becomes ready in
     // step 2, so its step-3 forward fails ...
@@ -207,7 +206,6 @@ static int test_unused_hangs_without_find_unused(void) {
     // ... and rank 0 waited in the bucket's all_reduce until the watchdog
     CHECK(t.error[0][0] != '\0');
     CHECK(strstr(t.error[0], "Expected to have finished") == NULL);
-    CHECK(sim_wall_now() - w0 < t.watchdog_s + 20);
     CHECK(t.loss[0][0] != 0 && t.loss[1][0] != 0); // step 1 ran
     CHECK(one_event(&t, 1, "unused: parameter 2.bias") == 0);
     tf_free(&t);
