@@ -72,7 +72,7 @@ check_pause() {
   while ! screen | grep -q -- "$2" && status_line | grep -q 'Enter more' && [ $i -lt 20 ]; do
     keys Enter; sleep 0.2; i=$((i + 1))
   done
-  wait_for "$2" 5 || fail "$1: the caption '$2' is not on screen"
+  wait_for "$2" 30 || fail "$1: the caption '$2' is not on screen"
   s=$(screen)
   echo "$s" | grep -Eq "Section [0-9]+ of [0-9]+" || fail "$1: no narrative pane"
   echo "$s" | grep -Eq "View, run [0-9]+ of [0-9]+" || fail "$1: no view pane title"
@@ -97,48 +97,48 @@ T set-option -t lesson window-size manual >/dev/null 2>&1
 wait_for 'ddplab lessons: 5' || fail "the menu did not come up"
 screen | grep -q 'Spot the bug' || fail "the menu has no 'Spot the bug' section"
 status_line | grep -q '/ search' || fail "the menu's status line lists no search"
-wait_for 'ddplab lesson play-ddp ' 5 || fail "the first lesson is not selected"
+wait_for 'ddplab lesson play-ddp ' 30 || fail "the first lesson is not selected"
 keys Down Down Down
-wait_for 'ddplab lesson play-tmux ' 5 || fail "Down did not move the selection"
+wait_for 'ddplab lesson play-tmux ' 30 || fail "Down did not move the selection"
 keys Up
-wait_for 'ddplab lesson play-grade ' 5 || fail "Up did not move the selection"
+wait_for 'ddplab lesson play-grade ' 30 || fail "Up did not move the selection"
 keys / h a n g
-wait_for '\(1 shown\)' 5 || fail "/ hang did not filter the menu"
+wait_for '\(1 shown\)' 30 || fail "/ hang did not filter the menu"
 screen | grep -q 'play-tmux' && fail "the filter kept play-tmux"
 keys Enter Escape
-wait_for '\(5 shown\)' 5 || fail "Esc did not clear the search"
+wait_for '\(5 shown\)' 30 || fail "Esc did not clear the search"
 
 # --- Lesson 1, play-tmux: a pause, q one level up, a wrong answer
 keys g Down Down Down Enter
 check_pause play-tmux 'Here the first bucket launches.'
 keys Tab
-wait_status '^ *[0-9]+/[0-9]+ right  VIEW' 10 || fail "Tab did not give the view the keys"
+wait_status '^ *[0-9]+/[0-9]+ right  VIEW' 30 || fail "Tab did not give the view the keys"
 keys n
 sleep 0.3
 keys q
-wait_status 'Enter (go on|more)' 10 || fail "q in the view did not go back to the lesson"
+wait_status 'Enter (go on|more)' 30 || fail "q in the view did not go back to the lesson"
 screen | grep -q 'Here the first bucket launches.' || fail "q in the view left the lesson"
 keys Enter
 while status_line | grep -q 'Enter more'; do keys Enter; sleep 0.2; done
-wait_for 'Your answer \(a number\): _' 10 || fail "no question after the pause"
+wait_for 'Your answer \(a number\): _' 30 || fail "no question after the pause"
 keys ' ' ']' # the view's keys: never typed into the answer
 sleep 0.3
 screen | grep -q 'Your answer (a number): _' || fail "view keys reached the answer field"
 keys q
-wait_status 'Leave the lesson\?' 5 || fail "q with a question open did not ask first"
+wait_status 'Leave the lesson\?' 30 || fail "q with a question open did not ask first"
 keys n
-wait_for 'Your answer \(a number\): _' 5 || fail "n did not stay in the lesson"
+wait_for 'Your answer \(a number\): _' 30 || fail "n did not stay in the lesson"
 keys 3 Enter
-wait_for 'Not quite. The answer: 2' 10 || fail "a wrong answer was not graded against the fact"
-wait_for 'Two steps, two iterations.' 5 || fail "the explanation is missing"
+wait_for 'Not quite. The answer: 2' 30 || fail "a wrong answer was not graded against the fact"
+wait_for 'Two steps, two iterations.' 30 || fail "the explanation is missing"
 keys Down Down
 sleep 0.3
 screen | grep -q 'Not quite. The answer: 2' || fail "the feedback went away on scrolling"
 keys Enter
-wait_for 'End of the lesson: 0 of 1 question answered right' 10 || fail "no summary"
+wait_for 'End of the lesson: 0 of 1 question answered right' 30 || fail "no summary"
 screen | grep -q 'm: review what I missed' || fail "the summary offers no review"
 keys q
-wait_for 'ddplab lessons: 5, 1 finished' 10 || fail "q at the end did not go back to the menu"
+wait_for 'ddplab lessons: 5, 1 finished' 30 || fail "q at the end did not go back to the menu"
 
 # --- Lesson 2, play-ddp: two pauses; left half-way, then resumed
 keys g Enter
@@ -148,23 +148,23 @@ while status_line | grep -q 'Enter more'; do keys Enter; sleep 0.2; done
 check_pause play-ddp 'Iteration 2 uses the rebuilt plan.'
 keys Enter
 while status_line | grep -q 'Enter more'; do keys Enter; sleep 0.2; done
-wait_for 'Question 1 of' 10 || fail "play-ddp: no first question"
+wait_for 'Question 1 of' 30 || fail "play-ddp: no first question"
 keys 3 Enter
-wait_for 'Right: 3' 10 || fail "play-ddp: a right answer was not graded right"
+wait_for 'Right: 3' 30 || fail "play-ddp: a right answer was not graded right"
 keys Enter
-wait_for 'Question 2 of' 10 || fail "play-ddp: no second question"
+wait_for 'Question 2 of' 30 || fail "play-ddp: no second question"
 section=$(screen | sed -n 's/.*Section \([0-9]*\) of [0-9]*.*/\1/p' | head -1)
 [ -n "$section" ] || fail "play-ddp: no section number on screen"
 keys q
-wait_status 'Leave the lesson\?' 5 || fail "play-ddp: q did not ask before leaving"
+wait_status 'Leave the lesson\?' 30 || fail "play-ddp: q did not ask before leaving"
 keys y
-wait_for 'started: Enter resumes at section' 10 || fail "play-ddp: the menu does not say it can resume"
+wait_for 'started: Enter resumes at section' 30 || fail "play-ddp: the menu does not say it can resume"
 keys Enter
 wait_for "resumed at section $section " 30 || fail "play-ddp: did not resume at section $section"
-wait_for "Section $section of" 5 || fail "play-ddp: the narrative is not at section $section"
-wait_for 'Question 2 of' 5 || fail "play-ddp: the resumed lesson is not at its question"
+wait_for "Section $section of" 30 || fail "play-ddp: the narrative is not at section $section"
+wait_for 'Question 2 of' 30 || fail "play-ddp: the resumed lesson is not at its question"
 keys q y
-wait_for 'ddplab lessons: 5' 10 || fail "play-ddp: did not go back to the menu"
+wait_for 'ddplab lessons: 5' 30 || fail "play-ddp: did not go back to the menu"
 
 # --- Lesson 3, play-hang: a run without a pause, a choice, a run with a pause
 keys G Enter
@@ -174,16 +174,16 @@ keys Enter
 while status_line | grep -q 'Enter more'; do keys Enter; sleep 0.2; done
 wait_for 'Your answer \(a letter\): _' 30 || fail "play-hang: no choice question"
 keys Enter Enter # skipped: Enter twice on the empty field
-wait_for 'Skipped. The answer:' 10 || fail "play-hang: skipping was not said"
+wait_for 'Skipped. The answer:' 30 || fail "play-hang: skipping was not said"
 keys Enter
 while status_line | grep -q 'Enter more'; do keys Enter; sleep 0.2; done
 check_pause play-hang 'The last iteration: rank 1 shadows'
 keys q y
-wait_for 'ddplab lessons: 5' 10 || fail "play-hang: did not go back to the menu"
+wait_for 'ddplab lessons: 5' 30 || fail "play-hang: did not go back to the menu"
 
 # --- q in the menu ends the program, the terminal restored
 keys q
-wait_for '^END$' 10 || fail "q in the menu did not end the program"
+wait_for '^END$' 30 || fail "q in the menu did not end the program"
 s=$(screen)
 echo "$s" | grep -q '^EXIT=0$' || fail "ddplab did not exit 0"
 echo "$s" | grep -qx 'icanon' || fail "the terminal was left out of canonical mode"
