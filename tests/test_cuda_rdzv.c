@@ -11,7 +11,8 @@
 //     with the way to get MPI in one without;
 //   - the blob exchange among 4 processes made by fork(), through a file and
 //     over TCP: the blob arrives intact at every rank, also when rank 0
-//     starts last; a stale file of an earlier run is not taken; timeouts
+//     starts last; the files are 0600; a stale file of an earlier run, a
+//     symbolic link, a FIFO or another user's file is not taken; timeouts
 //     name what was missing; a port in use, nobody listening, an
 //     unreachable host and a world of another size give their messages.
 #include <arpa/inet.h>
@@ -395,6 +396,12 @@ static int exists(const char *path) {
     return stat(path, &st) == 0;
 }
 
+// The permission bits of path, or -1.
+static int mode_of(const char *path) {
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? (int)(st.st_mode & 07777) : -1;
+}
+
 static int write_text(const char *path, const char *text) {
     FILE *f = fopen(path, "w");
     if (f == NULL)
@@ -411,8 +418,18 @@ static int test_file_exchange(void) {
     snprintf(spec, sizeof spec, "file:%s", path);
     CudaRdzvSpec s;
     CHECK_EQ_INT(cuda_rdzv_parse(spec, &s, err, sizeof err), SIM_OK);
+    mode_t mask = umask(022); // the usual umask, which the old 0644 files passed through
     CHECK_EQ_INT(run_world(&s, 0), 0);
     CHECK_EQ_INT(run_world(&s, 1), 0); // rank 0 last, over the files of the run before
+    umask(mask);
+    // only this user can read NCCL's id and the challenges
+    CHECK_EQ_INT(mode_of(path), 0600);
+    snprintf(p, sizeof p, "%s.go", path);
+    CHECK_EQ_INT(mode_of(p), 0600);
+    for (int r = 1; r < 4; r++) {
+        snprintf(p, sizeof p, "%s.r%d", path, r);
+        CHECK_EQ_INT(mode_of(p), 0600);
+    }
 
     // rank 0's finish removes every file of the rendezvous
     CudaRdzvIdentity id0 = ident(0, 4, "job-1");
@@ -453,7 +470,28 @@ static int test_file_exchange(void) {
     other = ident(1, 4, "job-2");
     CHECK_EQ_INT(cuda_rdzv_bcast(&s, &other, blob, BLOB, 0.3, err, sizeof err), SIM_ETIMEDOUT);
     CHECK_STR_CONTAINS(err, "job job-2");
+    // a file rank 0 did not write: a symbolic link to it, a FIFO (which
+    // must not hold the rank in open()), a file of another user
+    char target[300];
+    snprintf(target, sizeof target, "%s.elsewhere", path);
+    CHECK(rename(path, target) == 0);
+    CHECK(symlink(target, path) == 0);
+    CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id1, blob, BLOB, 0.3, err, sizeof err), SIM_ETIMEDOUT);
+    CHECK_STR_CONTAINS(err, "the file is a symbolic link (not taken)");
+    CHECK(unlink(path) == 0 && unlink(target) == 0);
+    CHECK(mkfifo(path, 0600) == 0);
+    CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id1, blob, BLOB, 0.3, err, sizeof err), SIM_ETIMEDOUT);
+    CHECK_STR_CONTAINS(err, "the file is not a regular file");
+    CHECK(unlink(path) == 0);
+    if (geteuid() == 0) { // only root can give a file away
+        CHECK(write_text(path, stale) == 0);
+        CHECK(chown(path, 65534, 65534) == 0);
+        CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id1, blob, BLOB, 0.3, err, sizeof err), SIM_ETIMEDOUT);
+        CHECK_STR_CONTAINS(err, "the file belongs to another user (uid 65534");
+        CHECK(unlink(path) == 0);
+    }
     // no file at all
+    CHECK(write_text(path, stale) == 0);
     CHECK(unlink(path) == 0);
     CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id1, blob, BLOB, 0.3, err, sizeof err), SIM_ETIMEDOUT);
     CHECK_STR_CONTAINS(err, "does not exist");
