@@ -155,6 +155,9 @@ static int test_help(void) {
     CHECK_STR_CONTAINS(r.out, "--rendezvous SPEC");
     CHECK_STR_CONTAINS(r.out, "tcp:HOST:PORT");
     CHECK_STR_CONTAINS(r.out, "mpi (MPI_Bcast");
+    CHECK_STR_CONTAINS(r.out, "DDPLAB_RENDEZVOUS_SECRET");
+    CHECK_STR_CONTAINS(r.out, "DDPLAB_RENDEZVOUS_SECRET_FILE");
+    CHECK_STR_CONTAINS(r.out, "DDPLAB_RENDEZVOUS_BIND=0.0.0.0");
     CHECK_STR_CONTAINS(r.out, "merge-traces");
     tcli_result_free(&r);
     return 0;
