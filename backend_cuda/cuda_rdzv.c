@@ -1,18 +1,19 @@
-// backend_cuda/cuda_rdzv.c: who this process is (the launcher's variables),
-// the `--rendezvous` spec, and the dispatch of the blob exchange to its
-// channel (cuda_rdzv_file.c, cuda_rdzv_tcp.c, and cuda_rdzv_mpi.c in a build
-// with MPI). See cuda_rdzv.h.
+// backend_cuda/cuda_rdzv.c: who this process is (the launcher's variables;
+// the shared secret in cuda_rdzv_secret.c), the `--rendezvous` spec, and the
+// dispatch of the blob exchange to its channel (cuda_rdzv_file.c,
+// cuda_rdzv_tcp.c, and cuda_rdzv_mpi.c in a build with MPI). See
+// cuda_rdzv.h.
 #include "cuda_rdzv.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cuda_rdzv_hmac.h"     // defines: cuda_rdzv_random_bytes
 #include "cuda_rdzv_internal.h" // defines: cuda_rdzv_file_bcast, ...
 
 #define RDZV_MAX_WORLD (1 << 20) // ranks a launcher may announce at most
@@ -51,12 +52,8 @@ static uint64_t mix64(uint64_t x) {
 
 uint64_t cuda_rdzv_random(void) {
     uint64_t v = 0;
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        if (read(fd, &v, sizeof v) != (ssize_t)sizeof v)
-            v = 0;
-        close(fd);
-    }
+    if (cuda_rdzv_random_bytes(&v, sizeof v) != 0)
+        v = 0;
     if (v == 0) {
         struct timespec t;
         clock_gettime(CLOCK_REALTIME, &t);

@@ -15,8 +15,10 @@
 double cuda_rdzv_now(void);
 // Sleeps s seconds (less when a signal arrives).
 void cuda_rdzv_sleep(double s);
-// 64 random bits from /dev/urandom (the clock and pid mixed in when it
-// cannot be read); never 0.
+// 64 random bits from the kernel (cuda_rdzv_random_bytes; the clock and
+// pid mixed in when it gives none); never 0. For the file rendezvous's
+// nonces and names; the tcp channel takes cuda_rdzv_random_bytes itself,
+// which fails rather than fall back.
 uint64_t cuda_rdzv_random(void);
 
 // Reads DDPLAB_RENDEZVOUS_SECRET or DDPLAB_RENDEZVOUS_SECRET_FILE into
