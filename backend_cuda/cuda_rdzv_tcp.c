@@ -238,7 +238,7 @@ static void bind_failure(int e, const char *host, const char *from, const struct
         snprintf(why, n, "cannot listen on %s: %s", a, strerror(e));
 }
 
-// One listening socket on sa; the fd, or -1 with errno set.
+// One listening socket on ai's address; the fd, or -1 with errno set.
 static int listen_one(const struct addrinfo *ai) {
     int fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
     if (fd < 0)
@@ -273,6 +273,15 @@ static void listeners_note(Listeners *l, const struct addrinfo *ai) {
     l->loopback_only = l->loopback_only && is_loopback(ai->ai_addr);
 }
 
+// 1 when an address before ai in the list is ai's: /etc/hosts may name a
+// host twice, and a second bind of one address would fail as "in use".
+static int seen_before(const struct addrinfo *res, const struct addrinfo *ai) {
+    for (const struct addrinfo *p = res; p != ai; p = p->ai_next)
+        if (p->ai_addrlen == ai->ai_addrlen && memcmp(p->ai_addr, ai->ai_addr, ai->ai_addrlen) == 0)
+            return 1;
+    return 0;
+}
+
 // Listens on every address host resolves to; addresses of a family this
 // kernel lacks, or not on this machine while another one is, are skipped.
 // 0, or -1 with the reason in why.
@@ -293,6 +302,8 @@ static int listeners_open(Listeners *l, const char *host, const char *from, int 
     }
     int first_error = 0;
     for (struct addrinfo *ai = res; ai && l->n < LISTEN_MAX; ai = ai->ai_next) {
+        if (seen_before(res, ai))
+            continue;
         int fd = listen_one(ai);
         if (fd >= 0) {
             l->fd[l->n++] = fd;
