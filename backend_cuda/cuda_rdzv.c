@@ -1,18 +1,19 @@
-// backend_cuda/cuda_rdzv.c: who this process is (the launcher's variables),
-// the `--rendezvous` spec, and the dispatch of the blob exchange to its
-// channel (cuda_rdzv_file.c, cuda_rdzv_tcp.c, and cuda_rdzv_mpi.c in a build
-// with MPI). See cuda_rdzv.h.
+// backend_cuda/cuda_rdzv.c: who this process is (the launcher's variables;
+// the shared secret in cuda_rdzv_secret.c), the `--rendezvous` spec, and the
+// dispatch of the blob exchange to its channel (cuda_rdzv_file.c,
+// cuda_rdzv_tcp.c, and cuda_rdzv_mpi.c in a build with MPI). See
+// cuda_rdzv.h.
 #include "cuda_rdzv.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cuda_rdzv_hmac.h"     // defines: cuda_rdzv_random_bytes
 #include "cuda_rdzv_internal.h" // defines: cuda_rdzv_file_bcast, ...
 
 #define RDZV_MAX_WORLD (1 << 20) // ranks a launcher may announce at most
@@ -51,12 +52,8 @@ static uint64_t mix64(uint64_t x) {
 
 uint64_t cuda_rdzv_random(void) {
     uint64_t v = 0;
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        if (read(fd, &v, sizeof v) != (ssize_t)sizeof v)
-            v = 0;
-        close(fd);
-    }
+    if (cuda_rdzv_random_bytes(&v, sizeof v) != 0)
+        v = 0;
     if (v == 0) {
         struct timespec t;
         clock_gettime(CLOCK_REALTIME, &t);
@@ -213,8 +210,35 @@ static SimStatus read_local(CudaRdzvLookup get, void *arg, const Launcher *l,
     return SIM_OK;
 }
 
-// MASTER_ADDR, MASTER_PORT, the agent's store and the timeout: read
-// whatever the launcher.
+static int host_char_ok(char c, int bracketed) {
+    return isalnum((unsigned char)c) || c == '.' || c == '-' || c == '_' ||
+           (bracketed && (c == ':' || c == '%'));
+}
+
+// DDPLAB_RENDEZVOUS_BIND: a host name or address, an IPv6 one with or
+// without its brackets.
+static SimStatus read_bind(CudaRdzvLookup get, void *arg, CudaRdzvIdentity *id, char *err,
+                           size_t errlen) {
+    const char *v = get(arg, "DDPLAB_RENDEZVOUS_BIND");
+    if (v == NULL)
+        return SIM_OK;
+    size_t n = strlen(v);
+    int bracketed = n >= 2 && v[0] == '[' && v[n - 1] == ']';
+    const char *h = v + bracketed;
+    size_t hlen = n - 2 * (size_t)bracketed;
+    int ok = hlen > 0 && hlen < sizeof id->bind;
+    for (size_t i = 0; ok && i < hlen; i++)
+        ok = host_char_ok(h[i], 1);
+    if (!ok)
+        return bad(err, errlen, "DDPLAB_RENDEZVOUS_BIND", v, "is not a host", "ddplab",
+                   "an address or name of rank 0's machine, or 0.0.0.0 or :: (every interface)");
+    memcpy(id->bind, h, hlen);
+    id->bind[hlen] = '\0';
+    return SIM_OK;
+}
+
+// MASTER_ADDR, MASTER_PORT, the agent's store, the timeout and where rank 0
+// listens: read whatever the launcher.
 static SimStatus read_common(CudaRdzvLookup get, void *arg, CudaRdzvIdentity *id, char *err,
                              size_t errlen) {
     const char *addr = get(arg, "MASTER_ADDR"), *port = get(arg, "MASTER_PORT");
@@ -233,6 +257,7 @@ static SimStatus read_common(CudaRdzvLookup get, void *arg, CudaRdzvIdentity *id
             return bad(err, errlen, "MASTER_PORT", port, why, id->launcher, "1 .. 65535");
         id->master_port = (int)p;
     }
+    SIM_CHECK(read_bind(get, arg, id, err, errlen));
     const char *store = get(arg, "TORCHELASTIC_USE_AGENT_STORE");
     id->agent_store = store && strcmp(store, "True") == 0;
     id->timeout_s = CUDA_RDZV_DEFAULT_TIMEOUT;
@@ -269,7 +294,8 @@ SimStatus cuda_rdzv_identity(CudaRdzvLookup get, void *arg, CudaRdzvIdentity *id
     SIM_CHECK(read_world(get, arg, l, id, err, errlen));
     SIM_CHECK(read_local(get, arg, l, id, err, errlen));
     find_job(get, arg, l, id);
-    return read_common(get, arg, id, err, errlen);
+    SIM_CHECK(read_common(get, arg, id, err, errlen));
+    return cuda_rdzv_read_secret(get, arg, id, err, errlen);
 }
 
 // ----------------------------------------------------------------------------
@@ -291,11 +317,6 @@ SimStatus cuda_rdzv_identity(CudaRdzvLookup get, void *arg, CudaRdzvIdentity *id
 static SimStatus spec_bad(char *err, size_t errlen, const char *text, const char *what) {
     snprintf(err, errlen, "'%.200s' %s; allowed: %s", text, what, SPEC_ALLOWED);
     return SIM_EINVAL;
-}
-
-static int host_char_ok(char c, int bracketed) {
-    return isalnum((unsigned char)c) || c == '.' || c == '-' || c == '_' ||
-           (bracketed && (c == ':' || c == '%'));
 }
 
 static SimStatus parse_tcp(const char *text, const char *rest, CudaRdzvSpec *s, char *err,
@@ -377,10 +398,9 @@ SimStatus cuda_rdzv_parse(const char *text, CudaRdzvSpec *s, char *err, size_t e
     return spec_bad(err, errlen, text, "is not a rendezvous");
 }
 
-SimStatus cuda_rdzv_resolve(CudaRdzvSpec *s, const CudaRdzvIdentity *id, char *err,
-                            size_t errlen) {
-    if (s->kind != CUDA_RDZV_ENV)
-        return SIM_OK;
+// `env` as tcp at MASTER_ADDR:MASTER_PORT (+ 1 under the agent's store).
+static SimStatus resolve_env(CudaRdzvSpec *s, const CudaRdzvIdentity *id, char *err,
+                             size_t errlen) {
     const char *missing = id->master_addr[0] == '\0' ? "MASTER_ADDR"
                           : id->master_port == 0     ? "MASTER_PORT"
                                                      : NULL;
@@ -400,6 +420,16 @@ SimStatus cuda_rdzv_resolve(CudaRdzvSpec *s, const CudaRdzvIdentity *id, char *e
     s->port = port;
     s->kind = CUDA_RDZV_TCP;
     return SIM_OK;
+}
+
+SimStatus cuda_rdzv_resolve(CudaRdzvSpec *s, const CudaRdzvIdentity *id, char *err,
+                            size_t errlen) {
+    if (s->kind == CUDA_RDZV_ENV)
+        SIM_CHECK(resolve_env(s, id, err, errlen));
+    if (s->kind != CUDA_RDZV_TCP)
+        return SIM_OK;
+    char where[300];
+    return cuda_rdzv_need_secret(cuda_rdzv_describe(s, where, sizeof where), id, err, errlen);
 }
 
 const char *cuda_rdzv_describe(const CudaRdzvSpec *s, char *buf, size_t len) {

@@ -25,8 +25,16 @@
 //   Slurm      SLURM_PROCID, SLURM_NTASKS (or SLURM_NPROCS), SLURM_LOCALID,
 //              SLURM_NTASKS_PER_NODE (when a plain number);
 //              job: SLURM_JOB_ID + SLURM_STEP_ID
-// and, whatever the launcher, MASTER_ADDR and MASTER_PORT (for `env`) and
-// DDPLAB_RENDEZVOUS_TIMEOUT (seconds a rank waits for the others, 300).
+// and, whatever the launcher, MASTER_ADDR and MASTER_PORT (for `env`),
+// DDPLAB_RENDEZVOUS_TIMEOUT (seconds a rank waits for the others, 300),
+// and for tcp and env:
+//   DDPLAB_RENDEZVOUS_SECRET       the secret every rank shares, 16 .. 256
+//                                  bytes; or, instead,
+//   DDPLAB_RENDEZVOUS_SECRET_FILE  a file holding it (one line), that only
+//                                  its owner may read (chmod 600);
+//   DDPLAB_RENDEZVOUS_BIND         the address rank 0 listens on instead of
+//                                  the spec's host: 0.0.0.0 or :: for every
+//                                  interface of its machine.
 //
 // The rendezvous protocols are described in cuda_rdzv.c.
 #ifndef DDPLAB_BACKEND_CUDA_RDZV_H
@@ -38,6 +46,8 @@
 
 #define CUDA_RDZV_MAX_BLOB 4096         // bytes cuda_rdzv_bcast carries at most
 #define CUDA_RDZV_DEFAULT_TIMEOUT 300.0 // seconds, without DDPLAB_RENDEZVOUS_TIMEOUT
+#define CUDA_RDZV_SECRET_MIN 16         // bytes of a shared secret, at least:
+#define CUDA_RDZV_SECRET_MAX 256        // 16 guessable characters would still be few
 
 // Reads one variable of the environment: NULL when it is not set. Tests
 // pass a table of their own; the program passes cuda_rdzv_getenv.
@@ -59,13 +69,20 @@ typedef struct {
     int agent_store;        // 1: TORCHELASTIC_USE_AGENT_STORE=True (torchrun's
                             // agent serves its own store at MASTER_PORT)
     double timeout_s;       // DDPLAB_RENDEZVOUS_TIMEOUT, or the default
+    char bind[256];         // DDPLAB_RENDEZVOUS_BIND (brackets of an IPv6
+                            // address dropped), "" when not set
+    unsigned char secret[CUDA_RDZV_SECRET_MAX]; // DDPLAB_RENDEZVOUS_SECRET, or the
+    size_t secret_len;      // line of DDPLAB_RENDEZVOUS_SECRET_FILE; 0: none set
 } CudaRdzvIdentity;
 
 // Fills *id from the launcher's variables. SIM_EINVAL with one line in err
 // naming the variable, its value and what is allowed when a value is
 // malformed (not a whole number, negative, rank >= world size, ...), when
 // a launcher's rank is set without its world size, or when no launcher's
-// variables are set at all.
+// variables are set at all; and when a secret is set but unfit: too short
+// or too long, given both ways, or in a file that cannot be read, is not a
+// regular file, belongs to another user (root's is accepted), or that its
+// group or others may read (the message never shows the secret).
 SimStatus cuda_rdzv_identity(CudaRdzvLookup get, void *arg, CudaRdzvIdentity *id, char *err,
                              size_t errlen);
 
@@ -92,7 +109,8 @@ SimStatus cuda_rdzv_parse(const char *text, CudaRdzvSpec *s, char *err, size_t e
 // Turns `env` into tcp at MASTER_ADDR and MASTER_PORT, or MASTER_PORT + 1
 // under torchrun's agent store (TORCHELASTIC_USE_AGENT_STORE=True: the
 // agent itself listens on MASTER_PORT). Other kinds are left as they are.
-// SIM_EINVAL when a variable it needs is missing.
+// SIM_EINVAL when a variable it needs is missing, the secret of a tcp
+// rendezvous included (the message names both ways to give it).
 SimStatus cuda_rdzv_resolve(CudaRdzvSpec *s, const CudaRdzvIdentity *id, char *err,
                             size_t errlen);
 // "file:/shared/run1.rdzv", "tcp:node0:29500", "tcp:[::1]:29500", "env",
@@ -107,7 +125,11 @@ const char *cuda_rdzv_describe(const CudaRdzvSpec *s, char *buf, size_t len);
 //   SIM_ETIMEDOUT  the others did not come within timeout_s
 //   SIM_EIO        the file cannot be written, the port is in use, an MPI
 //                  call failed, ...
-//   SIM_EINVAL     rank 0 refused this rank (another world size or job);
+//   SIM_EINVAL     rank 0 refused this rank (another secret, world size or
+//                  job), or what answered did not prove the secret; tcp
+//                  without a secret; tcp: rank 0's host resolves to
+//                  loopback addresses only and the launcher puts ranks on
+//                  other machines;
 //                  mpi: id disagrees with MPI_COMM_WORLD's size or rank,
 //                  or the ranks' len differ (every rank then fails alike)
 // `mpi` has no timeout of its own (MPI has none): a rank that never comes

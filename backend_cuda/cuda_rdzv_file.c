@@ -42,6 +42,14 @@
 //
 // Polling starts every 5 ms and slows to every 100 ms: a rank that waits a
 // minute reads the file about 600 times, which a shared filesystem bears.
+//
+// The files are created 0600 (less under the umask) and read only when they
+// are regular files of this process's user, opened without following a
+// symbolic link: PATH holds NCCL's id, with which anyone could join the
+// world, and PATH.rK the challenges, with which another user sharing the
+// directory could forge a PATH.go for a PATH of their own. Temporaries are
+// created O_EXCL under a random name, so nothing planted at their name is
+// written through.
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -95,7 +103,7 @@ static void sync_dir(const char *path) {
 static int write_atomic(const char *path, const char *data, size_t n, char *why, size_t whylen) {
     char tmp[PATH_CAP + 48];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%016" PRIx64, path, (long)getpid(), cuda_rdzv_random());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) {
         snprintf(why, whylen, "cannot create '%s': %s", tmp, strerror(errno));
         return -1;
@@ -127,16 +135,48 @@ static int write_atomic(const char *path, const char *data, size_t n, char *why,
     return 0;
 }
 
-// The whole file, NUL-terminated, in a malloc'ed buffer; NULL when it does
-// not exist, cannot be read or is larger than MAX_FILE.
-static char *read_all(const char *path) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
+// Whether an opened file is one of ours: NULL when it is (its size in
+// *size), else why not.
+static const char *not_ours(int fd, size_t *size, char *buf, size_t n) {
     struct stat st;
+    if (fstat(fd, &st) != 0)
+        snprintf(buf, n, "cannot be examined: %s", strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        snprintf(buf, n, "is not a regular file (not taken)");
+    else if (st.st_uid != geteuid())
+        snprintf(buf, n, "belongs to another user (uid %ld; this process runs as uid %ld), so "
+                 "it is not taken", (long)st.st_uid, (long)geteuid());
+    else if (st.st_size < 0 || (uint64_t)st.st_size >= MAX_FILE)
+        snprintf(buf, n, "is too large to be a rendezvous file");
+    else {
+        *size = (size_t)st.st_size;
+        return NULL;
+    }
+    return buf;
+}
+
+// The whole file, NUL-terminated, in a malloc'ed buffer; NULL when it does
+// not exist, is not a regular file of this user (a symbolic link included),
+// cannot be read or is larger than MAX_FILE, with why it was not read in why
+// when why is not NULL. O_NONBLOCK: a FIFO planted at the name must not hold
+// the rank in open().
+static char *read_all(const char *path, char *why, size_t whylen) {
+    char reason[160];
+    if (why == NULL) {
+        why = reason;
+        whylen = sizeof reason;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        snprintf(why, whylen, "%s", errno == ENOENT ? "does not exist"
+                                    : errno == ELOOP ? "is a symbolic link (not taken)"
+                                                     : "cannot be opened");
+        return NULL;
+    }
     char *buf = NULL;
-    if (fstat(fd, &st) == 0 && st.st_size >= 0 && (uint64_t)st.st_size < MAX_FILE) {
-        size_t cap = (size_t)st.st_size + 1, n = 0;
+    size_t size = 0;
+    if (not_ours(fd, &size, why, whylen) == NULL) {
+        size_t cap = size + 1, n = 0;
         buf = malloc(cap);
         while (buf && n + 1 < cap) {
             ssize_t k = read(fd, buf + n, cap - 1 - n);
@@ -355,7 +395,7 @@ static SimStatus root_bcast(const CudaRdzvSpec *s, const CudaRdzvIdentity *id,
             if (got[r])
                 continue;
             ack_path(p, base, r);
-            char *ack = read_all(p);
+            char *ack = read_all(p, NULL, 0);
             if (ack && parse_ack(ack, (uint64_t)world, r, nonce, &ch[r]) == 0) {
                 got[r] = 1;
                 have++;
@@ -425,9 +465,9 @@ static SimStatus peer_bcast(const CudaRdzvSpec *s, const CudaRdzvIdentity *id,
     double deadline = cuda_rdzv_now() + timeout_s, nap = 0.005;
     SimStatus st = SIM_ETIMEDOUT;
     for (;;) {
-        char *text = read_all(base);
+        char *text = read_all(base, seen, sizeof seen);
         if (text == NULL) {
-            snprintf(seen, sizeof seen, "does not exist");
+            // seen says why: missing, or not a file of this user
         } else if (parse_id(text, f) != 0) {
             snprintf(seen, sizeof seen, "is not a ddplab rendezvous file");
         } else if (f->world != (uint64_t)id->world_size || strcmp(f->job, id->job) != 0) {
@@ -450,7 +490,7 @@ static SimStatus peer_bcast(const CudaRdzvSpec *s, const CudaRdzvIdentity *id,
                 acked = f->nonce;
                 have_ack = 1;
             }
-            char *go = read_all(gop);
+            char *go = read_all(gop, NULL, 0);
             int ok = go && go_confirms(go, (uint64_t)id->world_size, f->nonce, id->rank,
                                        challenge) == 0;
             free(go);

@@ -3,14 +3,38 @@
 # CUDA and under the sanitizers. The exchanges fork 4 processes and talk
 # through files and loopback TCP.
 ddplab_add_test(test_cuda_rdzv
-  SOURCES test_cuda_rdzv.c
+  SOURCES test_cuda_rdzv.c test_rdzv_world.c
     ${PROJECT_SOURCE_DIR}/backend_cuda/cuda_rdzv.c
     ${PROJECT_SOURCE_DIR}/backend_cuda/cuda_rdzv_file.c
     ${PROJECT_SOURCE_DIR}/backend_cuda/cuda_rdzv_tcp.c
+    ${PROJECT_SOURCE_DIR}/backend_cuda/cuda_rdzv_hmac.c
+    ${PROJECT_SOURCE_DIR}/backend_cuda/cuda_rdzv_secret.c
   LIBS ddplab_sim
   LABELS cpu
   TIMEOUT 120)
 target_include_directories(test_cuda_rdzv PRIVATE ${PROJECT_SOURCE_DIR}/backend_cuda)
+
+# The TCP rendezvous among forked processes on loopback addresses: the
+# secret, replays, idle connections, where rank 0 listens.
+ddplab_add_test(test_cuda_rdzv_tcp
+  SOURCES test_cuda_rdzv_tcp.c test_rdzv_world.c
+    ${PROJECT_SOURCE_DIR}/backend_cuda/cuda_rdzv.c
+    ${PROJECT_SOURCE_DIR}/backend_cuda/cuda_rdzv_file.c
+    ${PROJECT_SOURCE_DIR}/backend_cuda/cuda_rdzv_tcp.c
+    ${PROJECT_SOURCE_DIR}/backend_cuda/cuda_rdzv_hmac.c
+    ${PROJECT_SOURCE_DIR}/backend_cuda/cuda_rdzv_secret.c
+  LIBS ddplab_sim
+  LABELS cpu
+  TIMEOUT 120)
+target_include_directories(test_cuda_rdzv_tcp PRIVATE ${PROJECT_SOURCE_DIR}/backend_cuda)
+
+# The TCP rendezvous's SHA-256 and HMAC-SHA256 against the FIPS 180-4
+# examples and the RFC 4231 test vectors.
+ddplab_add_test(test_cuda_rdzv_hmac
+  SOURCES test_cuda_rdzv_hmac.c ${PROJECT_SOURCE_DIR}/backend_cuda/cuda_rdzv_hmac.c
+  LABELS cpu
+  TIMEOUT 60)
+target_include_directories(test_cuda_rdzv_hmac PRIVATE ${PROJECT_SOURCE_DIR}/backend_cuda)
 
 # `ddplab run --rendezvous` with bad input: exit 2 and one line, in any build
 # (the launcher's variables are checked in a CUDA build only, where

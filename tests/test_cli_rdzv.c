@@ -3,13 +3,16 @@
 // wrong, prints nothing on stdout and writes no file: a spec that is not
 // one, the cpu backend, and (in a CUDA build, before any GPU is touched)
 // no launcher's variables, malformed ones, -n other than the launcher's
-// world size, `env` without MASTER_ADDR, a view beside the rendezvous.
+// world size, `env` without MASTER_ADDR, tcp and env without the shared
+// secret or with one in a file others can read, a view beside the
+// rendezvous.
 // Without CUDA, `--backend cuda` itself is refused first. `mpi` is a spec
 // only where the build found MPI (DDPLAB_RDZV_MPI=1); elsewhere it is
 // refused as it is parsed, with the way to get MPI.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check.h"
 #include "test_cli_run.h"
@@ -26,7 +29,8 @@ static void clear_launcher_env(void) {
         "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
         "OMPI_COMM_WORLD_LOCAL_SIZE", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID",
         "MPI_LOCALNRANKS", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_NPROCS", "SLURM_LOCALID",
-        "SLURM_NTASKS_PER_NODE", "TORCHELASTIC_USE_AGENT_STORE", "DDPLAB_RENDEZVOUS_TIMEOUT"};
+        "SLURM_NTASKS_PER_NODE", "TORCHELASTIC_USE_AGENT_STORE", "DDPLAB_RENDEZVOUS_TIMEOUT",
+        "DDPLAB_RENDEZVOUS_SECRET", "DDPLAB_RENDEZVOUS_SECRET_FILE", "DDPLAB_RENDEZVOUS_BIND"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
 }
@@ -108,6 +112,29 @@ static int test_launcher(void) {
     setenv("MASTER_PORT", "port", 1);
     BAD(ARGS("--backend", "cuda", "--rendezvous", "env", "--strategy", "ddp", "-n", "2"),
         "MASTER_PORT='port'");
+    // tcp and env need the secret every rank shares, from a file only its
+    // owner can read (kept outside dir, where nothing may be written)
+    setenv("MASTER_PORT", "29500", 1);
+    BAD(ARGS("--backend", "cuda", "--rendezvous", "env", "--strategy", "ddp", "-n", "2"),
+        "--rendezvous: tcp:127.0.0.1:29500 needs a secret that every rank shares",
+        "export DDPLAB_RENDEZVOUS_SECRET=SECRET", "or DDPLAB_RENDEZVOUS_SECRET_FILE=PATH");
+    BAD(ARGS("--backend", "cuda", "--rendezvous", "tcp:127.0.0.1:29500", "--strategy", "ddp",
+             "-n", "2"),
+        "needs a secret");
+    char sdir[512], secret[600];
+    CHECK(tfile_mkdtemp(sdir, sizeof sdir, "cli-rdzv-secret") == 0);
+    snprintf(secret, sizeof secret, "%s/secret", sdir);
+    CHECK(tfile_write(secret, "correct horse battery staple\n", 29) == 0);
+    CHECK(chmod(secret, 0644) == 0);
+    setenv("DDPLAB_RENDEZVOUS_SECRET_FILE", secret, 1);
+    BAD(ARGS("--backend", "cuda", "--rendezvous", "env", "--strategy", "ddp", "-n", "2"),
+        "--rendezvous: DDPLAB_RENDEZVOUS_SECRET_FILE='", "(mode 644)", "chmod 600");
+    unsetenv("DDPLAB_RENDEZVOUS_SECRET_FILE");
+    setenv("DDPLAB_RENDEZVOUS_SECRET", "short", 1);
+    BAD(ARGS("--backend", "cuda", "--rendezvous", "env", "--strategy", "ddp", "-n", "2"),
+        "DDPLAB_RENDEZVOUS_SECRET holds a secret of 5 bytes");
+    unsetenv("DDPLAB_RENDEZVOUS_SECRET");
+    tfile_rmtree(sdir);
     BAD(ARGS("--backend", "cuda", "--rendezvous", file, "--strategy", "ddp", "-n", "2", "--viz",
              "text"),
         "cannot be combined with --viz");
@@ -128,6 +155,9 @@ static int test_help(void) {
     CHECK_STR_CONTAINS(r.out, "--rendezvous SPEC");
     CHECK_STR_CONTAINS(r.out, "tcp:HOST:PORT");
     CHECK_STR_CONTAINS(r.out, "mpi (MPI_Bcast");
+    CHECK_STR_CONTAINS(r.out, "DDPLAB_RENDEZVOUS_SECRET");
+    CHECK_STR_CONTAINS(r.out, "DDPLAB_RENDEZVOUS_SECRET_FILE");
+    CHECK_STR_CONTAINS(r.out, "DDPLAB_RENDEZVOUS_BIND=0.0.0.0");
     CHECK_STR_CONTAINS(r.out, "merge-traces");
     tcli_result_free(&r);
     return 0;

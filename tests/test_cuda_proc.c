@@ -48,6 +48,9 @@ static void set_world_of_one(void) {
     setenv("LOCAL_RANK", "0", 1);
     setenv("LOCAL_WORLD_SIZE", "1", 1);
     setenv("DDPLAB_RENDEZVOUS_TIMEOUT", "60", 1);
+    setenv("DDPLAB_RENDEZVOUS_SECRET", "test-proc-secret-0123456789", 1); // tcp needs one
+    unsetenv("DDPLAB_RENDEZVOUS_SECRET_FILE");
+    unsetenv("DDPLAB_RENDEZVOUS_BIND");
 }
 
 static SimBackendConfig world_config(int nranks, const char *spec) {

@@ -11,7 +11,8 @@
 //     with the way to get MPI in one without;
 //   - the blob exchange among 4 processes made by fork(), through a file and
 //     over TCP: the blob arrives intact at every rank, also when rank 0
-//     starts last; a stale file of an earlier run is not taken; timeouts
+//     starts last; the files are 0600; a stale file of an earlier run, a
+//     symbolic link, a FIFO or another user's file is not taken; timeouts
 //     name what was missing; a port in use, nobody listening, an
 //     unreachable host and a world of another size give their messages.
 #include <arpa/inet.h>
@@ -29,8 +30,9 @@
 
 #include "check.h"
 #include "cuda_rdzv.h"
+#include "test_rdzv_world.h"
 
-#define BLOB 128 // an ncclUniqueId's size
+#define BLOB TRW_BLOB
 
 // ----------------------------------------------------------------------------
 // A fake environment: "NAME=value" strings
@@ -240,7 +242,7 @@ static int test_spec(void) {
     // env: MASTER_ADDR:MASTER_PORT; one port up under torchrun's agent store
     CudaRdzvIdentity id;
     CHECK_EQ_INT(IDENTITY(&id, err, "RANK=0", "WORLD_SIZE=2", "MASTER_ADDR=10.1.2.3",
-                          "MASTER_PORT=29500"),
+                          "MASTER_PORT=29500", "DDPLAB_RENDEZVOUS_SECRET=" TRW_SECRET),
                  SIM_OK);
     CHECK_EQ_INT(cuda_rdzv_parse("env", &s, err, sizeof err), SIM_OK);
     CHECK_EQ_INT(cuda_rdzv_resolve(&s, &id, err, sizeof err), SIM_OK);
@@ -262,6 +264,160 @@ static int test_spec(void) {
     CHECK_EQ_INT(cuda_rdzv_parse("file:x", &s, err, sizeof err), SIM_OK);
     CHECK_EQ_INT(cuda_rdzv_resolve(&s, &id, err, sizeof err), SIM_OK);
     CHECK_EQ_INT(s.kind, CUDA_RDZV_FILE);
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// The secret of a tcp rendezvous, and where rank 0 listens
+
+#define SECRET_VAR "DDPLAB_RENDEZVOUS_SECRET="
+#define SECRET_FILE_VAR "DDPLAB_RENDEZVOUS_SECRET_FILE="
+
+// A file holding text with the given mode; its path in path.
+static int secret_file(char *path, size_t n, const char *dir, const char *name, const char *text,
+                       mode_t mode) {
+    snprintf(path, n, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return -1;
+    fputs(text, f);
+    return fclose(f) == 0 && chmod(path, mode) == 0 ? 0 : -1;
+}
+
+// The identity of RANK=0 WORLD_SIZE=2 with one more variable.
+static SimStatus with_var(CudaRdzvIdentity *id, char *err, size_t errlen, const char *var) {
+    return identity_of(id, err, errlen, (const char *const[]){"RANK=0", "WORLD_SIZE=2", var, NULL});
+}
+
+// An unfit secret: SIM_EINVAL, one line holding says, and never the secret.
+static int refused_secret(const char *var, const char *says, const char *secret) {
+    CudaRdzvIdentity id;
+    char err[1024] = "";
+    CHECK_EQ_INT(with_var(&id, err, sizeof err, var), SIM_EINVAL);
+    CHECK_STR_CONTAINS(err, says);
+    CHECK(strchr(err, '\n') == NULL);
+    CHECK(secret == NULL || strstr(err, secret) == NULL);
+    return 0;
+}
+
+static int test_secret(void) {
+    CudaRdzvIdentity id;
+    char err[1024] = "", path[300], var[400];
+    char dir[64] = "/tmp/ddplab-secret-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    // the variable: the secret as it is
+    CHECK_EQ_INT(with_var(&id, err, sizeof err, SECRET_VAR "correct horse battery"), SIM_OK);
+    CHECK_EQ_INT(id.secret_len, 21);
+    CHECK(memcmp(id.secret, "correct horse battery", 21) == 0);
+    CHECK_EQ_INT(with_var(&id, err, sizeof err, "HOME=/root"), SIM_OK);
+    CHECK_EQ_INT(id.secret_len, 0); // none: only tcp needs one
+    CHECK(refused_secret(SECRET_VAR "xyzzy", "DDPLAB_RENDEZVOUS_SECRET holds a secret of 5 bytes",
+                         "xyzzy") == 0);
+    CHECK(refused_secret(SECRET_VAR, "of 0 bytes (ddplab); allowed: 16 .. 256 bytes", NULL) == 0);
+    char big[300 + sizeof SECRET_VAR];
+    snprintf(big, sizeof big, SECRET_VAR "%0300d", 7);
+    CHECK(refused_secret(big, "of 300 bytes", "0000000000") == 0);
+    // the file: its line, without the line end; only its owner may read it
+    CHECK(secret_file(path, sizeof path, dir, "ok", "correct horse battery\n", 0600) == 0);
+    snprintf(var, sizeof var, SECRET_FILE_VAR "%s", path);
+    CHECK_EQ_INT(with_var(&id, err, sizeof err, var), SIM_OK);
+    CHECK_EQ_INT(id.secret_len, 21);
+    CHECK(memcmp(id.secret, "correct horse battery", 21) == 0);
+    CHECK(secret_file(path, sizeof path, dir, "crlf", "correct horse battery\r\n", 0400) == 0);
+    snprintf(var, sizeof var, SECRET_FILE_VAR "%s", path);
+    CHECK_EQ_INT(with_var(&id, err, sizeof err, var), SIM_OK);
+    CHECK_EQ_INT(id.secret_len, 21);
+    static const mode_t open_modes[] = {0644, 0640, 0604, 0620, 0660};
+    for (size_t i = 0; i < sizeof open_modes / sizeof open_modes[0]; i++) {
+        char says[64];
+        CHECK(secret_file(path, sizeof path, dir, "open", "correct horse battery\n",
+                          open_modes[i]) == 0);
+        snprintf(var, sizeof var, SECRET_FILE_VAR "%s", path);
+        snprintf(says, sizeof says, "others (mode %03o)", (unsigned)open_modes[i]);
+        CHECK(refused_secret(var, says, "horse") == 0);
+        CHECK(refused_secret(var, "allowed: a file only its owner can read: chmod 600 '", NULL) ==
+              0);
+    }
+    CHECK(secret_file(path, sizeof path, dir, "short", "xyzzy\n", 0600) == 0);
+    snprintf(var, sizeof var, SECRET_FILE_VAR "%s", path);
+    CHECK(refused_secret(var, "holds a secret of 5 bytes", "xyzzy") == 0);
+    snprintf(var, sizeof var, SECRET_FILE_VAR "%s/missing", dir);
+    CHECK(refused_secret(var, "cannot be opened: No such file", NULL) == 0);
+    snprintf(var, sizeof var, SECRET_FILE_VAR "%s", dir);
+    CHECK(refused_secret(var, "is not a regular file", NULL) == 0);
+    if (geteuid() == 0) { // only root can give a file away
+        CHECK(secret_file(path, sizeof path, dir, "theirs", "correct horse battery\n", 0600) == 0);
+        CHECK(chown(path, 65534, 65534) == 0);
+        snprintf(var, sizeof var, SECRET_FILE_VAR "%s", path);
+        CHECK(refused_secret(var, "belongs to uid 65534, not to this user", "horse") == 0);
+    }
+    // both ways at once
+    CHECK_EQ_INT(identity_of(&id, err, sizeof err,
+                             (const char *const[]){"RANK=0", "WORLD_SIZE=2",
+                                                   SECRET_VAR TRW_SECRET, var, NULL}),
+                 SIM_EINVAL);
+    CHECK_STR_CONTAINS(err, "both DDPLAB_RENDEZVOUS_SECRET and DDPLAB_RENDEZVOUS_SECRET_FILE");
+    CHECK(strstr(err, TRW_SECRET) == NULL);
+    static const char *const names[] = {"ok", "crlf", "open", "short", "theirs"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        (void)unlink(path);
+    }
+    CHECK(rmdir(dir) == 0);
+    return 0;
+}
+
+// tcp and env need the secret; file and mpi do not.
+static int test_secret_needed(void) {
+    CudaRdzvIdentity id;
+    CudaRdzvSpec s;
+    char err[1024] = "";
+    static const char *const says[] = {
+        "needs a secret that every rank shares, and none is set",
+        "allowed: export DDPLAB_RENDEZVOUS_SECRET=SECRET (16 .. 256 bytes",
+        "or DDPLAB_RENDEZVOUS_SECRET_FILE=PATH (a file holding it that only you can read",
+        "or file:PATH, which needs none"};
+    CHECK_EQ_INT(IDENTITY(&id, err, "RANK=1", "WORLD_SIZE=2", "MASTER_ADDR=10.1.2.3",
+                          "MASTER_PORT=29500"),
+                 SIM_OK);
+    CHECK_EQ_INT(cuda_rdzv_parse("tcp:node0:29500", &s, err, sizeof err), SIM_OK);
+    CHECK_EQ_INT(cuda_rdzv_resolve(&s, &id, err, sizeof err), SIM_EINVAL);
+    CHECK_STR_CONTAINS(err, "tcp:node0:29500 needs a secret");
+    for (size_t i = 0; i < sizeof says / sizeof says[0]; i++)
+        CHECK_STR_CONTAINS(err, says[i]);
+    CHECK(strchr(err, '\n') == NULL);
+    CHECK_EQ_INT(cuda_rdzv_parse("env", &s, err, sizeof err), SIM_OK);
+    CHECK_EQ_INT(cuda_rdzv_resolve(&s, &id, err, sizeof err), SIM_EINVAL);
+    CHECK_STR_CONTAINS(err, "tcp:10.1.2.3:29500 needs a secret");
+    // the exchange itself refuses too, before any connection
+    unsigned char blob[BLOB] = {0};
+    CHECK_EQ_INT(cuda_rdzv_parse("tcp:127.0.0.1:9", &s, err, sizeof err), SIM_OK);
+    CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id, blob, BLOB, 5, err, sizeof err), SIM_EINVAL);
+    CHECK_STR_CONTAINS(err, says[0]);
+    CHECK_EQ_INT(cuda_rdzv_parse("file:/tmp/x.rdzv", &s, err, sizeof err), SIM_OK);
+    CHECK_EQ_INT(cuda_rdzv_resolve(&s, &id, err, sizeof err), SIM_OK);
+    return 0;
+}
+
+// DDPLAB_RENDEZVOUS_BIND: an address, IPv6 with or without brackets.
+static int test_bind_var(void) {
+    CudaRdzvIdentity id;
+    char err[1024] = "";
+    CHECK_EQ_INT(with_var(&id, err, sizeof err, "HOME=/root"), SIM_OK);
+    CHECK(id.bind[0] == '\0');
+    CHECK_EQ_INT(with_var(&id, err, sizeof err, "DDPLAB_RENDEZVOUS_BIND=0.0.0.0"), SIM_OK);
+    CHECK(strcmp(id.bind, "0.0.0.0") == 0);
+    CHECK_EQ_INT(with_var(&id, err, sizeof err, "DDPLAB_RENDEZVOUS_BIND=[::]"), SIM_OK);
+    CHECK(strcmp(id.bind, "::") == 0);
+    CHECK_EQ_INT(with_var(&id, err, sizeof err, "DDPLAB_RENDEZVOUS_BIND=fe80::1%eth0"), SIM_OK);
+    CHECK(strcmp(id.bind, "fe80::1%eth0") == 0);
+    CHECK_EQ_INT(with_var(&id, err, sizeof err, "DDPLAB_RENDEZVOUS_BIND=node0-ib"), SIM_OK);
+    static const char *const bad[] = {"DDPLAB_RENDEZVOUS_BIND=", "DDPLAB_RENDEZVOUS_BIND=a b",
+                                      "DDPLAB_RENDEZVOUS_BIND=[]", "DDPLAB_RENDEZVOUS_BIND=h/1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_EQ_INT(with_var(&id, err, sizeof err, bad[i]), SIM_EINVAL);
+        CHECK_STR_CONTAINS(err, "is not a host (ddplab); allowed: an address or name of rank 0");
+    }
     return 0;
 }
 
@@ -298,92 +454,6 @@ static int test_spec_mpi(void) {
 // ----------------------------------------------------------------------------
 // The exchange among processes
 
-static void pattern(unsigned char *b, unsigned seed) {
-    for (int i = 0; i < BLOB; i++)
-        b[i] = (unsigned char)(seed * 131u + (unsigned)i * 37u + 11u);
-}
-
-static CudaRdzvIdentity ident(int rank, int world, const char *job) {
-    CudaRdzvIdentity id;
-    memset(&id, 0, sizeof id);
-    id.rank = rank;
-    id.world_size = world;
-    id.local_rank = id.local_world_size = -1;
-    snprintf(id.job, sizeof id.job, "%s", job);
-    id.timeout_s = 10;
-    return id;
-}
-
-// A child that runs rank `rank` of a world and exits 0 when the blob it got
-// is rank 0's (seed 7), 1 when it is not, 2 + status on failure.
-static pid_t spawn_rank(const CudaRdzvSpec *s, int rank, int world, double timeout_s) {
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid != 0)
-        return pid;
-    unsigned char blob[BLOB], want[BLOB];
-    pattern(want, 7);
-    if (rank == 0)
-        memcpy(blob, want, BLOB);
-    else
-        memset(blob, 0xEE, BLOB);
-    CudaRdzvIdentity id = ident(rank, world, "job-1");
-    char err[1024] = "";
-    SimStatus st = cuda_rdzv_bcast(s, &id, blob, BLOB, timeout_s, err, sizeof err);
-    if (st != SIM_OK) {
-        fprintf(stderr, "rank %d: %s\n", rank, err);
-        _exit(2 + (int)st);
-    }
-    _exit(memcmp(blob, want, BLOB) == 0 ? 0 : 1);
-}
-
-// Waits for the children (killing them after 30 s); 0 when all exited 0.
-static int wait_all(const pid_t *pids, int n) {
-    int bad = 0;
-    double waited = 0;
-    for (int i = 0; i < n; i++) {
-        int status = 0;
-        for (;;) {
-            pid_t got = waitpid(pids[i], &status, WNOHANG);
-            if (got == pids[i])
-                break;
-            if (waited > 30) {
-                kill(pids[i], SIGKILL);
-                waitpid(pids[i], &status, 0);
-                fprintf(stderr, "child %d (pid %ld) did not finish\n", i, (long)pids[i]);
-                bad = 1;
-                break;
-            }
-            struct timespec t = {0, 10000000};
-            nanosleep(&t, NULL);
-            waited += 0.01;
-        }
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            fprintf(stderr, "child %d: exit status %d\n", i,
-                    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-            bad = 1;
-        }
-    }
-    return bad;
-}
-
-// Four processes; with root_last, ranks 1-3 start 0.3 s before rank 0.
-static int run_world(const CudaRdzvSpec *s, int root_last) {
-    pid_t pids[4];
-    int k = 0;
-    if (!root_last)
-        pids[k++] = spawn_rank(s, 0, 4, 20);
-    for (int r = 1; r < 4; r++)
-        pids[k++] = spawn_rank(s, r, 4, 20);
-    if (root_last) {
-        struct timespec t = {0, 300000000};
-        nanosleep(&t, NULL);
-        pids[k++] = spawn_rank(s, 0, 4, 20);
-    }
-    return wait_all(pids, k);
-}
-
 static const char *tmpdir_make(void) {
     static char dir[64];
     snprintf(dir, sizeof dir, "/tmp/ddplab-rdzv-XXXXXX");
@@ -393,6 +463,12 @@ static const char *tmpdir_make(void) {
 static int exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;
+}
+
+// The permission bits of path, or -1.
+static int mode_of(const char *path) {
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? (int)(st.st_mode & 07777) : -1;
 }
 
 static int write_text(const char *path, const char *text) {
@@ -411,11 +487,21 @@ static int test_file_exchange(void) {
     snprintf(spec, sizeof spec, "file:%s", path);
     CudaRdzvSpec s;
     CHECK_EQ_INT(cuda_rdzv_parse(spec, &s, err, sizeof err), SIM_OK);
-    CHECK_EQ_INT(run_world(&s, 0), 0);
-    CHECK_EQ_INT(run_world(&s, 1), 0); // rank 0 last, over the files of the run before
+    mode_t mask = umask(022); // the usual umask, which the old 0644 files passed through
+    CHECK_EQ_INT(trw_run_world(&s, 0), 0);
+    CHECK_EQ_INT(trw_run_world(&s, 1), 0); // rank 0 last, over the files of the run before
+    umask(mask);
+    // only this user can read NCCL's id and the challenges
+    CHECK_EQ_INT(mode_of(path), 0600);
+    snprintf(p, sizeof p, "%s.go", path);
+    CHECK_EQ_INT(mode_of(p), 0600);
+    for (int r = 1; r < 4; r++) {
+        snprintf(p, sizeof p, "%s.r%d", path, r);
+        CHECK_EQ_INT(mode_of(p), 0600);
+    }
 
     // rank 0's finish removes every file of the rendezvous
-    CudaRdzvIdentity id0 = ident(0, 4, "job-1");
+    CudaRdzvIdentity id0 = trw_ident(0, 4, "job-1");
     CHECK(exists(path));
     cuda_rdzv_finish(&s, &id0);
     CHECK(!exists(path));
@@ -436,31 +522,52 @@ static int test_file_exchange(void) {
     snprintf(p, sizeof p, "%s.go", path);
     CHECK(write_text(p, "ddplab-rendezvous-go 1\nworld 4\nnonce 00000000000000aa\n"
                         "0000000000000001\n0000000000000002\n0000000000000003\n") == 0);
-    CHECK_EQ_INT(run_world(&s, 1), 0); // exits 1 if a rank took the 0x55 blob
+    CHECK_EQ_INT(trw_run_world(&s, 1), 0); // exits 1 if a rank took the 0x55 blob
     cuda_rdzv_finish(&s, &id0);
 
     // Alone, a rank waits for a confirmation the stale file never gets.
     CHECK(write_text(path, stale) == 0);
-    CudaRdzvIdentity id1 = ident(1, 4, "job-1");
+    CudaRdzvIdentity id1 = trw_ident(1, 4, "job-1");
     unsigned char blob[BLOB];
     CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id1, blob, BLOB, 0.4, err, sizeof err), SIM_ETIMEDOUT);
     CHECK_STR_CONTAINS(err, path);
     CHECK_STR_CONTAINS(err, "rank 0 has not confirmed");
     // a file of another world size, or of another job
-    CudaRdzvIdentity other = ident(1, 8, "job-1");
+    CudaRdzvIdentity other = trw_ident(1, 8, "job-1");
     CHECK_EQ_INT(cuda_rdzv_bcast(&s, &other, blob, BLOB, 0.3, err, sizeof err), SIM_ETIMEDOUT);
     CHECK_STR_CONTAINS(err, "another run's (a world of 4");
-    other = ident(1, 4, "job-2");
+    other = trw_ident(1, 4, "job-2");
     CHECK_EQ_INT(cuda_rdzv_bcast(&s, &other, blob, BLOB, 0.3, err, sizeof err), SIM_ETIMEDOUT);
     CHECK_STR_CONTAINS(err, "job job-2");
+    // a file rank 0 did not write: a symbolic link to it, a FIFO (which
+    // must not hold the rank in open()), a file of another user
+    char target[300];
+    snprintf(target, sizeof target, "%s.elsewhere", path);
+    CHECK(rename(path, target) == 0);
+    CHECK(symlink(target, path) == 0);
+    CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id1, blob, BLOB, 0.3, err, sizeof err), SIM_ETIMEDOUT);
+    CHECK_STR_CONTAINS(err, "the file is a symbolic link (not taken)");
+    CHECK(unlink(path) == 0 && unlink(target) == 0);
+    CHECK(mkfifo(path, 0600) == 0);
+    CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id1, blob, BLOB, 0.3, err, sizeof err), SIM_ETIMEDOUT);
+    CHECK_STR_CONTAINS(err, "the file is not a regular file");
+    CHECK(unlink(path) == 0);
+    if (geteuid() == 0) { // only root can give a file away
+        CHECK(write_text(path, stale) == 0);
+        CHECK(chown(path, 65534, 65534) == 0);
+        CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id1, blob, BLOB, 0.3, err, sizeof err), SIM_ETIMEDOUT);
+        CHECK_STR_CONTAINS(err, "the file belongs to another user (uid 65534");
+        CHECK(unlink(path) == 0);
+    }
     // no file at all
+    CHECK(write_text(path, stale) == 0);
     CHECK(unlink(path) == 0);
     CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id1, blob, BLOB, 0.3, err, sizeof err), SIM_ETIMEDOUT);
     CHECK_STR_CONTAINS(err, "does not exist");
     CHECK_STR_CONTAINS(err, "rank 1 waited");
     // rank 0 alone names the ranks that never acknowledged
-    CudaRdzvIdentity id3 = ident(0, 3, "");
-    pattern(blob, 1);
+    CudaRdzvIdentity id3 = trw_ident(0, 3, "");
+    trw_pattern(blob, 1);
     CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id3, blob, BLOB, 0.3, err, sizeof err), SIM_ETIMEDOUT);
     CHECK_STR_CONTAINS(err, "ranks 1, 2 of 3");
     cuda_rdzv_finish(&s, &id3);
@@ -471,112 +578,11 @@ static int test_file_exchange(void) {
     CHECK_EQ_INT(cuda_rdzv_bcast(&nodir, &id0, blob, BLOB, 5, err, sizeof err), SIM_EIO);
     CHECK_STR_CONTAINS(err, "cannot create");
     // a world of one needs nobody else
-    CudaRdzvIdentity solo = ident(0, 1, "");
+    CudaRdzvIdentity solo = trw_ident(0, 1, "");
     CHECK_EQ_INT(cuda_rdzv_bcast(&s, &solo, blob, BLOB, 1, err, sizeof err), SIM_OK);
     cuda_rdzv_finish(&s, &solo);
     CHECK(!exists(path));
     CHECK(rmdir(dir) == 0); // nothing left behind, temporaries included
-    return 0;
-}
-
-// A port nobody listens on (bound to find it, then closed).
-static int free_port(void) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t sl = sizeof a;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &sl) != 0) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
-static int tcp_spec(CudaRdzvSpec *s, const char *host, int port) {
-    char spec[128], err[512];
-    snprintf(spec, sizeof spec, "tcp:%s:%d", host, port);
-    return cuda_rdzv_parse(spec, s, err, sizeof err) == SIM_OK ? 0 : -1;
-}
-
-static int test_tcp_exchange(void) {
-    CudaRdzvSpec s;
-    char err[1024] = "";
-    unsigned char blob[BLOB];
-    int port = free_port();
-    CHECK(port > 0);
-    CHECK(tcp_spec(&s, "127.0.0.1", port) == 0);
-    CHECK_EQ_INT(run_world(&s, 0), 0);
-    CHECK_EQ_INT(run_world(&s, 1), 0); // the others retry until rank 0 listens
-    CHECK(tcp_spec(&s, "localhost", port) == 0);
-    CHECK_EQ_INT(run_world(&s, 0), 0);
-
-    // a port in use
-    int busy = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    socklen_t sl = sizeof a;
-    CHECK(busy >= 0 && bind(busy, (struct sockaddr *)&a, sizeof a) == 0 && listen(busy, 1) == 0 &&
-          getsockname(busy, (struct sockaddr *)&a, &sl) == 0);
-    CHECK(tcp_spec(&s, "127.0.0.1", ntohs(a.sin_port)) == 0);
-    CudaRdzvIdentity id0 = ident(0, 2, "");
-    pattern(blob, 7);
-    CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id0, blob, BLOB, 1, err, sizeof err), SIM_EIO);
-    CHECK_STR_CONTAINS(err, "already in use");
-    close(busy);
-
-    // nobody listens: the connection is refused until the timeout
-    CHECK(tcp_spec(&s, "127.0.0.1", port) == 0);
-    CudaRdzvIdentity id1 = ident(1, 2, "");
-    CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id1, blob, BLOB, 0.5, err, sizeof err), SIM_ETIMEDOUT);
-    CHECK_STR_CONTAINS(err, "refused");
-    CHECK_STR_CONTAINS(err, "rank 1 waited");
-
-    // an unreachable host (TEST-NET-1, RFC 5737: routed nowhere)
-    CHECK(tcp_spec(&s, "192.0.2.1", port) == 0);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    CHECK_EQ_INT(cuda_rdzv_bcast(&s, &id1, blob, BLOB, 1.0, err, sizeof err), SIM_ETIMEDOUT);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    CHECK_STR_CONTAINS(err, "tcp:192.0.2.1:");
-    CHECK_STR_CONTAINS(err, "can this machine reach 192.0.2.1");
-    CHECK((double)(t1.tv_sec - t0.tv_sec) < 5.0);
-
-    // a process of another world size is refused by rank 0, which waits on
-    port = free_port();
-    CHECK(tcp_spec(&s, "127.0.0.1", port) == 0);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t root = fork();
-    if (root == 0) {
-        unsigned char b[BLOB];
-        pattern(b, 7);
-        CudaRdzvIdentity r0 = ident(0, 2, "");
-        char e[1024] = "";
-        SimStatus st = cuda_rdzv_bcast(&s, &r0, b, BLOB, 1.5, e, sizeof e);
-        // rank 0 times out and names the refusal
-        _exit(st == SIM_ETIMEDOUT && strstr(e, "refused: rank 0 runs a world of 2") ? 0 : 1);
-    }
-    CudaRdzvIdentity wrong = ident(1, 3, "");
-    CHECK_EQ_INT(cuda_rdzv_bcast(&s, &wrong, blob, BLOB, 5, err, sizeof err), SIM_EINVAL);
-    CHECK_STR_CONTAINS(err, "rank 0 refused rank 1");
-    CHECK_STR_CONTAINS(err, "world of 2 processes and this one says 3");
-    CHECK_EQ_INT(wait_all(&root, 1), 0);
-
-    // a world of one listens and returns
-    CudaRdzvIdentity solo = ident(0, 1, "");
-    CHECK(tcp_spec(&s, "127.0.0.1", free_port()) == 0);
-    CHECK_EQ_INT(cuda_rdzv_bcast(&s, &solo, blob, BLOB, 1, err, sizeof err), SIM_OK);
-    // bad arguments
-    CHECK_EQ_INT(cuda_rdzv_bcast(&s, &solo, blob, 0, 1, err, sizeof err), SIM_EINVAL);
-    CHECK_EQ_INT(cuda_rdzv_bcast(&s, &solo, blob, CUDA_RDZV_MAX_BLOB + 1, 1, err, sizeof err),
-                 SIM_EINVAL);
     return 0;
 }
 
@@ -587,7 +593,9 @@ int main(void) {
     RUN(test_identity_errors);
     RUN(test_spec);
     RUN(test_spec_mpi);
+    RUN(test_secret);
+    RUN(test_secret_needed);
+    RUN(test_bind_var);
     RUN(test_file_exchange);
-    RUN(test_tcp_exchange);
     return failures ? 1 : 0;
 }
