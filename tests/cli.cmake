@@ -36,3 +36,12 @@ ddplab_add_test(test_cli_plan
   LABELS cli
   TIMEOUT 300)
 add_dependencies(test_cli_plan ddplab)
+# One rule for an input file that cannot be read: every command that reads
+# one exits 2 for a missing file, a directory and (not as root) a file it
+# may not read, with one line naming it.
+ddplab_add_test(test_cli_exit_codes
+  SOURCES test_cli_exit_codes.c test_cli_run.c test_files.c
+  ARGS $<TARGET_FILE:ddplab>
+  LABELS cli
+  TIMEOUT 180)
+add_dependencies(test_cli_exit_codes ddplab)

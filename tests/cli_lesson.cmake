@@ -56,3 +56,11 @@ ddplab_add_test(test_choice_lint
   ARGS ${PROJECT_SOURCE_DIR}/lessons
   LABELS cli
   TIMEOUT 120)
+# A lesson's blocks name no file outside their scratch directory: every
+# option table row that speaks of a file says what of its value names one,
+# and each such value is refused outside in every form the parser takes.
+ddplab_add_test(test_lesson_confine
+  SOURCES test_lesson_confine.c test_files.c
+  LIBS ddplab_cli ddplab_viz_sdl
+  LABELS cli
+  TIMEOUT 60)

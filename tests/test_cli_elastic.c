@@ -7,7 +7,11 @@
 //   the end). The report names the round, the new size, the effective
 //   batch, the learning rate and the work lost; the one trace holds both
 //   worlds and the "elastic" markers.
-// - More crashes than --max-restarts: the run stops, naming the count (exit 3).
+//   A run the restart recovers writes no --diagnosis file (the crash's
+//   diagnosis is on stderr), as any run that succeeds.
+// - More crashes than --max-restarts: the run stops, naming the count (exit
+//   3), and the --diagnosis file holds the last world's diagnosis; so does a
+//   run left with fewer than MIN ranks.
 // - A join grows the world (2 -> 4 ranks).
 // - FSDP with a sharded state dict: a departed rank, resumed resharded at 3
 //   ranks, ends with the shards a crash-free run at the same sizes writes.
@@ -15,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/dtype.h"
 #include "check.h"
@@ -84,6 +89,7 @@ static double jnum(const char *line, const char *key) {
 
 static int test_ddp_crash(void) {
     TcliResult res;
+    unlink(diag);
     const char *ck = tcli_path(dir, "el.st"), *tr = tcli_path(dir, "el.jsonl");
     ERUN(res, "--strategy", "ddp", "-n", "3", "--elastic", "2:3", "--save", ck, "--save-every",
         "3", "--fault", "crash:rank=2,step=5", "--trace", tr, "--lr-scale", "linear");
@@ -91,6 +97,10 @@ static int test_ddp_crash(void) {
         fprintf(stderr, "%s\n%s\n", res.out, res.err);
     CHECK_EQ_INT(res.rc, 0);
     CHECK_STR_CONTAINS(res.err, "rank 2 crashed (injected fault crash:rank=2,step=5)");
+    // the run succeeded: the round's diagnosis was shown, but no file written
+    CHECK_STR_CONTAINS(res.err, "probable cause: rank 2 crashed");
+    CHECK(!tfile_exists(diag));
+    CHECK(strstr(res.out, "diagnosis written to") == NULL);
     CHECK_STR_CONTAINS(res.out, "elastic: round 1: rank 2 (participant 2) crashed at step 5; "
                                 "world 3 -> 2 ranks; restart 1 of --max-restarts 3");
     CHECK_STR_CONTAINS(res.out, "at step 3; work lost since it: 1 step, 24 samples");
@@ -149,20 +159,43 @@ static int test_ddp_crash(void) {
     return 0;
 }
 
+// The --diagnosis file of a failed run: the last world's diagnosis, naming
+// the rank that crashed, and said on stdout once.
+static int check_diag_file(const TcliResult *res, const char *crashed) {
+    CHECK(tfile_exists(diag));
+    char *text = tfile_read(diag, NULL);
+    CHECK(text != NULL);
+    int named = strstr(text, crashed) != NULL;
+    if (!named)
+        fprintf(stderr, "%s does not name %s:\n%s\n", diag, crashed, text);
+    free(text);
+    CHECK(named);
+    const char *said = strstr(res->out, "diagnosis written to ");
+    CHECK(said != NULL);
+    CHECK(strstr(said + 1, "diagnosis written to ") == NULL);
+    unlink(diag);
+    return 0;
+}
+
 static int test_max_restarts(void) {
     TcliResult res;
+    unlink(diag);
     ERUN(res, "--strategy", "ddp", "-n", "4", "--elastic", "2:4", "--save",
         tcli_path(dir, "mr.st"), "--save-every", "2", "--fault", "crash:rank=3,step=3",
         "--fault", "crash:rank=1,step=6", "--max-restarts", "1");
     CHECK_EQ_INT(res.rc, 3);
     CHECK_STR_CONTAINS(res.err, "--max-restarts 1: rank 1 (participant 1) crashed at step 6; "
                                 "that is restart 2, more than 1 allowed: the run stops");
+    if (check_diag_file(&res, "rank 1 crashed"))
+        return 1;
     tcli_result_free(&res);
     // fewer than MIN survivors
     ERUN(res, "--strategy", "ddp", "-n", "2", "--elastic", "2:2", "--save",
         tcli_path(dir, "min.st"), "--save-every", "2", "--fault", "crash:rank=1,step=3");
     CHECK_EQ_INT(res.rc, 3);
     CHECK_STR_CONTAINS(res.err, "1 rank left after round 0, fewer than MIN 2: the run stops");
+    if (check_diag_file(&res, "rank 1 crashed"))
+        return 1;
     tcli_result_free(&res);
     return 0;
 }

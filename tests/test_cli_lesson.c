@@ -7,7 +7,8 @@
 // letter, a word in another case or an accepted spelling, not an answer,
 // skipped); progress is written and shown in the menu; the menu's text
 // (from index.md, and without one); `ddplab` alone opens it; bad input
-// exits 2.
+// exits 2; a lesson whose blocks name a file outside the scratch directory
+// is refused before anything runs, and the file is left as it was.
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 static const char *exe, *fixtures;
 static char scratch[512];  // a directory for this test's files
 static char state[600];    // XDG_STATE_HOME of every run
+static const char *tmpdir; // TMPDIR of the runs (NULL: as inherited)
 
 // Runs `exe args...` with env XDG_STATE_HOME=state (and DDPLAB_LESSONS=
 // lessons unless NULL), stdin holding input (NULL: /dev/null).
@@ -56,6 +58,8 @@ static int run_env(TcliResult *res, const char *input, const char *lessons,
         dup2(fo, 1);
         dup2(fe, 2);
         setenv("XDG_STATE_HOME", state, 1);
+        if (tmpdir)
+            setenv("TMPDIR", tmpdir, 1);
         if (lessons)
             setenv("DDPLAB_LESSONS", lessons, 1);
         else
@@ -499,6 +503,90 @@ static int test_bad_input(void) {
     return 0;
 }
 
+// A lesson that names a file outside its scratch directory (in any block,
+// for reading or writing) is refused when it is loaded: one line with the
+// lesson's FILE:LINE, exit 2, nothing run (no scratch directory made, an
+// earlier block not run), the file outside untouched and nothing new
+// beside the scratch directory.
+static int test_confine(void) {
+    char tmp[700], bad_dir[700];
+    snprintf(tmp, sizeof tmp, "%s/tmp", scratch);
+    snprintf(bad_dir, sizeof bad_dir, "%s/bad-lessons", scratch);
+    CHECK(mkdir(tmp, 0700) == 0);
+    CHECK(mkdir(bad_dir, 0700) == 0);
+    char target[700];
+    snprintf(target, sizeof target, "%s/precious.txt", scratch);
+    static const char precious[] = "the learner's own notes\n";
+    CHECK(tfile_write(target, precious, strlen(precious)) == 0);
+    struct stat before;
+    CHECK(stat(target, &before) == 0);
+    // each: the block's command ('%s' is the file outside) and the option
+    static const char *const cases[][2] = {
+        {"run --steps 1 --save %s", "--save"},
+        {"run --steps 1 --metrics ../escaped.jsonl", "--metrics"},
+        {"run --steps 1 --trace=../../escaped.ddptrace", "--trace"},
+        {"run --steps 1 --init %s", "--init"},
+        {"run --strategy ddp -n 2 --steps 1 --diagnosis %s", "--diagnosis"},
+        {"run --steps 1 --png %s", "--png"},
+        {"run --steps 1 -p../escaped.json", "--profile"},
+        {"run --steps 1 --compare-with '--algo ring --save %s'", "--save"},
+        {"plan --model gpt2 -n 8 --trace %s", "--trace"},
+        {"bench -n 2 -e 1K --calibrate %s", "--calibrate"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char cmd[1024], text[2048];
+        snprintf(cmd, sizeof cmd, cases[i][0], target);
+        // a first block that would write a file, then the one that names
+        // the file outside (its command on line 17)
+        snprintf(text, sizeof text,
+                 "---\nid: confine\ntitle: Confined\ndifficulty: beginner\nprerequisites:\n"
+                 "minutes: 1\ntrack: lessons\n---\n\nText.\n\n"
+                 "```ddplab\nrun --steps 1 --save first.st\n```\n\n"
+                 "```ddplab\n%s\n```\n",
+                 cmd);
+        const char *path = tcli_path(bad_dir, "confine.md");
+        CHECK(tfile_write(path, text, strlen(text)) == 0);
+        TcliResult r;
+        tmpdir = tmp;
+        PLAY(r, NULL, NULL, "lesson", path, "--non-interactive");
+        tmpdir = NULL;
+        char want[1024];
+        snprintf(want, sizeof want, "ddplab lesson: %s:17: %s: '", path, cases[i][1]);
+        if (r.rc != 2 || strstr(r.err, want) == NULL)
+            fprintf(stderr, "case %zu (%s): rc %d\n%s%s", i, cmd, r.rc, r.out, r.err);
+        CHECK_EQ_INT(r.rc, 2);
+        CHECK(r.rc < 128);
+        CHECK_EQ_INT(tcli_lines(r.err), 1);
+        CHECK_STR_CONTAINS(r.err, want);
+        CHECK_STR_CONTAINS(r.err, "outside the scratch directory");
+        CHECK_EQ_INT((int)strlen(r.out), 0);
+        tcli_result_free(&r);
+        // the file outside is as it was, and nothing was made
+        size_t len = 0;
+        char *now = tfile_read(target, &len);
+        CHECK(now != NULL && len == strlen(precious) && memcmp(now, precious, len) == 0);
+        free(now);
+        struct stat after;
+        CHECK(stat(target, &after) == 0);
+        CHECK(after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+              after.st_mtim.tv_nsec == before.st_mtim.tv_nsec && after.st_ino == before.st_ino);
+        CHECK_EQ_INT(tfile_dir_entries(tmp), 0);
+        CHECK(!tfile_exists(tcli_path(scratch, "escaped.ddptrace")));
+        CHECK(!tfile_exists(tcli_path(scratch, "escaped.json")));
+    }
+    // the menu lists such a lesson with its message, as one that does not parse
+    TcliResult r;
+    PLAY(r, NULL, bad_dir, "lesson", "--list");
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "[!] ");
+    CHECK_STR_CONTAINS(r.out, "outside the scratch directory");
+    tcli_result_free(&r);
+    tfile_rmtree(bad_dir);
+    tfile_rmtree(tmp);
+    unlink(target);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: %s PATH/TO/ddplab FIXTURES_DIR\n", argv[0]);
@@ -518,6 +606,7 @@ int main(int argc, char **argv) {
     RUN(test_progress);
     RUN(test_menu);
     RUN(test_bad_input);
+    RUN(test_confine);
     // the state directory holds ddplab/progress.json
     char sub[700];
     snprintf(sub, sizeof sub, "%s/ddplab", state);

@@ -164,7 +164,7 @@ static int test_bad_input(void) {
     CHECK(strstr(r.err, "ddptrace") != NULL);
     tcli_result_free(&r);
     TCLI_RUN(r, exe, 30, "replay", path("missing.ddptrace"));
-    CHECK(r.rc == 2 || r.rc == 4);
+    CHECK_EQ_INT(r.rc, 2);
     CHECK(strstr(r.err, "missing.ddptrace") != NULL);
     tcli_result_free(&r);
     TCLI_RUN(r, exe, 30, DDP_RUN, "--viz", "opengl");

@@ -270,7 +270,7 @@ static int test_menu(void) {
     LessonCatalog cat;
     LessonProgress p = {0};
     char err[512];
-    CHECK(lesson_catalog_load(fixtures, &cat, err, sizeof err) == 0);
+    CHECK(lesson_catalog_load(fixtures, NULL, &cat, err, sizeof err) == 0);
     CHECK_EQ_INT(cat.n, 5);
     TuiMenu m;
     CHECK(lesson_tui_menu_init(&m, &cat, &p) == 0);

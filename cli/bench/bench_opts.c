@@ -163,11 +163,12 @@ static const CliOptRow rows[] = {
              "every rank has a GPU of its own"},
     {.name = "profile", .shortname = 'p', .kind = CLI_OPT_STRING, .metavar = "NAME|FILE",
      .deflt = "dgx-h100", .id = BO_PROFILE, .store = CLI_STORE_TEXT, AT(profile),
+     .file = CLI_FILE_VALUE,
      .help = "hardware of the simulated columns: a built-in\n"
              "profile (run 'ddplab' for the list) or a\n"
              "file written by --calibrate"},
     {.name = "gpu", .kind = CLI_OPT_STRING, .metavar = "NAME|FILE", .id = BO_GPU,
-     .store = CLI_STORE_TEXT, AT(gpu),
+     .store = CLI_STORE_TEXT, AT(gpu), .file = CLI_FILE_VALUE,
      .help = "device of the ranks: h100, h200, a100-40,\n"
              "a100-80, l40s, rtx4090, or a --calibrate file;\n"
              "shown in the header (collectives do not use\n"

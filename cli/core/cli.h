@@ -11,7 +11,8 @@ enum {
     CLI_EXIT_OK = 0,       // success
     CLI_EXIT_CHECK = 1,    // a check failed: wrong results, a calibration fit, or a
                            // run that does not fit --device-memory
-    CLI_EXIT_USAGE = 2,    // bad input: an unknown command, option or value
+    CLI_EXIT_USAGE = 2,    // bad input: an unknown command, option or value, or an
+                           // input file that is missing, a directory or unreadable
     CLI_EXIT_DIST = 3,     // a diagnosed distributed failure (protocol, watchdog)
     CLI_EXIT_INTERNAL = 4, // internal error, out of memory, backend unavailable
 };

@@ -4,6 +4,7 @@
 // in the same words.
 #include "core/optable.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/optable_value.h" // defines: cli_optab_value, cli_optab_store
@@ -111,13 +112,18 @@ static int take(const CliOptCtx *cx, const CliOptSection *sec, const CliOptRow *
     return CLI_OPTAB_OK;
 }
 
+// Where the word at argv[*i] leads: its row and its value.
+typedef enum { WORD_OK, WORD_UNKNOWN, WORD_FLAG_VALUE, WORD_NO_VALUE } WordIs;
+
 // The option at argv[*i] and its value (attached after '=' or to a short
-// name, else the next argument, which *i then moves past).
-static int parse_one(const CliOptTable *t, int argc, char **argv, int *i, CliOptCtx *cx) {
+// name, else the next argument, which *i then moves past). The parser and
+// the walk of the files (cli_optab_files) both take words this way, so that
+// the walk sees each value the parser would.
+static WordIs take_word(const CliOptTable *t, int argc, char **argv, int *i,
+                        const CliOptRow **rowp, const CliOptSection **secp, const char **valp) {
     const char *a = argv[*i], *val = NULL;
     const CliOptRow *row = NULL;
     const CliOptSection *sec = NULL;
-    char vbuf[72], meta[160];
     if (a[0] == '-' && a[1] == '-' && a[2]) {
         const char *eq = strchr(a + 2, '=');
         row = cli_optab_find(t, a + 2, eq ? (size_t)(eq - (a + 2)) : strlen(a + 2), &sec);
@@ -128,23 +134,41 @@ static int parse_one(const CliOptTable *t, int argc, char **argv, int *i, CliOpt
         if (row && a[2])
             val = a + 2;
     }
-    if (row == NULL) {
+    *rowp = row;
+    *secp = sec;
+    *valp = val;
+    if (row == NULL)
+        return WORD_UNKNOWN;
+    if (row->kind == CLI_OPT_FLAG && val != NULL)
+        return WORD_FLAG_VALUE;
+    if (row->kind != CLI_OPT_FLAG && val == NULL) {
+        if (*i + 1 >= argc)
+            return WORD_NO_VALUE;
+        *valp = argv[++*i];
+    }
+    return WORD_OK;
+}
+
+static int parse_one(const CliOptTable *t, int argc, char **argv, int *i, CliOptCtx *cx) {
+    const char *a = argv[*i], *val;
+    const CliOptRow *row;
+    const CliOptSection *sec;
+    char vbuf[72], meta[160];
+    switch (take_word(t, argc, argv, i, &row, &sec, &val)) {
+    case WORD_UNKNOWN:
         cli_optab_error(cx->prog, "'%s' is not an option; allowed: see '%s --help'",
                         cli_opt_shown(a, vbuf, sizeof vbuf), cx->prog);
         return CLI_OPTAB_ERROR;
-    }
-    if (row->kind == CLI_OPT_FLAG && val != NULL) {
+    case WORD_FLAG_VALUE:
         cli_optab_error(cx->prog, "--%s: takes no value (got '%s'); allowed: --%s alone",
                         row->name, cli_opt_shown(val, vbuf, sizeof vbuf), row->name);
         return CLI_OPTAB_ERROR;
-    }
-    if (row->kind != CLI_OPT_FLAG && val == NULL) {
-        if (*i + 1 >= argc) {
-            cli_optab_error(cx->prog, "--%s: missing value; allowed: %s (see '%s --help')",
-                            row->name, cli_optab_metavar(row, meta, sizeof meta), cx->prog);
-            return CLI_OPTAB_ERROR;
-        }
-        val = argv[++*i];
+    case WORD_NO_VALUE:
+        cli_optab_error(cx->prog, "--%s: missing value; allowed: %s (see '%s --help')",
+                        row->name, cli_optab_metavar(row, meta, sizeof meta), cx->prog);
+        return CLI_OPTAB_ERROR;
+    case WORD_OK:
+        break;
     }
     return take(cx, sec, row, val ? val : "");
 }
@@ -169,4 +193,77 @@ int cli_optab_set(const CliOptRow *rows, int n, const CliOptCtx *cx, const char 
         return CLI_OPTAB_ERROR;
     }
     return take(cx, NULL, row, row->kind == CLI_OPT_FLAG ? "" : text);
+}
+
+// ----------------------------------------------------------------------------
+// the files a command line names
+
+CliOptFile cli_optab_row_file(const CliOptRow *row) {
+    return row->kind == CLI_OPT_PATH ? CLI_FILE_VALUE : row->file;
+}
+
+static int walk_files(const CliOptTable *t, int argc, char **argv, CliOptFileVisit visit,
+                      void *arg);
+
+// The options inside a CLI_FILE_OPTIONS value, split at blanks as the
+// command splits them (run_compare.c), walked as a command line of their own.
+// Each word of it is shorter than the value, so a value nested in it again
+// is shorter still, and the walk ends.
+static int walk_inner(const CliOptTable *t, const char *value, CliOptFileVisit visit,
+                      void *arg) {
+    size_t n = strlen(value);
+    char *copy = malloc(n + 1);
+    // words of one character between single blanks: at most (n + 1) / 2,
+    // after the command's name and before the NULL
+    char **words = malloc((n / 2 + 3) * sizeof *words);
+    int rc = -1;
+    if (copy && words) {
+        memcpy(copy, value, n + 1);
+        int k = 0;
+        words[k++] = (char *)t->name; // argv[0], as for the command itself
+        for (char *save = NULL, *w = strtok_r(copy, " \t", &save); w;
+             w = strtok_r(NULL, " \t", &save))
+            words[k++] = w;
+        words[k] = NULL;
+        rc = walk_files(t, k, words, visit, arg);
+    }
+    free(words);
+    free(copy);
+    return rc;
+}
+
+static int walk_files(const CliOptTable *t, int argc, char **argv, CliOptFileVisit visit,
+                      void *arg) {
+    for (int i = 1; i < argc; i++) {
+        const CliOptRow *row;
+        const CliOptSection *sec;
+        const char *val;
+        if (take_word(t, argc, argv, &i, &row, &sec, &val) != WORD_OK)
+            return 0; // the command refuses this word before it opens any file
+        int rc = 0;
+        switch (cli_optab_row_file(row)) {
+        case CLI_FILE_NONE:
+            break;
+        case CLI_FILE_VALUE:
+            rc = visit(arg, row, val, val);
+            break;
+        case CLI_FILE_SPEC: {
+            const char *f = row->file_in ? row->file_in(val) : NULL;
+            if (f)
+                rc = visit(arg, row, val, f);
+            break;
+        }
+        case CLI_FILE_OPTIONS:
+            rc = walk_inner(t, val, visit, arg);
+            break;
+        }
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int cli_optab_files(const CliOptTable *t, int argc, char **argv, CliOptFileVisit visit,
+                    void *arg) {
+    return walk_files(t, argc, argv, visit, arg);
 }

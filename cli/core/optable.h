@@ -39,6 +39,21 @@ typedef enum {
     CLI_OPT_PATH,   // a file name (the completion offers files)
 } CliOptKind;
 
+// What of an option's value names a file or directory the command reads or
+// writes. Whoever must keep a command's files in one place finds them by
+// this (cli_optab_files below: the lesson player keeps a lesson's files in
+// its scratch directory), so a row says it where it is written and no list
+// elsewhere can forget it; tests/test_lesson_confine.c fails for a row whose
+// placeholder or help speaks of a file and that says nothing here.
+typedef enum {
+    CLI_FILE_NONE = 0, // no file: every kind but CLI_OPT_PATH, unless the row says
+    CLI_FILE_VALUE,    // the whole value, or else a built-in name (NAME|FILE); every
+                       // CLI_OPT_PATH row, whatever it says
+    CLI_FILE_SPEC,     // a part of a spec (file:PATH): the row's file_in finds it
+    CLI_FILE_OPTIONS,  // more options of the same command, split at blanks
+                       // (--compare-with 'OPTIONS')
+} CliOptFile;
+
 // Where a parsed value goes in the command's options (at the row's offset).
 typedef enum {
     CLI_STORE_NONE,  // nowhere: the row's apply does what the option means
@@ -97,6 +112,9 @@ struct CliOptRow {
     CliOptStore store;
     size_t offset;             // of the stored field in the section's dest
     CliOptApply apply;         // NULL: the store is all there is
+    CliOptFile file;           // what of the value names a file (see CliOptFile)
+    const char *(*file_in)(const char *value); // CLI_FILE_SPEC: the file the value
+                               // names (a pointer into it), or NULL when it names none
 };
 
 // A part of --help: a heading, its rows, then text of its own. Sections
@@ -137,6 +155,24 @@ int cli_optab_parse(const CliOptTable *t, int argc, char **argv, CliOptCtx *cx);
 // is not a row).
 int cli_optab_set(const CliOptRow *rows, int n, const CliOptCtx *cx, const char *name,
                   const char *text);
+// What of the row's value names a file: its own file, or CLI_FILE_VALUE for
+// every CLI_OPT_PATH row.
+CliOptFile cli_optab_row_file(const CliOptRow *row);
+
+// Called by cli_optab_files for each file named: the row, the value as given
+// and the file in it. A nonzero return stops the walk and is returned.
+typedef int (*CliOptFileVisit)(void *arg, const CliOptRow *row, const char *value,
+                               const char *file);
+// Walks argv[1..argc) as cli_optab_parse does (the same options, the same
+// values, the same attached forms), without checking or storing anything,
+// and calls visit for every file a value names (CliOptFile); the options in
+// a CLI_FILE_OPTIONS value are walked the same way. The walk ends at the
+// first word the parser would refuse (an unknown option, a missing value),
+// since the command stops there before it opens a file. Returns 0, visit's
+// nonzero, or -1 when memory ran out.
+int cli_optab_files(const CliOptTable *t, int argc, char **argv, CliOptFileVisit visit,
+                    void *arg);
+
 // The row called --name (the first len characters of name), or NULL; the
 // section it is in, when sec is not NULL.
 const CliOptRow *cli_optab_find(const CliOptTable *t, const char *name, size_t len,

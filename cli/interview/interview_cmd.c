@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -442,10 +443,18 @@ int interview_main(int argc, char **argv) {
     FILE *in = stdin;
     if (o.answers) {
         in = fopen(o.answers, "r");
-        if (!in) {
+        // a directory opens, but its first read fails: refused here, before
+        // the drill starts, like a file that does not open
+        struct stat st;
+        int e = in == NULL                                             ? errno
+                : fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode) ? EISDIR
+                                                                       : 0;
+        if (e != 0) {
             char vb[72];
+            if (in)
+                fclose(in);
             iv_error("--answers: cannot read '%s': %s; allowed: a readable file, one answer "
-                     "per line", cli_opt_shown(o.answers, vb, sizeof vb), strerror(errno));
+                     "per line", cli_opt_shown(o.answers, vb, sizeof vb), strerror(e));
             return CLI_EXIT_USAGE;
         }
     }

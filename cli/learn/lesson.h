@@ -27,6 +27,7 @@ typedef struct {
     int npauses;
     int expect_exit; // default 0
     int line;
+    int cmd_line;   // the line the command starts on (the block's next line, or later)
 } LessonRun;
 
 typedef enum { LESSON_Q_NUMBER = 0, LESSON_Q_CHOICE, LESSON_Q_WORD } LessonQType;

@@ -208,7 +208,7 @@ int lesson_run_parse(const char *path, const char *text, size_t len, int first_l
         if (cont || (cmd_line == 0 && k > 0)) {
             // The command, and its continuation lines after a trailing '\'.
             if (cmd_line == 0)
-                cmd_line = line;
+                r->cmd_line = cmd_line = line;
             cont = k > 0 && t[k - 1] == '\\';
             if (cont) {
                 k--;

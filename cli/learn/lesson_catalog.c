@@ -35,10 +35,15 @@ void lesson_catalog_free(LessonCatalog *c) {
 }
 
 // Fills entry e (path and section already set) from its file.
-static int describe(LessonEntry *e) {
+static int describe(LessonEntry *e, LessonCheck check) {
     Lesson l;
     char err[512];
     if (lesson_parse_file(e->path, &l, err, sizeof err) != 0) {
+        e->error = dup_str(err);
+        return e->error ? 0 : -1;
+    }
+    if (check && check(&l, err, sizeof err) != 0) {
+        lesson_free(&l);
         e->error = dup_str(err);
         return e->error ? 0 : -1;
     }
@@ -67,7 +72,8 @@ static int has_header(const char *path) {
 }
 
 // Without an index: the lesson files of dir by name.
-static int scan(const char *dir, LessonCatalog *c, char *err, size_t errlen) {
+static int scan(const char *dir, LessonCheck check, LessonCatalog *c, char *err,
+                size_t errlen) {
     DIR *d = opendir(dir);
     if (d == NULL) {
         snprintf(err, errlen, "%s: cannot read the lessons' directory: %s", dir, strerror(errno));
@@ -113,7 +119,7 @@ static int scan(const char *dir, LessonCatalog *c, char *err, size_t errlen) {
     for (int i = 0; rc == 0 && i < n; i++) {
         all[i].path = names[i];
         names[i] = NULL;
-        if (describe(&all[i]) != 0)
+        if (describe(&all[i], check) != 0)
             rc = -1;
     }
     // lessons first, then the spot-the-bug exercises, each by name
@@ -141,7 +147,8 @@ static int scan(const char *dir, LessonCatalog *c, char *err, size_t errlen) {
     return rc;
 }
 
-int lesson_catalog_load(const char *dir, LessonCatalog *c, char *err, size_t errlen) {
+int lesson_catalog_load(const char *dir, LessonCheck check, LessonCatalog *c, char *err,
+                        size_t errlen) {
     memset(c, 0, sizeof *c);
     size_t n = strlen(dir) + sizeof "/index.md";
     char *ipath = malloc(n);
@@ -154,7 +161,7 @@ int lesson_catalog_load(const char *dir, LessonCatalog *c, char *err, size_t err
     int indexed = stat(ipath, &st) == 0;
     free(ipath);
     if (!indexed) {
-        if (scan(dir, c, err, errlen) != 0) {
+        if (scan(dir, check, c, err, errlen) != 0) {
             lesson_catalog_free(c);
             return -1;
         }
@@ -170,7 +177,7 @@ int lesson_catalog_load(const char *dir, LessonCatalog *c, char *err, size_t err
         LessonEntry *e = &c->e[c->n++];
         e->path = dup_str(ix.paths[i]);
         e->section = dup_str(ix.sections[i] ? ix.sections[i] : "");
-        if (e->path == NULL || e->section == NULL || describe(e) != 0)
+        if (e->path == NULL || e->section == NULL || describe(e, check) != 0)
             rc = -1;
     }
     lesson_index_free(&ix);

@@ -13,12 +13,13 @@
 
 #include "core/backends.h"         // defines: cli_backend_listed, cli_backend_names
 #include "core/cli.h"              // defines: CLI_EXIT_*
-#include "learn/lesson.h"          // defines: Lesson, lesson_parse_file, lesson_dir
+#include "learn/lesson.h"          // defines: Lesson, lesson_dir
 #include "learn/lesson_catalog.h"  // defines: LessonCatalog
 #include "learn/lesson_progress.h" // defines: LessonProgress
 #include "learn/lesson_text.h"     // defines: lesson_text_width
 #include "lesson/lesson_args.h"    // defines: LessonArgs, lesson_args_parse
 #include "lesson/lesson_cmd.h"
+#include "lesson/lesson_confine.h" // defines: lesson_load, lesson_confine
 #include "lesson/lesson_play.h"    // defines: lesson_play
 #include "lesson/lesson_tui.h"     // defines: lesson_tui_run
 #include "views.h"                 // defines: viz_curses_available, viz_sdl_available
@@ -245,7 +246,7 @@ static void progress_close(Progress *g) {
 static int play_file(const char *path, const LessonArgs *a, Progress *g) {
     Lesson l;
     char err[512];
-    if (lesson_parse_file(path, &l, err, sizeof err) != 0) {
+    if (lesson_load(path, &l, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return CLI_EXIT_USAGE;
     }
@@ -457,7 +458,7 @@ int lesson_main(int argc, char **argv) {
     }
     LessonCatalog c;
     char err[512];
-    if (lesson_catalog_load(dir, &c, err, sizeof err) != 0) {
+    if (lesson_catalog_load(dir, lesson_confine, &c, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", prog, err);
         progress_close(&g);
         return CLI_EXIT_USAGE;

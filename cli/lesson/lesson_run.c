@@ -15,10 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/bench.h" // defines: bench_main
-#include "core/cli.h"    // defines: CLI_EXIT_*
-#include "plan/plan.h"   // defines: plan_main
-#include "run/run.h"     // defines: run_main
+#include "bench/bench.h"           // defines: bench_main
+#include "core/cli.h"              // defines: CLI_EXIT_*
+#include "lesson/lesson_confine.h" // defines: lesson_confine_run
+#include "plan/plan.h"             // defines: plan_main
+#include "run/run.h"               // defines: run_main
 
 int lesson_session_open(LessonSession *s, const char *backend, char *err, size_t errlen) {
     memset(s, 0, sizeof *s);
@@ -210,6 +211,11 @@ int lesson_run_block(LessonSession *s, const LessonRun *r, LessonFacts *f, char 
                  r->argc > 0 && r->argv && r->argv[0] ? r->argv[0] : "");
         return -1;
     }
+    // The players check the whole lesson when they load it (lesson_load); a
+    // block handed here some other way is checked all the same, since what
+    // it names is written or read with the learner's rights.
+    if (lesson_confine_run("the lesson", r, err, errlen) != 0)
+        return -1;
     int k = ++s->blocks;
     size_t n = strlen(s->dir) + 32;
     char *trace = malloc(n), *out = malloc(n);

@@ -18,6 +18,7 @@
 
 #include "core/cli.h"                  // defines: CLI_EXIT_*
 #include "interview/interview_cmd.h"   // defines: interview_main
+#include "lesson/lesson_confine.h"     // defines: lesson_load
 #include "lesson/lesson_run.h"         // defines: LessonSession, lesson_run_block
 #include "lesson/lesson_signals.h"     // defines: lesson_signals_catch
 #include "lesson/lesson_tui.h"
@@ -163,7 +164,7 @@ static void tui_next_lesson(const Tui *t, const char *path, TuiLesson *s) {
 // review: only the questions missed in its last play.
 static int tui_open(Tui *t, TuiPlay *p, const char *path, int review, char *err, size_t errlen) {
     memset(p, 0, sizeof *p);
-    if (lesson_parse_file(path, &p->l, err, errlen) != 0)
+    if (lesson_load(path, &p->l, err, errlen) != 0)
         return -1;
     if (lesson_session_open(&p->session, t->o->backend, err, errlen) != 0) {
         lesson_free(&p->l);

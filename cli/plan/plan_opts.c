@@ -101,11 +101,11 @@ static const CliOptRow rows[] = {
      .deflt = "8 (or R when smaller)", .id = PO_GPN, .store = CLI_STORE_INT, AT(gpus_per_node),
      .help = "GPUs per machine"},
     {.name = "gpu", .kind = CLI_OPT_STRING, .metavar = "NAME", .deflt = "h100", .id = PO_GPU,
-     .store = CLI_STORE_TEXT, AT(gpu),
+     .store = CLI_STORE_TEXT, AT(gpu), .file = CLI_FILE_VALUE,
      .help = "the device (see `ddplab`): a100-40, a100-80, h100, h200, l40s, "
              "rtx4090, or a profile file from `ddplab bench --calibrate`"},
     {.name = "system", .kind = CLI_OPT_STRING, .metavar = "NAME|FILE", .deflt = "dgx-h100",
-     .id = PO_SYSTEM, .store = CLI_STORE_TEXT, AT(system),
+     .id = PO_SYSTEM, .store = CLI_STORE_TEXT, AT(system), .file = CLI_FILE_VALUE,
      .help = "the links inside and between nodes (a built-in system profile or a "
              "calibrated file)"},
     {.name = "strategy", .kind = CLI_OPT_ENUM, .metavar = "NAME", .words = strategies,

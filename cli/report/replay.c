@@ -117,7 +117,9 @@ int replay_main(int argc, char **argv) {
     if (st != SIM_OK) {
         fprintf(stderr, "%s: %s\n", prog, err);
         viz_trace_free(&t);
-        return st == SIM_ENOMEM || st == SIM_EIO ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
+        // a trace that is missing, a directory or cannot be read is bad input,
+        // as for every command that reads a file (docs/exit-codes.md)
+        return st == SIM_ENOMEM ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
     }
     VizSource src = {&t, NULL, NULL, 0};
     src.model = viz_model_new(&t, err, sizeof err);

@@ -224,6 +224,11 @@ void run_report_overlap(const SimWorld *w, const char *trace_path);
 // reported on stderr; the exit code stays the run's.
 int run_diag_is_diagnosed(SimStatus st);
 void run_diag_report(const RunOptions *o, const SimWorld *w, SimStatus st, const char *shown);
+// The file part alone: text d written atomically to o->diagnosis (nothing
+// when either is NULL or d is empty), then "diagnosis written to FILE". An
+// elastic run writes its last round's diagnosis this way only when the run
+// as a whole fails (run_elastic.c).
+void run_diag_write(const RunOptions *o, const char *d);
 
 // Memory (run_memory.c), read after the ranks have finished: the table of
 // every rank's peak by category on stdout, and the out-of-memory report on

@@ -87,7 +87,7 @@ static const CliOptRow rows[] = {
              "TF32, the collective's reduction order, bucket\n"
              "boundaries, division convention, optimizer)"},
     {.name = "compare-with", .kind = CLI_OPT_STRING, .metavar = "'OPTIONS'",
-     .apply = set_compare_with,
+     .apply = set_compare_with, .file = CLI_FILE_OPTIONS,
      .help = "the same comparison against this command with\n"
              "OPTIONS added (split at spaces), e.g.\n"
              "'--algo ring --bucket-cap-mb 0.01'; with\n"

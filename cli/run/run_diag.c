@@ -3,7 +3,9 @@
 // full on stderr (unless the run's message already holds it), and to the
 // --diagnosis file, atomically (sim/base/outfile.h), so that it survives the
 // terminal. The same text is in the trace as its diagnosis event
-// (sim_world_trace_diagnosis, done by sim_world_run).
+// (sim_world_trace_diagnosis, done by sim_world_run). A run that succeeds
+// writes no file, an elastic one included: its rounds' diagnoses reach the
+// file only when the run fails in the end (run_elastic.c).
 #include "run/run.h"
 
 #include <stdio.h>
@@ -26,8 +28,14 @@ void run_diag_report(const RunOptions *o, const SimWorld *w, SimStatus st, const
         fputs(d, stderr);
         fputs(nl, stderr);
     }
-    if (o->diagnosis == NULL)
+    run_diag_write(o, d);
+}
+
+void run_diag_write(const RunOptions *o, const char *d) {
+    if (o->diagnosis == NULL || d == NULL || d[0] == '\0')
         return;
+    size_t n = strlen(d);
+    const char *nl = d[n - 1] == '\n' ? "" : "\n";
     SimOutFile f;
     if (sim_outfile_open(&f, o->diagnosis) != SIM_OK) {
         run_error("--diagnosis: cannot create '%s'", o->diagnosis);

@@ -217,6 +217,7 @@ typedef struct {
     int64_t resume_step;
     double resume_sim;              // its simulated time (the round's own clock)
     int restarts;
+    char *diagnosis;                // the last failed round's diagnosis (heap; NULL: none)
 } ElAgent;
 
 // Adds one "elastic" marker on rank r of the combined trace.
@@ -397,6 +398,10 @@ static int el_run(ElAgent *a) {
             continue; // the same round, with the next join (if any)
         }
         RunOptions ro = *o;
+        // A round's diagnosis goes to stderr as it happens, but to the
+        // --diagnosis file only if the run fails in the end: a run the
+        // restarts recover writes none, as any run that succeeds.
+        ro.diagnosis = NULL;
         ro.nranks = n;
         ro.nodes = 1;
         ro.faults = plan;
@@ -422,6 +427,11 @@ static int el_run(ElAgent *a) {
         for (int r = 0; a->z.round > 0 && r < n; r++)
             el_marker(a, r, "resume", a->now, a->now, a->resume_step, n);
         int code = run_once(&ro, &rc_cfg);
+        if (er.diagnosis) {
+            free(a->diagnosis);
+            a->diagnosis = er.diagnosis;
+            er.diagnosis = NULL;
+        }
         double end = er.end_sim + er.offset_s;
         a->wall += er.wall_end;
         if (code == CLI_EXIT_OK && !er.stopped) {
@@ -562,6 +572,11 @@ int run_elastic_train(RunOptions *o, SimTrainConfig *c) {
         }
     }
     int rc = el_run(a);
+    // the run failed: its last diagnosis is the file's (not when a signal
+    // stopped it, which writes no file but the checkpoint it names)
+    if (rc != CLI_EXIT_OK && rc < 128)
+        run_diag_write(o, a->diagnosis);
+    free(a->diagnosis);
     sim_trace_free(a->trace);
     free(a);
     return rc;

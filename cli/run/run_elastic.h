@@ -36,14 +36,16 @@ typedef struct RunElasticRound {
     double start_sim;         // the earliest event's simulated time (its own clock)
     double wall_end;          // the latest event's wall time (its own clock)
     size_t events;            // events it added to the trace
+    char *diagnosis;          // the world's diagnosis when it failed with one
+                              // (heap, the agent's to free; NULL: none)
 } RunElasticRound;
 
 // After run_once's callbacks and signal hooks are installed: chains the
 // round's own on_step and should_stop in front of them.
 void run_elastic_round_begin(RunElasticRound *er, SimTrainConfig *c);
-// After the ranks returned: records who crashed and where the world ended.
-// A world stopped for a membership change is not a failure: SIM_OK then,
-// else st unchanged.
+// After the ranks returned: records who crashed and where the world ended,
+// and keeps the world's diagnosis of a failure. A world stopped for a
+// membership change is not a failure: SIM_OK then, else st unchanged.
 SimStatus run_elastic_round_end(RunElasticRound *er, const SimWorld *w, const SimTrainer *t,
                                 SimStatus st);
 // The world's trace into the combined trace, shifted by offset_s (instead

@@ -58,6 +58,15 @@ SimStatus run_elastic_round_end(RunElasticRound *er, const SimWorld *w, const Si
             all_stopped = 0;
     }
     er->stopped = atomic_load(&er->stop) && all_stopped && st != SIM_OK;
+    // The agent decides whether it becomes the run's --diagnosis file: only
+    // if the run fails in the end, since a restart recovers from it.
+    const char *d = sim_world_diagnosis(w);
+    if (!er->stopped && run_diag_is_diagnosed(st) && d[0] != '\0') {
+        size_t len = strlen(d) + 1;
+        er->diagnosis = malloc(len);
+        if (er->diagnosis)
+            memcpy(er->diagnosis, d, len);
+    }
     return er->stopped ? SIM_OK : st;
 }
 

@@ -24,6 +24,11 @@ int run_proc_parse(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue 
     return 0;
 }
 
+// The same prefix as cuda_rdzv_parse's; tcp, env and mpi name no file.
+const char *run_proc_file(const char *spec) {
+    return strncmp(spec, "file:", 5) == 0 ? spec + 5 : NULL;
+}
+
 RunParse run_proc_check(RunOptions *o) {
     if (o->rendezvous == NULL)
         return RUN_PARSE_OK;

@@ -22,6 +22,9 @@
 
 // --rendezvous SPEC alone (its grammar): the row's apply (CliOptApply).
 int run_proc_parse(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v, void *dest);
+// The file a SPEC names (file:PATH: PATH, which every process reads and
+// writes), or NULL: the row's file_in (CliOptFile).
+const char *run_proc_file(const char *spec);
 // With the other options: the backend, the launcher's variables, -n, the
 // views; sets o->proc_rank and quiets the outputs of ranks other than 0.
 // RUN_PARSE_OK at once without --rendezvous.

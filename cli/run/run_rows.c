@@ -63,7 +63,7 @@ static const CliOptRow rows[] = {
      .deflt = "cpu", .apply = cli_opt_backend, .store = CLI_STORE_TEXT, AT(backend),
      .help = "where the ranks run: cpu (threads here)"},
     {.name = "profile", .shortname = 'p', .kind = CLI_OPT_STRING, .metavar = "NAME|FILE",
-     .deflt = "dgx-h100", .store = CLI_STORE_TEXT, AT(profile),
+     .deflt = "dgx-h100", .store = CLI_STORE_TEXT, AT(profile), .file = CLI_FILE_VALUE,
      .help = "hardware for the simulated time: a built-in\n"
              "profile (run 'ddplab' for the list) or a file\n"
              "written by 'ddplab bench --calibrate'"},
@@ -76,7 +76,7 @@ static const CliOptRow rows[] = {
              "gpt:layers=2,embd=64,heads=4,ctx=32,vocab=V for\n"
              "tokens"},
     {.name = "data", .kind = CLI_OPT_STRING, .metavar = "SET|X.npy", .deflt = "blobs",
-     .store = CLI_STORE_TEXT, AT(data),
+     .store = CLI_STORE_TEXT, AT(data), .file = CLI_FILE_VALUE,
      .help = "blobs, teacher or arith, with options as in\n"
              "blobs:n=1024,features=8,classes=3,noise=1,\n"
              "teacher:n=512,targets=2,hidden=16 or\n"

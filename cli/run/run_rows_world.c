@@ -52,7 +52,7 @@ static const CliOptRow rows[] = {
              "out-of-memory report and what would fit\n"
              "(exit code 1)"},
     {.name = "gpu", .kind = CLI_OPT_STRING, .metavar = "NAME|FILE", .deflt = "the profile's",
-     .store = CLI_STORE_TEXT, AT(gpu),
+     .store = CLI_STORE_TEXT, AT(gpu), .file = CLI_FILE_VALUE,
      .help = "device of every rank for the simulated\n"
              "compute time: h100, h200, a100-40, a100-80,\n"
              "l40s, rtx4090 (run 'ddplab' for the list), or\n"
@@ -81,6 +81,7 @@ static const CliOptRow rows[] = {
              "dump, a protocol mismatch) is also written;\n"
              "none: only on stderr and in the trace"},
     {.name = "rendezvous", .kind = CLI_OPT_STRING, .metavar = "SPEC", .apply = run_proc_parse,
+     .file = CLI_FILE_SPEC, .file_in = run_proc_file,
      .help = "--backend cuda: this process runs one rank\n"
              "of a world of processes started by torchrun,\n"
              "mpirun or srun (rank and world size from\n"

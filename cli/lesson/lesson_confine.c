@@ -1,0 +1,89 @@
+// cli/lesson/lesson_confine.c: the files a lesson's blocks name stay in its
+// scratch directory (lesson_confine.h). The check is on the words as written,
+// before anything runs: the blocks run in a fresh directory that only the
+// blocks themselves write to, and ddplab makes no links there, so a relative
+// path without ".." cannot lead out of it.
+#include "lesson/lesson_confine.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/bench.h" // defines: bench_optab
+#include "core/opts.h"   // defines: cli_opt_shown
+#include "plan/plan.h"   // defines: plan_optab
+#include "run/run.h"     // defines: run_optab
+
+const CliOptTable *lesson_command_table(const char *name) {
+    if (name == NULL)
+        return NULL;
+    if (strcmp(name, "run") == 0)
+        return run_optab();
+    if (strcmp(name, "plan") == 0)
+        return plan_optab();
+    if (strcmp(name, "bench") == 0)
+        return bench_optab();
+    return NULL;
+}
+
+const char *lesson_confine_why(const char *file) {
+    if (file[0] == '/')
+        return "an absolute path";
+    for (const char *p = file; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return "a '..' component";
+        p += n;
+        p += *p == '/';
+    }
+    return NULL;
+}
+
+typedef struct {
+    const char *path;
+    int line;
+    char *err;
+    size_t errlen;
+} Confine;
+
+static int check_file(void *arg, const CliOptRow *row, const char *value, const char *file) {
+    Confine *c = arg;
+    const char *why = lesson_confine_why(file);
+    if (why == NULL)
+        return 0;
+    char shown[72];
+    snprintf(c->err, c->errlen,
+             "%s:%d: --%s: '%s' is outside the scratch directory the lesson's blocks run in "
+             "(%s); allowed: a path relative to it without '..' (ck.st, out/m.jsonl)",
+             c->path, c->line, row->name, cli_opt_shown(value, shown, sizeof shown), why);
+    return 1;
+}
+
+int lesson_confine_run(const char *path, const LessonRun *r, char *err, size_t errlen) {
+    if (r->argc < 1)
+        return 0;
+    const CliOptTable *t = lesson_command_table(r->argv[0]);
+    if (t == NULL) // the parser allows no other command; nothing of it runs
+        return 0;
+    Confine c = {path, r->cmd_line > 0 ? r->cmd_line : r->line, err, errlen};
+    int rc = cli_optab_files(t, r->argc, r->argv, check_file, &c);
+    if (rc < 0)
+        snprintf(err, errlen, "%s:%d: out of memory", path, c.line);
+    return rc == 0 ? 0 : -1;
+}
+
+int lesson_confine(const Lesson *l, char *err, size_t errlen) {
+    for (int i = 0; i < l->nruns; i++)
+        if (lesson_confine_run(l->path, &l->runs[i], err, errlen) != 0)
+            return -1;
+    return 0;
+}
+
+int lesson_load(const char *path, Lesson *l, char *err, size_t errlen) {
+    if (lesson_parse_file(path, l, err, errlen) != 0)
+        return -1;
+    if (lesson_confine(l, err, errlen) != 0) {
+        lesson_free(l);
+        return -1;
+    }
+    return 0;
+}
