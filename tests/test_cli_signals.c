@@ -51,11 +51,6 @@ static void nap_ms(int ms) {
     nanosleep(&ts, NULL);
 }
 
-// Steps a run may log after the signal: the one in flight (a process under
-// load is slower at everything, so a count of steps, unlike a time, does
-// not depend on how busy the machine is).
-enum { STOP_STEPS_AFTER = 2 };
-
 // A child process with its output in unlinked temporary files.
 typedef struct {
     pid_t pid;
@@ -63,8 +58,6 @@ typedef struct {
     int exited;        // 1: ended with exit(code); 0: killed by signal
     int code;          // exit code, or the signal that killed it
     double stop_s;     // seconds from the signal to its end (printed, never asserted)
-    int steps_at_signal; // "step N/" lines printed when the signal was sent
-    int steps_at_end;    // and when the process had ended
 } Child;
 
 // Starts `exe args...` in dir with stdin from /dev/null and the three
@@ -163,16 +156,8 @@ static int count_of(const char *s, const char *part) {
     return n;
 }
 
-static int child_steps(const Child *c) {
-    char *all = child_output(c);
-    int n = count_of(all, "\nstep "); // the lines the loop logs, one per step
-    free(all);
-    return n;
-}
-
 // Sends sig and waits for the child to end (killing it after 30 s).
 static void child_signal(Child *c, int sig) {
-    c->steps_at_signal = child_steps(c);
     double t0 = now_s();
     kill(c->pid, sig);
     int status = 0;
@@ -188,7 +173,6 @@ static void child_signal(Child *c, int sig) {
         nap_ms(1);
     }
     c->stop_s = now_s() - t0;
-    c->steps_at_end = child_steps(c);
     c->pid = -1;
     c->exited = WIFEXITED(status);
     c->code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? WTERMSIG(status) : -1;
@@ -234,16 +218,19 @@ static void dir_show(const char *dir) {
 }
 
 
-// The signal ended the process at once: at most the step in flight was
-// logged after it, and nothing waited for the watchdog to fire.
+// The signal ended the process, not something else: it did not wait for
+// the watchdog (whose diagnosis says "never arrived"), and it ended within
+// child_signal's 30 s (after which it is killed, and its exit code then
+// fails the caller's check). How long it took is printed, never asserted:
+// a busy machine is slower at everything, and the run's own step lines,
+// buffered in a file, cannot date the signal either.
 static int check_stopped_in_time(const Child *c) {
     char *all = child_output(c);
     int waited = count_of(all, "never arrived") > 0;
     free(all);
-    if (c->steps_at_end - c->steps_at_signal > STOP_STEPS_AFTER || waited) {
-        fprintf(stderr, "after the signal: %d more step line(s) (at most %d), %s; ended %.3f s "
-                "after it\n", c->steps_at_end - c->steps_at_signal, STOP_STEPS_AFTER,
-                waited ? "a hang diagnosis" : "no hang diagnosis", c->stop_s);
+    if (waited) {
+        fprintf(stderr, "the run waited for the watchdog after the signal (ended %.3f s after "
+                "it)\n", c->stop_s);
         return 1;
     }
     return 0;

@@ -534,10 +534,7 @@ static int test_million(void) {
     CHECK(ly[0] == 1.0 && lx[1] == 1.0);
     printf("  %zu events on 8 ranks: indexed in %.3f s; scene_at mean %.1f us, worst %.1f us\n",
            n, index_s, 1e6 * sum / probes, 1e6 * worst);
-    if (!quick && !tenv_sanitized()) {
-        CHECK(index_s < 1.0);
-        CHECK(worst < 0.05);
-    }
+    // the times are printed, never asserted: bench/viz_replay_load measures them
     viz_scene_free(s);
     viz_model_free(m);
     free(ev);
