@@ -284,8 +284,11 @@ int run_once(RunOptions *o, SimTrainConfig *c) {
         rc = exit_for(st, ft);
         if (run_memory_oom(o, c, &w))
             rc = CLI_EXIT_CHECK; // the configuration does not fit --device-memory
-        uneven_note(trainers, o->nranks);
-        if (c->eval.every > 0 && c->eval.variant == SIM_EVAL_RANK0_ONLY && o->nranks > 1)
+        // bad input is one line: the notes explain a distributed failure
+        if (rc != CLI_EXIT_USAGE)
+            uneven_note(trainers, o->nranks);
+        if (rc != CLI_EXIT_USAGE && c->eval.every > 0 && c->eval.variant == SIM_EVAL_RANK0_ONLY &&
+            o->nranks > 1)
             run_error("--eval-variant rank0-only: rank 0 evaluated and entered the metrics "
                       "all_reduce alone; the other ranks went on to their next collective "
                       "(evaluate on every rank: --eval-variant right)");
