@@ -11,6 +11,11 @@
 //                     the checkpoint always loads and resumes
 //   damaged files     a flipped data byte, a damaged header, a damaged header
 //                     length and a cut file are refused by --resume (exit 2)
+//   metrics log       a crash (exit 3), a kill -9 and save-crash keep a whole
+//                     line for every finished step in the --metrics file
+//                     itself, no temporary; --resume into that file cuts it
+//                     back to the checkpoint's step and continues it into
+//                     the lines of a run never interrupted
 //   seeds             no initial broadcast, and ranks reading the same batch
 //                     log different losses
 //   every kind        leaves its "injected" event in the exported trace
@@ -337,6 +342,166 @@ static int test_damaged(void) {
 }
 
 // ----------------------------------------------------------------------------
+// the metrics log: every finished step survives whatever ends the run
+
+// The steps of the metrics lines at path (eval lines aside), in order, into
+// steps[max]; -1 when a line is not whole JSON ending in '\n'.
+static int metrics_steps(const char *path, long long *steps, int max) {
+    size_t len = 0;
+    char *text = tfile_read(path, &len);
+    if (text == NULL)
+        return -1;
+    int n = 0, bad = len > 0 && text[len - 1] != '\n';
+    for (char *line = strtok(text, "\n"); line && !bad; line = strtok(NULL, "\n")) {
+        cJSON *j = cJSON_Parse(line);
+        const cJSON *step = j ? cJSON_GetObjectItemCaseSensitive(j, "step") : NULL;
+        bad = j == NULL;
+        if (cJSON_IsNumber(step) && n < max)
+            steps[n++] = (long long)step->valuedouble;
+        cJSON_Delete(j);
+    }
+    free(text);
+    return bad ? -1 : n;
+}
+
+// 1 when path holds exactly steps 1 to last, one line each.
+static int holds_steps(const char *path, long long last) {
+    long long steps[4096];
+    int n = metrics_steps(path, steps, 4096);
+    int ok = n == last;
+    for (int i = 0; ok && i < n; i++)
+        ok = steps[i] == i + 1;
+    if (!ok)
+        fprintf(stderr, "%s: %d lines (want steps 1 to %lld)\n", path, n, last);
+    return ok;
+}
+
+// The lines of a and b agree on the training's own fields (sim_s is left
+// out: a DDP run resumed from a checkpoint does not reproduce the straight
+// run's simulated time).
+static int same_metrics(const char *a, const char *b) {
+    char *x = tfile_read(a, NULL), *y = tfile_read(b, NULL);
+    static const char *const fields[] = {"step", "epoch", "loss", "lr", "grad_norm"};
+    int ok = x && y, lines = 0;
+    char *sx = NULL, *sy = NULL;
+    char *lx = x ? strtok_r(x, "\n", &sx) : NULL, *ly = y ? strtok_r(y, "\n", &sy) : NULL;
+    for (; ok && (lx || ly); lx = strtok_r(NULL, "\n", &sx), ly = strtok_r(NULL, "\n", &sy)) {
+        cJSON *jx = lx ? cJSON_Parse(lx) : NULL, *jy = ly ? cJSON_Parse(ly) : NULL;
+        ok = jx && jy;
+        for (size_t k = 0; ok && k < sizeof fields / sizeof fields[0]; k++) {
+            const cJSON *p = cJSON_GetObjectItemCaseSensitive(jx, fields[k]);
+            const cJSON *q = cJSON_GetObjectItemCaseSensitive(jy, fields[k]);
+            ok = cJSON_IsNumber(p) && cJSON_IsNumber(q) && p->valuedouble == q->valuedouble;
+        }
+        cJSON_Delete(jx);
+        cJSON_Delete(jy);
+        lines++;
+    }
+    if (!ok)
+        fprintf(stderr, "%s and %s differ at line %d\n", a, b, lines);
+    free(x);
+    free(y);
+    return ok;
+}
+
+// A rank crashes in step 5 (the watchdog ends the run, exit 3): the log
+// holds steps 1 to 4, in place, with no temporary beside it. Resumed from
+// step 3's checkpoint into the same file, it is cut back to step 3 and
+// continued: the same lines as a run that was never interrupted.
+static int test_metrics_crash(void) {
+    remove_with("ck.st");
+    remove_with("m.jsonl");
+    const char *m = in_dir("m.jsonl"), *ck = in_dir("ck.st");
+    CHECK(tfile_write(m, "{\"step\":1}\n", 11) == 0); // a previous run's: replaced
+    TcliResult r;
+    RUN_CASE(r, "--steps", "8", "--fault", "crash:rank=1,step=5", "--watchdog",
+             tenv_sanitized() ? "2" : "0.3", "--diagnosis", "none", "--save", ck,
+             "--save-every", "3", "--metrics", m);
+    CHECK_EQ_INT(r.rc, 3);
+    tcli_result_free(&r);
+    CHECK(holds_steps(m, 4));
+    CHECK_EQ_INT(entries_with("m.jsonl", NULL, 0), 1);
+    CHECK_EQ_INT(tckpt_step(ck), 3);
+    RUN_CASE(r, "--steps", "8", "--resume", ck, "--metrics", m);
+    if (r.rc != 0)
+        show("resume into the log", &r);
+    CHECK_EQ_INT(r.rc, 0);
+    tcli_result_free(&r);
+    CHECK(holds_steps(m, 8));
+    const char *full = in_dir("full.jsonl");
+    RUN_CASE(r, "--steps", "8", "--metrics", full);
+    CHECK_EQ_INT(r.rc, 0);
+    tcli_result_free(&r);
+    CHECK(same_metrics(full, in_dir("m.jsonl")));
+    // a line cut short (a power cut) ends what a resumed run keeps
+    size_t len = 0;
+    char *text = tfile_read(full, &len);
+    CHECK(text != NULL && len > 40);
+    char *third = strstr(text, "{\"step\":3,");
+    CHECK(third != NULL);
+    CHECK(tfile_write(in_dir("m.jsonl"), text, (size_t)(third - text) + 20) == 0);
+    free(text);
+    RUN_CASE(r, "--steps", "8", "--resume", ck, "--metrics", in_dir("m.jsonl"));
+    CHECK_EQ_INT(r.rc, 0);
+    tcli_result_free(&r);
+    long long steps[16];
+    CHECK_EQ_INT(metrics_steps(in_dir("m.jsonl"), steps, 16), 7); // 1, 2, then 4 to 8
+    CHECK(steps[1] == 2 && steps[2] == 4 && steps[6] == 8);
+    unlink(full);
+    remove_with("m.jsonl");
+    remove_with("ck.st");
+    return 0;
+}
+
+// kill -9 in the middle of a long run: every line is whole and the steps
+// run from 1 without a gap; save-crash's SIGKILL in step 4's checkpoint
+// keeps step 4's line, written before the save.
+static int test_metrics_kill9(void) {
+    remove_with("m.jsonl");
+    const char *m = in_dir("m.jsonl");
+    const char *argv[] = {exe, "run", BASE, "--steps", "1000000", "--metrics", m, NULL};
+    fflush(NULL);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        execv(exe, (char *const *)argv);
+        _exit(127);
+    }
+    double t0 = now_s();
+    size_t len = 0;
+    for (char *t = NULL; len < 4000 && now_s() - t0 < 15; sleep_s(0.002)) {
+        t = tfile_read(m, &len);
+        free(t);
+    }
+    kill(pid, SIGKILL);
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    long long steps[4096];
+    int n = metrics_steps(m, steps, 4096);
+    CHECK(n >= 10);
+    CHECK(holds_steps(m, n));
+    CHECK_EQ_INT(entries_with("m.jsonl", NULL, 0), 1);
+    remove_with("ck.st");
+    TcliResult r;
+    RUN_CASE(r, "--steps", "6", "--save", in_dir("ck.st"), "--save-every", "2", "--fault",
+             "save-crash:step=4", "--metrics", m);
+    CHECK_EQ_INT(r.rc, 128 + SIGKILL);
+    tcli_result_free(&r);
+    CHECK(holds_steps(m, 4));
+    CHECK_EQ_INT(entries_with("m.jsonl", NULL, 0), 1);
+    remove_with("ck.st");
+    remove_with("m.jsonl");
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
 // seeds, and every kind's event
 
 // --fault seeds: rank 0's first collective is no longer the initial
@@ -443,6 +608,8 @@ int main(int argc, char **argv) {
     RUN(test_save_crash);
     RUN(test_kill9);
     RUN(test_damaged);
+    RUN(test_metrics_crash);
+    RUN(test_metrics_kill9);
     RUN(test_seeds);
     RUN(test_events);
     if (failures == 0)

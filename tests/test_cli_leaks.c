@@ -15,8 +15,10 @@
 //     when it put the handler back): exit 130;
 // twice over, after a run that succeeds. After each run: as many file
 // descriptors open (/proc/self/fd) and threads alive (/proc/self/task) as
-// before, and no temporary (*.tmp.*) in the output directory; a failed
-// run wrote no --metrics file. Memory is checked by the ASan build's leak
+// before, and no temporary (*.tmp.*) in the output directory; a run
+// refused as bad input wrote no --metrics file, and one that failed or was
+// stopped after some steps kept their lines in it. Memory is checked by the
+// ASan build's leak
 // checker when this process exits (scripts/test.sh runs it with
 // detect_leaks=1).
 #include <dirent.h>
@@ -163,7 +165,8 @@ static int interrupted_run(void) {
     sigaction(SIGINT, &old, NULL);
     int fds = proc_count("/proc/self/fd"), threads = proc_count("/proc/self/task");
     if (rc != 130 || fds != base_fds || threads != base_threads || tmp_leftovers() ||
-        tfile_exists(tcli_path(dir, "int.jsonl")) || tfile_exists(tcli_path(dir, "int.ddptrace")) ||
+        !tfile_exists(tcli_path(dir, "int.jsonl")) ||
+        tfile_exists(tcli_path(dir, "int.ddptrace")) ||
         atomic_load(&test_sigints) != 1 || !log_has("ddplab run: interrupted by SIGINT at step ")) {
         fprintf(stderr, "interrupted: exit %d, %d descriptors (before %d), %d threads (before "
                         "%d), %d SIGINTs seen by the caller's handler\n",
@@ -178,19 +181,23 @@ static int interrupted_run(void) {
 
 // Every failing run once.
 static int failing_runs(void) {
+    // the logs a round before kept: each run here must write its own
+    const char *logs[] = {"hang.jsonl", "proto.jsonl", "int.jsonl"};
+    for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++)
+        unlink(tcli_path(dir, logs[i]));
     const char *hang[] = {"run", "--strategy", "ddp", "-n", "4", "--data", "blobs", "--uneven",
                           "2", "--epochs", "1", "--watchdog", "0.3", "--diagnosis", "none",
                           "--metrics", tcli_path(dir, "hang.jsonl"), "--trace",
                           tcli_path(dir, "hang.ddptrace"), NULL};
     CHECK(check_run("watchdog", hang, CLI_EXIT_DIST) == 0);
-    CHECK(!tfile_exists(tcli_path(dir, "hang.jsonl")));
+    CHECK(tfile_exists(tcli_path(dir, "hang.jsonl"))); // the steps before the hang
     CHECK(tfile_exists(tcli_path(dir, "hang.ddptrace"))); // a hung run keeps its trace
     const char *proto[] = {"run", "--strategy", "ddp", "-n", "4", "--steps", "5",
                            "--eval-variant", "rank0-only", "--eval-every", "1", "--watchdog",
                            "0.5", "--diagnosis", "none", "--metrics",
                            tcli_path(dir, "proto.jsonl"), NULL};
     CHECK(check_run("protocol", proto, CLI_EXIT_DIST) == 0);
-    CHECK(!tfile_exists(tcli_path(dir, "proto.jsonl")));
+    CHECK(tfile_exists(tcli_path(dir, "proto.jsonl"))); // step 1's line, before its evaluation
     const char *model[] = {"run", "--model", "mlp:3,3", "--metrics",
                            tcli_path(dir, "model.jsonl"), NULL};
     CHECK(check_run("bad model", model, CLI_EXIT_USAGE) == 0);

@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "formats/npy.h"
+#include "formats/safetensors.h"
 #include "test_cli_run.h"
 #include "test_files.h"
 
@@ -230,6 +231,104 @@ static int test_checkpoints(void) {
     return 0;
 }
 
+// src resealed into dst (a fresh checksum, as the writer computes it) with
+// element k of tensor `name` set to v: a file whose only fault is the value.
+static int write_poisoned(const char *src, const char *dst, const char *name, size_t k,
+                          float v) {
+    SimStFile f;
+    char err[512];
+    CHECK(sim_stfile_load(&f, src, err, sizeof err) == SIM_OK);
+    SimStMeta *meta = calloc((size_t)f.nmeta + 1, sizeof *meta);
+    float *copy = NULL;
+    int nmeta = 0, found = 0;
+    for (int i = 0; meta && i < f.nmeta; i++)
+        if (strcmp(f.meta[i].key, SIM_STFILE_CHECKSUM_KEY) != 0)
+            meta[nmeta++] = f.meta[i];
+    for (int i = 0; i < f.ntensors && !found; i++) {
+        SimStTensor *t = &f.tensors[i];
+        if (strcmp(t->name, name) != 0 || t->dtype != SIM_FP32)
+            continue;
+        size_t n = 1;
+        for (int d = 0; d < t->ndim; d++)
+            n *= (size_t)t->shape[d];
+        copy = k < n ? malloc(n * sizeof *copy) : NULL;
+        if (copy) {
+            memcpy(copy, t->data, n * sizeof *copy);
+            copy[k] = v;
+            t->data = copy;
+            found = 1;
+        }
+    }
+    SimStatus st = meta && found ? sim_stfile_save(dst, f.tensors, f.ntensors, meta, nmeta, err,
+                                                   sizeof err)
+                                 : SIM_EINVAL;
+    if (st != SIM_OK)
+        fprintf(stderr, "cannot write %s with %s[%zu] changed: %s\n", dst, name, k, err);
+    free(copy);
+    free(meta);
+    sim_stfile_free(&f);
+    return st == SIM_OK ? 0 : 1;
+}
+
+// Weights a run would start from that are not finite (--init, --resume,
+// and an FSDP shard file behind a sharded index) are refused like NaN in
+// data: the tensor, the element and what it holds.
+static int test_nonfinite_weights(void) {
+    int before = tfile_dir_entries(dir); // what the cases before left
+    char good[600], bad[600];
+    snprintf(good, sizeof good, "%s", in_dir("w.st"));
+    snprintf(bad, sizeof bad, "%s", in_dir("nan.st"));
+    const char *args[] = {"run",   "--optimizer", "adamw", "--model", "mlp:16,8,4,bn",
+                          "--steps", "3",         "--save", good,     NULL};
+    TcliResult r;
+    tcli_run(&r, exe, args, TIMEOUT_S);
+    CHECK_EQ_INT(r.rc, 0);
+    tcli_result_free(&r);
+    int in = before + 2; // good and bad
+    CHECK(write_poisoned(good, bad, "0.weight", 21, NAN) == 0);
+    BAD(in, A("--model", "mlp:16,8,4,bn", "--init", bad), "--init: ",
+        "nan.st: tensor '0.weight' element 21 (at [1, 5] of [8, 16]) is NaN; a run cannot "
+        "start from non-finite weights");
+    BAD(in, A("--optimizer", "adamw", "--model", "mlp:16,8,4,bn", "--steps", "6", "--resume",
+              bad), "--resume: ", "tensor '0.weight' element 21 (at [1, 5] of [8, 16]) is NaN");
+    CHECK(write_poisoned(good, bad, "3.bias", 3, INFINITY) == 0);
+    BAD(in, A("--model", "mlp:16,8,4,bn", "--init", bad),
+        "tensor '3.bias' element 3 (at [3] of [4]) is +inf");
+    CHECK(write_poisoned(good, bad, "1.running_var", 0, -INFINITY) == 0);
+    BAD(in, A("--model", "mlp:16,8,4,bn", "--init", bad), "tensor '1.running_var' element 0",
+        "is -inf");
+    CHECK(write_poisoned(good, bad, "optimizer/state.2.exp_avg_sq", 7, NAN) == 0);
+    BAD(in, A("--optimizer", "adamw", "--model", "mlp:16,8,4,bn", "--steps", "6", "--resume",
+              bad), "--resume: ", "tensor 'optimizer/state.2.exp_avg_sq' element 7",
+        "is NaN; a run cannot start from non-finite state");
+    // --init takes only the weights: the optimizer's state is not read
+    const char *init[] = {"run", "--model", "mlp:16,8,4,bn", "--steps", "1", "--init", bad, NULL};
+    tcli_run(&r, exe, init, TIMEOUT_S);
+    CHECK_EQ_INT(r.rc, 0);
+    tcli_result_free(&r);
+    unlink(good);
+    unlink(bad);
+
+    // a sharded FSDP checkpoint: the index and one file per shard
+    char idx[600], shard[700];
+    snprintf(idx, sizeof idx, "%s", in_dir("fs.st"));
+    const char *fsdp[] = {"run", "--strategy", "fsdp", "-n", "2", "--steps", "2", "--save", idx,
+                          "--state-dict", "sharded", NULL};
+    tcli_run(&r, exe, fsdp, TIMEOUT_S);
+    CHECK_EQ_INT(r.rc, 0);
+    tcli_result_free(&r);
+    snprintf(shard, sizeof shard, "%s.step2.shard1-of-2.safetensors", idx);
+    CHECK(tfile_exists(shard));
+    CHECK(write_poisoned(shard, shard, "2.weight", 0, NAN) == 0);
+    BAD(before + 3, A("--strategy", "fsdp", "-n", "2", "--steps", "4", "--resume", idx), "--resume",
+        "shard1-of-2.safetensors: tensor '2.weight' element 0", "is NaN");
+    unlink(shard);
+    snprintf(shard, sizeof shard, "%s.step2.shard0-of-2.safetensors", idx);
+    unlink(shard);
+    unlink(idx);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     exe = tcli_exe_arg(argc, argv);
     if (exe == NULL || tfile_mkdtemp(dir, sizeof dir, "runerr") != 0)
@@ -240,6 +339,7 @@ int main(int argc, char **argv) {
     RUN(test_data_vs_model);
     RUN(test_bad_data);
     RUN(test_checkpoints);
+    RUN(test_nonfinite_weights);
     tfile_rmtree(dir);
     return failures ? 1 : 0;
 }

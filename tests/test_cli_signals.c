@@ -8,7 +8,8 @@
 //   ddplab run (4 DDP ranks, --save every step, --trace, --metrics) on
 //     SIGINT and on SIGTERM: exit status 130 / 143 (an exit, not a death
 //     by the signal), one line "interrupted by SIGINT at step N of M",
-//     only ck.st left, at step N - 1;
+//     only ck.st, at step N - 1, and the --metrics log of steps 1 to N - 1
+//     left;
 //   one rank (no collective to cancel): stopped at its step boundary;
 //   four ranks hung in an all_reduce (uneven inputs, --watchdog 60):
 //     stopped by the cancel, not by the watchdog;
@@ -217,6 +218,25 @@ static void dir_show(const char *dir) {
     closedir(d);
 }
 
+// 1 when dir/m.jsonl, the --metrics log, holds a whole line for each of
+// steps 1 to last and nothing else: the steps finished before the signal.
+static int metrics_upto(const char *dir, long long last) {
+    size_t len = 0;
+    char *text = tfile_read(tcli_path(dir, "m.jsonl"), &len);
+    long long n = 0;
+    int ok = text != NULL && (len == 0 || text[len - 1] == '\n');
+    for (char *p = text; ok && p && *p; n++) {
+        char *end = strchr(p, '\n');
+        ok = end != NULL && strncmp(p, "{\"step\":", 8) == 0 && atoll(p + 8) == n + 1 &&
+             end[-1] == '}';
+        p = end ? end + 1 : NULL;
+    }
+    if (!ok || n != last)
+        fprintf(stderr, "m.jsonl: %lld whole lines of steps 1, 2, ... (want 1 to %lld)\n", n,
+                last);
+    free(text);
+    return ok && n == last;
+}
 
 // The signal ended the process, not something else: it did not wait for
 // the watchdog (whose diagnosis says "never arrived"), and it ended within
@@ -266,8 +286,12 @@ static int run_ddp_case(int sig) {
     const char *line = all ? strstr(all, want) : NULL;
     long long at = line ? atoll(line + strlen(want)) : -1;
     long long k = tckpt_step(tcli_path(dir, "ck.st"));
+    char logged[96];
+    snprintf(logged, sizeof logged, "--metrics 'm.jsonl' holds steps 1 to %lld, no other file",
+             at - 1);
     if (line == NULL || at < 4 || k != at - 1 || strstr(line, "is intact") == NULL ||
-        tfile_dir_entries(dir) != 1 || check_stopped_in_time(&c)) {
+        strstr(line, logged) == NULL || !metrics_upto(dir, at - 1) ||
+        tfile_dir_entries(dir) != 2 || check_stopped_in_time(&c)) {
         fprintf(stderr, "stopped at step %lld, checkpoint at step %lld, output:\n%s\n", at, k,
                 all ? all : "");
         dir_show(dir);
@@ -291,13 +315,18 @@ static int test_run_sigterm(void) {
 }
 
 // A run (with extra environment env, or NULL) and the text it waits for,
-// signalled with SIGINT: exit 130 with the interrupted line in time and an
-// empty directory. wait_text NULL: the run's output is not on its streams
-// yet (a live view sets it aside), so settle_ms alone is waited.
+// signalled with SIGINT: exit 130 with the interrupted line in time, and a
+// directory that holds only the --metrics log of the steps before the one
+// interrupted, if the run has one. wait_text NULL: the run's output is not
+// on its streams yet (a live view sets it aside), so settle_ms alone is
+// waited.
 static int run_simple_case(const char *const *args, const char *const *env,
                            const char *wait_text, int settle_ms) {
     char dir[512];
     CHECK(tfile_mkdtemp(dir, sizeof dir, "sig-run") == 0);
+    int logs = 0;
+    for (int i = 0; args[i]; i++)
+        logs |= strcmp(args[i], "--metrics") == 0;
     Child c;
     int rc = 1;
     if (child_start(&c, dir, args, env) != 0 ||
@@ -306,9 +335,15 @@ static int run_simple_case(const char *const *args, const char *const *env,
     nap_ms(settle_ms);
     child_signal(&c, SIGINT);
     char *all = child_output(&c);
-    if (!c.exited || c.code != 130 || !all ||
-        !strstr(all, "ddplab run: interrupted by SIGINT at step ") ||
-        !strstr(all, "nothing was written") || tfile_dir_entries(dir) != 0 ||
+    const char *want = "ddplab run: interrupted by SIGINT at step ";
+    const char *line = all ? strstr(all, want) : NULL;
+    long long at = line ? atoll(line + strlen(want)) : -1;
+    char logged[96];
+    snprintf(logged, sizeof logged, "--metrics 'm.jsonl' holds steps 1 to %lld, nothing else "
+             "was written", at - 1);
+    if (!c.exited || c.code != 130 || line == NULL ||
+        !strstr(line, logs ? logged : "nothing was written") ||
+        (logs && !metrics_upto(dir, at - 1)) || tfile_dir_entries(dir) != logs ||
         check_stopped_in_time(&c)) {
         fprintf(stderr, "exited %d with %d after %.3f s:\n%s\n", c.exited, c.code, c.stop_s,
                 all ? all : "");
@@ -373,8 +408,8 @@ static int test_run_fsdp(void) {
     long long k = tckpt_step(tcli_path(dir, "ck.st"));
     // the index and its 4 shard files, nothing of a save that was cut short
     if (!c.exited || c.code != 143 || !all || !strstr(all, "interrupted by SIGTERM") ||
-        dir_has(dir, ".tmp") || dir_has(dir, "m.jsonl") || k < 5 ||
-        tfile_dir_entries(dir) != 5 || check_stopped_in_time(&c)) {
+        dir_has(dir, ".tmp") || !dir_has(dir, "m.jsonl") || k < 5 ||
+        tfile_dir_entries(dir) != 6 || check_stopped_in_time(&c)) {
         fprintf(stderr, "exited %d with %d, checkpoint at step %lld:\n%s\n", c.exited, c.code,
                 k, all ? all : "");
         dir_show(dir);

@@ -56,6 +56,12 @@ static int test_kinds(void) {
     CHECK(parses(&p, "save-crash:step=4"));
     CHECK_EQ_INT(p.n, 13);
     CHECK(strcmp(p.f[3].text, "crash:rank=3,step=5,coll=1") == 0);
+    // the second save-crash would never fire: the first kills the process
+    char err[300];
+    CHECK(sim_fault_check(&p, 4, err, sizeof err) == SIM_EINVAL);
+    CHECK_STR_CONTAINS(err, "--fault 'save-crash:step=4': a second save-crash fault (the first "
+                            "is 'save-crash')");
+    p.n--;
     CHECK(sim_fault_check(&p, 4, NULL, 0) == SIM_OK);
     for (int k = 0; k < SIM_FAULT_KIND_COUNT; k++)
         CHECK(strcmp(sim_fault_kind_name((SimFaultKind)k), "?") != 0);
@@ -98,10 +104,10 @@ static int test_refused(void) {
 
 static int test_check_and_queries(void) {
     SimFaultPlan p = {0};
-    char err[200];
+    char err[400];
     CHECK(parses(&p, "skip:rank=4,step=1"));
     CHECK(sim_fault_check(&p, 4, err, sizeof err) == SIM_EINVAL);
-    CHECK_STR_CONTAINS(err, "rank 4 does not exist (ranks 0..3)");
+    CHECK_STR_CONTAINS(err, "rank 4 does not exist; this run has ranks 0 to 3 (-n 4)");
     SimFaultPlan one = {0};
     CHECK(parses(&one, "no-sampler"));
     CHECK(sim_fault_check(&one, 1, err, sizeof err) == SIM_EINVAL);
@@ -110,6 +116,33 @@ static int test_check_and_queries(void) {
     CHECK(parses(&alone, "slow-rank:rank=0,factor=3"));
     CHECK(parses(&alone, "loss-not-divided"));
     CHECK(sim_fault_check(&alone, 1, err, sizeof err) == SIM_OK);
+
+    // two faults on one collective: the launch answers to the first only
+    const char *clash[][2] = {
+        {"skip:rank=1,step=2", "crash:rank=1,step=2,coll=0"},
+        {"reorder:rank=1,step=2,coll=3", "mismatch:rank=1,step=2,coll=4"},
+        {"mismatch:rank=1,step=2,coll=4", "reorder:rank=1,step=2,coll=3"},
+        {"reorder:rank=1,step=2,coll=3", "reorder:rank=1,step=2,coll=4"},
+        {"seeds", "seeds"},
+        {"no-sampler", "no-sampler"},
+        {"no-set-epoch", "no-set-epoch"},
+        {"loss-not-divided", "loss-not-divided"},
+    };
+    for (size_t i = 0; i < sizeof clash / sizeof clash[0]; i++) {
+        SimFaultPlan two = {0};
+        CHECK(parses(&two, clash[i][0]) && parses(&two, clash[i][1]));
+        CHECK(sim_fault_check(&two, 4, err, sizeof err) == SIM_EINVAL);
+        CHECK_STR_CONTAINS(err, clash[i][1]);
+        CHECK(strstr(err, "never") != NULL);
+    }
+    SimFaultPlan apart = {0}; // other collectives, steps or ranks: both fire
+    CHECK(parses(&apart, "reorder:rank=1,step=2,coll=3"));
+    CHECK(parses(&apart, "skip:rank=1,step=2,coll=5"));
+    CHECK(parses(&apart, "skip:rank=1,step=3,coll=3"));
+    CHECK(parses(&apart, "crash:rank=2,step=2,coll=3"));
+    CHECK(parses(&apart, "slow-rank:rank=1,factor=2"));
+    CHECK(parses(&apart, "slow-rank:rank=1,factor=3,step=2"));
+    CHECK(sim_fault_check(&apart, 4, err, sizeof err) == SIM_OK);
 
     SimFaultPlan q = {0};
     CHECK(parses(&q, "reorder:rank=1,step=2,coll=3"));

@@ -6,8 +6,8 @@
 #   and `kill -TERM` of the program: the run stops, the view closes, the
 #   terminal is back in canonical mode with echo, the shell after it runs,
 #   the program ends with 130 / 143 after the line "interrupted by ...",
-#   and its directory holds only the checkpoint it saved before (no
-#   --metrics file, no temporary);
+#   and its directory holds only the checkpoint it saved before and the
+#   --metrics log, whose every line is whole (no temporary);
 #   Ctrl-C while a lesson's run block trains (text pauses): the lesson
 #   stops, the terminal is sane, and the shell sees 130.
 # Exit 77 (skipped) without tmux or without the ncurses view.
@@ -62,8 +62,13 @@ sane() {
   echo "$s" | grep -qx "EXIT=$2" || { echo "$s" | grep EXIT=; return 1; }
   echo "$s" | grep -qx icanon && echo "$s" | grep -qx echo
 }
-# leftovers WORKDIR: what is in the directory besides ck.st.
-leftovers() { ls -A "$1" | grep -vx ck.st; }
+# leftovers WORKDIR: what is in the directory besides ck.st and m.jsonl.
+leftovers() { ls -A "$1" | grep -vx -e ck.st -e m.jsonl; }
+# whole_log WORKDIR: m.jsonl has lines, each a metrics line ending in '}'.
+whole_log() {
+  [ -s "$1/m.jsonl" ] && [ "$(tail -c 1 "$1/m.jsonl" | od -An -c | tr -d ' ')" = '\n' ] &&
+    ! grep -qv '^{"step":.*}$' "$1/m.jsonl"
+}
 
 run_cmd="env TERM=xterm-256color LANG=C.UTF-8 '$exe' run --strategy ddp -n 4 --steps 100000000 \
 --model mlp:16,64,64,4 --save ck.st --save-every 20 --metrics m.jsonl --viz ncurses"
@@ -97,7 +102,8 @@ view_case() {
   screen "$name" | grep -q "ddplab run: interrupted by $sig at step" ||
     fail "$name: no 'interrupted by $sig' line"
   [ -z "$(leftovers "$work")" ] || fail "$name: files left: $(leftovers "$work" | tr '\n' ' ')"
-  echo "ok     $name: exit $code in $ms ms, terminal restored, only ck.st left"
+  whole_log "$work" || fail "$name: m.jsonl is missing or has a line cut short"
+  echo "ok     $name: exit $code in $ms ms, terminal restored, only ck.st and m.jsonl left"
 }
 
 view_case ctrl-c keys 130 SIGINT

@@ -3,7 +3,8 @@
 //                  own files, run_opts.h) and the help text
 //   run_parse.c    parsing and checking the command line
 //   run_data.c     the dataset the options name, and the model fitted to it
-//   run_report.c   the configuration table, progress, metrics file, summary
+//   run_report.c   the configuration table, progress, metrics lines, summary
+//   run_metrics.c  the --metrics file, a log appended as each step ends
 //   run_msg.c      the one-line messages (run_error, run_opt_fail)
 //   run_once.c     one world, one run: the world, the loop on every rank, the files
 //   run.c          run_main: which kind of run the options ask for
@@ -25,6 +26,7 @@
 #include "engine/fault.h"        // defines: SimFaultPlan
 #include "model/model.h"         // defines: SimModelSpec
 #include "model/optim_flags.h"   // defines: SimOptimFlags
+#include "run/run_metrics.h"     // defines: RunMetrics
 #include "strategy/ddp.h"        // defines: SimDdpOptions
 #include "strategy/dp.h"         // defines: SimDpOptions
 #include "strategy/fsdp.h"       // defines: SimFsdpOptions
@@ -186,7 +188,7 @@ typedef struct {
     const RunOptions *o;
     const SimDataset *ds;
     const SimTrainConfig *cfg;
-    FILE *metrics;            // the temporary metrics file, or NULL
+    RunMetrics *metrics;      // the --metrics log (run_metrics.h), or NULL
     int bar;                  // 1: progress bar on stderr
     int64_t log_every;
     int64_t end;              // the last step this process takes
@@ -200,7 +202,7 @@ typedef struct {
 } RunReport;
 
 void run_report_init(RunReport *rep, const RunOptions *o, const SimDataset *ds,
-                     const SimTrainConfig *cfg, FILE *metrics);
+                     const SimTrainConfig *cfg, RunMetrics *metrics);
 // The `| key | value |` table of the configuration, on stdout.
 void run_report_config(RunReport *rep, const SimTrainer *t);
 // One step: the metrics line, the bar or a periodic line.

@@ -341,6 +341,17 @@ static void el_plan(ElAgent *a, SimFaultPlan *plan, int *leave_of) {
         snprintf(f->text, sizeof f->text, "%s", ev->text);
         leave_of[plan->n++] = e;
     }
+    // a fault aimed at a collective of a step the checkpoint already holds
+    // belonged to an earlier round: this one never runs that step, and its
+    // trainer would refuse the fault as one that cannot fire
+    int kept = 0;
+    for (int i = 0; i < plan->n; i++) {
+        if (sim_fault_at_one_coll(&plan->f[i]) && plan->f[i].step <= a->resume_step)
+            continue;
+        plan->f[kept] = plan->f[i];
+        leave_of[kept++] = leave_of[i];
+    }
+    plan->n = kept;
 }
 
 // The step before which the next join stops the world (0: none): the first

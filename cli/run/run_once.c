@@ -6,15 +6,14 @@
 // RunOptions.
 //
 // Nothing is written before the inputs are known to be good: the metrics
-// file is a temporary until the run succeeds, checkpoints are written only
-// after the set-up (which reads --init and --resume) has passed, and the
-// trace is written at the end.
+// log is opened when the first step ends (run_metrics.h), checkpoints are
+// written only after the set-up (which reads --init and --resume) has
+// passed, and the trace is written at the end.
 #include "run/run.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/outfile.h"         // defines: SimOutFile
 #include "core/backends.h"        // defines: cli_backend_find
 #include "core/cli.h"             // defines: CLI_EXIT_*
 #include "run/run_compare.h"      // defines: RunCompareSide, run_compare_side_begin
@@ -227,14 +226,15 @@ int run_once(RunOptions *o, SimTrainConfig *c) {
         return CLI_EXIT_INTERNAL;
     }
     run_viz_info(o, c, &w);
-    SimOutFile mo = {0};
-    if (o->metrics && sim_outfile_open(&mo, o->metrics) != SIM_OK) {
-        run_error("--metrics: cannot create '%s'", o->metrics);
+    RunMetrics metrics;
+    if (run_metrics_init(&metrics, o->metrics) != 0) {
+        run_error("--metrics: cannot write '%s' (the file, or its directory, is not writable)",
+                  o->metrics);
         sim_world_free(&w);
         return CLI_EXIT_INTERNAL;
     }
     RunReport rep;
-    run_report_init(&rep, o, c->data.set, c, o->metrics ? mo.f : NULL);
+    run_report_init(&rep, o, c->data.set, c, &metrics);
     rep.world = &w;
     c->hooks.on_ready = on_ready;
     c->hooks.on_ready_arg = &rep;
@@ -248,8 +248,6 @@ int run_once(RunOptions *o, SimTrainConfig *c) {
     if (trainers == NULL) {
         run_error("out of memory for %d ranks", o->nranks);
         sim_world_free(&w);
-        if (o->metrics)
-            sim_outfile_abort(&mo);
         return CLI_EXIT_INTERNAL;
     }
     for (int i = 0; i < o->nranks; i++)
@@ -269,12 +267,16 @@ int run_once(RunOptions *o, SimTrainConfig *c) {
         st = run_elastic_round_end(o->elastic_round, &w, trainers, st);
     int rc = CLI_EXIT_OK;
     int sig = run_signal_end_run(&sigs);
+    // the lines of the steps that finished stay, however the run ended; a
+    // run that succeeds without a step of its own (resumed at its end)
+    // still cuts the log back to the checkpoint's step
+    if (st == SIM_OK && sig == 0)
+        run_metrics_file(&metrics, trainers[0].step + 1);
+    int metrics_rc = run_metrics_close(&metrics);
     if (sig != 0) {
         if (rep.bar && rep.nsteps > 0)
             fputc('\n', stderr);
-        if (o->metrics)
-            sim_outfile_abort(&mo);
-        rc = run_signal_interrupted(o, c, &trainers[0], sig);
+        rc = run_signal_interrupted(o, c, &trainers[0], &metrics, sig);
     } else if (st != SIM_OK) {
         if (rep.bar && rep.nsteps > 0)
             fputc('\n', stderr); // end the bar's line before the message
@@ -284,14 +286,15 @@ int run_once(RunOptions *o, SimTrainConfig *c) {
         rc = exit_for(st, ft);
         if (run_memory_oom(o, c, &w))
             rc = CLI_EXIT_CHECK; // the configuration does not fit --device-memory
-        uneven_note(trainers, o->nranks);
-        if (c->eval.every > 0 && c->eval.variant == SIM_EVAL_RANK0_ONLY && o->nranks > 1)
+        // bad input is one line: the notes explain a distributed failure
+        if (rc != CLI_EXIT_USAGE)
+            uneven_note(trainers, o->nranks);
+        if (rc != CLI_EXIT_USAGE && c->eval.every > 0 && c->eval.variant == SIM_EVAL_RANK0_ONLY &&
+            o->nranks > 1)
             run_error("--eval-variant rank0-only: rank 0 evaluated and entered the metrics "
                       "all_reduce alone; the other ranks went on to their next collective "
                       "(evaluate on every rank: --eval-variant right)");
-        if (o->metrics)
-            sim_outfile_abort(&mo);
-    } else if (o->metrics && sim_outfile_commit(&mo) != SIM_OK) {
+    } else if (metrics_rc != 0) {
         run_error("--metrics: cannot write '%s' (disk full?)", o->metrics);
         rc = CLI_EXIT_INTERNAL;
     }

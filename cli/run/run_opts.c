@@ -26,7 +26,9 @@ static const CliOptSection sections[] = {
     {.rows = help_row, .nrows = 1},
     {.title = "optimizer, schedule, clipping and mixed precision:", .rows_of = run_optim_rows},
     {.title = "faults (--fault SPEC; steps count from 1, coll=K is the K-th collective\n"
-              "a rank launches in that step, from 0):",
+              "a rank launches in that step, from 0; a fault that can never fire is\n"
+              "refused: a step the run never takes, a rank it lacks, a K past the\n"
+              "step's collectives, which is known when that step ends):",
      .text = sim_fault_help},
     {.title = CLI_VIZ_HELP_TITLE, .rows_of = cli_viz_rows,
      .dest_offset = offsetof(RunOptions, viz)},

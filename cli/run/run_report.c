@@ -13,7 +13,7 @@
 #include "trace/trace_report.h"   // defines: sim_trace_report_of
 
 void run_report_init(RunReport *rep, const RunOptions *o, const SimDataset *ds,
-                     const SimTrainConfig *cfg, FILE *metrics) {
+                     const SimTrainConfig *cfg, RunMetrics *metrics) {
     memset(rep, 0, sizeof *rep);
     rep->o = o;
     rep->ds = ds;
@@ -466,9 +466,11 @@ void run_report_step(RunReport *rep, const SimStepStats *s) {
     SimStepStats shown = *s;
     if (rep->o->phantom) // not computed: null in the metrics file
         shown.loss = shown.loss_local = shown.grad_norm = NAN;
-    if (rep->metrics)
-        metrics_line(rep->metrics, &shown,
-                     rep->world ? rep->world->ranks[0].mem.peak[SIM_MEM_DEVICE] : 0);
+    FILE *mf = run_metrics_file(rep->metrics, s->step);
+    if (mf) { // on the file as the step ends: a crash later keeps it
+        metrics_line(mf, &shown, rep->world ? rep->world->ranks[0].mem.peak[SIM_MEM_DEVICE] : 0);
+        run_metrics_flush(rep->metrics, s->step);
+    }
     int last = s->step == rep->end;
     if (rep->bar) {
         draw_bar(rep, s, last);
@@ -489,10 +491,11 @@ void run_report_eval(RunReport *rep, const SimEvalStats *s) {
             (long long)s->step, s->loss, s->accuracy, (long long)s->correct,
             (long long)s->total, rep->cfg->eval.variant == SIM_EVAL_MEAN_OF_MEANS ?
             " on rank 0" : "", variant);
-    if (rep->metrics == NULL)
+    FILE *mf = run_metrics_file(rep->metrics, s->step + 1); // after its step's line
+    if (mf == NULL)
         return;
     SimJsonOut j;
-    sim_json_begin(&j, rep->metrics);
+    sim_json_begin(&j, mf);
     sim_json_raw(&j, "{\"eval_step\":");
     sim_json_i64(&j, s->step);
     sim_json_raw(&j, ",\"eval_loss\":");
@@ -507,6 +510,7 @@ void run_report_eval(RunReport *rep, const SimEvalStats *s) {
     sim_json_raw(&j, variant);
     sim_json_raw(&j, "\"}\n");
     sim_json_flush(&j);
+    run_metrics_flush(rep->metrics, 0);
 }
 
 // ----------------------------------------------------------------------------

@@ -124,7 +124,9 @@ static const CliOptRow rows[] = {
      .help = "one JSON line per step: step, epoch, loss, lr,\n"
              "loss_scale, grad_norm, samples_per_s, skipped,\n"
              "wall_s, sim_s, mem_peak_bytes (rank 0's device\n"
-             "peak so far in the memory ledger)"},
+             "peak so far in the memory ledger). A log: each\n"
+             "line is appended as its step ends; a resumed\n"
+             "run keeps the lines up to its checkpoint's step"},
     {.name = "save", .kind = CLI_OPT_PATH, .metavar = "FILE",
      .store = CLI_STORE_TEXT, AT(save),
      .help = "write a checkpoint (safetensors) at the end"},

@@ -74,7 +74,8 @@ static const CliOptRow rows[] = {
              "slowly, has a slow link or an unused\n"
              "parameter; a loop that forgets set_epoch,\n"
              "the sampler or the loss division; seeds;\n"
-             "a save killed halfway"},
+             "a save killed halfway. One that can never\n"
+             "fire is refused"},
     {.name = "diagnosis", .kind = CLI_OPT_PATH, .metavar = "FILE|none",
      .deflt = "ddplab-diagnosis.txt", .apply = set_diagnosis,
      .help = "where a diagnosed failure (the watchdog's\n"

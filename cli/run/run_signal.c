@@ -221,7 +221,7 @@ static void run_ckpt_note(const char *path, char *out, size_t n) {
 }
 
 int run_signal_interrupted(const RunOptions *o, const SimTrainConfig *c, const SimTrainer *t0,
-                           int sig) {
+                           const RunMetrics *m, int sig) {
     int64_t end = c->loop.stop_after > 0 && c->loop.stop_after < c->loop.steps ? c->loop.stop_after : c->loop.steps;
     char where[96];
     if (t0->step >= end)
@@ -229,10 +229,15 @@ int run_signal_interrupted(const RunOptions *o, const SimTrainConfig *c, const S
     else
         snprintf(where, sizeof where, "at step %lld of %lld", (long long)t0->step + 1,
                  (long long)c->loop.steps);
-    char ck[700];
+    char ck[700], log[700] = "";
     run_ckpt_note(o->save, ck, sizeof ck);
+    // the metrics log keeps the steps that finished (run_metrics.h)
+    if (m && m->last > 0)
+        snprintf(log, sizeof log, "--metrics '%.500s' holds steps %lld to %lld, ", m->path,
+                 (long long)m->first, (long long)m->last);
+    const char *rest = o->save ? "no other file" : log[0] ? "nothing else" : "nothing";
     fflush(stdout);
-    fprintf(stderr, "ddplab run: interrupted by %s %s; %s was written%s\n",
-            run_signal_name(sig), where, o->save ? "no other file" : "nothing", ck);
+    fprintf(stderr, "ddplab run: interrupted by %s %s; %s%s was written%s\n",
+            run_signal_name(sig), where, log, rest, ck);
     return 128 + sig;
 }

@@ -70,13 +70,14 @@ int run_signal_caught(void);
 const char *run_signal_name(int sig);
 
 // The line for a run stopped by sig, on stderr, e.g.
-//   ddplab run: interrupted by SIGINT at step 13 of 1000; no other file was
-//   written (the last checkpoint, 'ck.st' at step 12, is intact)
-// ("nothing was written" without --save). t0 is rank 0's trainer, read
-// after the ranks returned. The checkpoint named by --save is read back and
-// checked (checksum) before it is called intact. Returns the exit code,
-// 128 + sig.
+//   ddplab run: interrupted by SIGINT at step 13 of 1000; --metrics 'm.jsonl'
+//   holds steps 1 to 12, no other file was written (the last checkpoint,
+//   'ck.st' at step 12, is intact)
+// ("nothing was written" without --save or a metrics line). t0 is rank 0's
+// trainer, read after the ranks returned; m the closed --metrics log. The
+// checkpoint named by --save is read back and checked (checksum) before it
+// is called intact. Returns the exit code, 128 + sig.
 int run_signal_interrupted(const RunOptions *o, const SimTrainConfig *c, const SimTrainer *t0,
-                           int sig);
+                           const RunMetrics *m, int sig);
 
 #endif

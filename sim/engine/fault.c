@@ -207,18 +207,61 @@ SimStatus sim_fault_parse(SimFaultPlan *plan, const char *spec, char *err, size_
     return SIM_OK;
 }
 
+int sim_fault_at_one_coll(const SimFault *f) {
+    return f->kind <= SIM_FAULT_CRASH;
+}
+
+// The kinds a plan holds once: a second one would never apply (the first
+// save-crash kills the process; the others change the loop once and for all).
+static int single_kind(SimFaultKind k) {
+    return k == SIM_FAULT_NO_SET_EPOCH || k == SIM_FAULT_NO_SAMPLER ||
+           k == SIM_FAULT_LOSS_NOT_DIVIDED || k == SIM_FAULT_SEEDS || k == SIM_FAULT_SAVE_CRASH;
+}
+
+// 1 when a and b, both aimed at collectives, claim one collective of one
+// rank and step: the launch answers to the first of them only, so the other
+// never fires. reorder claims its collective K and K+1.
+static int same_coll(const SimFault *a, const SimFault *b) {
+    if (a->rank != b->rank || a->step != b->step)
+        return 0;
+    int a_hi = a->coll + (a->kind == SIM_FAULT_REORDER);
+    int b_hi = b->coll + (b->kind == SIM_FAULT_REORDER);
+    return a->coll <= b_hi && b->coll <= a_hi;
+}
+
+// Fault i against the faults before it: one that the plan's order makes
+// unreachable is refused here, before anything runs.
+static SimStatus check_overlap(const SimFaultPlan *plan, int i, char *err, size_t errlen) {
+    const SimFault *f = &plan->f[i];
+    for (int j = 0; j < i; j++) {
+        const SimFault *g = &plan->f[j];
+        if (single_kind(f->kind) && g->kind == f->kind)
+            return fail(err, errlen, "--fault '%s': a second %s fault (the first is '%s'); "
+                        "a run takes one, and the second would never apply", f->text,
+                        kinds[f->kind].name, g->text);
+        if (sim_fault_at_one_coll(f) && sim_fault_at_one_coll(g) && same_coll(f, g))
+            return fail(err, errlen, "--fault '%s': rank %d's collective %d of step %lld is "
+                        "already the target of --fault '%s', and a collective takes one fault "
+                        "(a reorder takes K and K+1), so this one would never fire", f->text,
+                        f->rank, f->coll > g->coll ? f->coll : g->coll, (long long)f->step,
+                        g->text);
+    }
+    return SIM_OK;
+}
+
 SimStatus sim_fault_check(const SimFaultPlan *plan, int nranks, char *err, size_t errlen) {
     if (plan == NULL)
         return SIM_OK;
     for (int i = 0; i < plan->n; i++) {
         const SimFault *f = &plan->f[i];
         if (f->rank >= nranks)
-            return fail(err, errlen, "--fault '%s': rank %d does not exist (ranks 0..%d)",
-                        f->text, f->rank, nranks - 1);
+            return fail(err, errlen, "--fault '%s': rank %d does not exist; this run has "
+                        "ranks 0 to %d (-n %d)", f->text, f->rank, nranks - 1, nranks);
         int alone_ok = f->kind == SIM_FAULT_SLOW_RANK || f->kind == SIM_FAULT_NO_SET_EPOCH ||
                        f->kind == SIM_FAULT_LOSS_NOT_DIVIDED || f->kind == SIM_FAULT_SAVE_CRASH;
         if (!alone_ok && nranks < 2)
             return fail(err, errlen, "--fault '%s': needs 2 or more ranks (-n)", f->text);
+        SIM_CHECK(check_overlap(plan, i, err, errlen));
     }
     return SIM_OK;
 }
@@ -237,7 +280,7 @@ const SimFault *sim_fault_at_coll(const SimFaultPlan *plan, int rank, int64_t st
         return NULL;
     for (int i = 0; i < plan->n; i++) {
         const SimFault *f = &plan->f[i];
-        if (f->kind > SIM_FAULT_CRASH || f->rank != rank || f->step != step)
+        if (!sim_fault_at_one_coll(f) || f->rank != rank || f->step != step)
             continue;
         // reorder holds collective K back and launches it after K+1
         if (f->coll == coll || (f->kind == SIM_FAULT_REORDER && f->coll + 1 == coll))

@@ -97,8 +97,15 @@ typedef struct SimFaultPlan {
 // when the world size is known.
 SimStatus sim_fault_parse(SimFaultPlan *plan, const char *spec, char *err, size_t errlen);
 // Checks every fault against a world of nranks ranks (rank < nranks, and
-// faults between ranks need nranks >= 2). SIM_EINVAL with one line in err.
+// faults between ranks need nranks >= 2) and against the faults before it
+// (two aimed at one collective of one rank and step, or a second fault of
+// a kind a run takes once: the later one would never fire). SIM_EINVAL with
+// one line in err. What depends on the run's length is checked by the
+// trainer's set-up (sim/train/train_internal.h: sim_train_fault_setup).
 SimStatus sim_fault_check(const SimFaultPlan *plan, int nranks, char *err, size_t errlen);
+// 1 for the kinds aimed at one collective of one step: skip, mismatch,
+// reorder, crash.
+int sim_fault_at_one_coll(const SimFault *f);
 
 // The kind's name as specs spell it ("skip", "slow-rank", ...).
 const char *sim_fault_kind_name(SimFaultKind k);

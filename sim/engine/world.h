@@ -108,8 +108,10 @@ SimStatus sim_world_init(SimWorld *w, const SimWorldConfig *cfg, const SimBacken
 // Runs fn on every rank concurrently; returns the first failure. The backend's
 // diagnosis, if any, is copied into w->error.
 SimStatus sim_world_run(SimWorld *w, SimRankMain fn, void *arg);
-// Stops a running world from another thread (not a signal handler): every
-// rank's collectives fail from now on, and sim_world_run returns. `why` is
+// Stops a running world from another thread, or from a rank that fails on
+// its own and would otherwise leave its peers waiting for it (not from a
+// signal handler): every rank's collectives fail from now on, and
+// sim_world_run returns. `why` is
 // the error the run reports if nothing else failed first. A no-op when the
 // backend cannot cancel.
 void sim_world_cancel(SimWorld *w, const char *why);

@@ -209,6 +209,59 @@ static SimStatus check_tensor(const SimCkpt *c, const char *name, SimDtype dt, i
     return SIM_OK;
 }
 
+SimStatus sim_ckpt_check_finite(const char *path, const SimStTensor *t, char *err,
+                                size_t errlen) {
+    if (t->dtype != SIM_FP32)
+        return SIM_OK;
+    size_t n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        n *= (size_t)t->shape[d];
+    for (size_t k = 0; k < n; k++) {
+        float v;
+        memcpy(&v, (const char *)t->data + 4 * k, 4); // the data may be unaligned
+        if (isfinite(v))
+            continue;
+        // the element's place in the shape, last dimension fastest
+        int64_t at[SIM_MAX_DIMS] = {0};
+        size_t rest = k;
+        for (int d = t->ndim - 1; d >= 0; d--) {
+            at[d] = t->shape[d] > 0 ? (int64_t)(rest % (size_t)t->shape[d]) : 0;
+            rest = t->shape[d] > 0 ? rest / (size_t)t->shape[d] : 0;
+        }
+        char where[96], shape[96];
+        shape_str(t->ndim, at, where, sizeof where);
+        shape_str(t->ndim, t->shape, shape, sizeof shape);
+        const char *what = isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf";
+        return sim_errbuf_fail(err, errlen, SIM_EINVAL,
+                               "%s: tensor '%s' element %zu (at %s of %s) is %s; a run "
+                               "cannot start from non-finite %s", path, t->name, k, where,
+                               shape, what, strchr(t->name, '/') ? "state" : "weights");
+    }
+    return SIM_OK;
+}
+
+// The model's fp32 tensors hold numbers: a NaN or an infinity in the weights
+// a run starts from makes every loss NaN.
+static SimStatus check_model_finite(const SimCkpt *c, const SimModel *m, char *err,
+                                    size_t errlen) {
+    for (int i = 0; i < m->nparams; i++)
+        SIM_CHECK(sim_ckpt_check_finite(c->path, sim_stfile_find(&c->file, m->params[i].name),
+                                        err, errlen));
+    for (int i = 0; i < m->nbuffers; i++)
+        SIM_CHECK(sim_ckpt_check_finite(c->path, sim_stfile_find(&c->file, m->buffers[i].name),
+                                        err, errlen));
+    return SIM_OK;
+}
+
+// The training state a resumed run continues from (the optimizer's moments
+// and momentum buffers: names with a '/').
+static SimStatus check_state_finite(const SimCkpt *c, char *err, size_t errlen) {
+    for (int i = 0; i < c->file.ntensors; i++)
+        if (strchr(c->file.tensors[i].name, '/') != NULL)
+            SIM_CHECK(sim_ckpt_check_finite(c->path, &c->file.tensors[i], err, errlen));
+    return SIM_OK;
+}
+
 static SimStatus check_model(const SimCkpt *c, const SimModel *m, char *err, size_t errlen) {
     char spec[256], other[400] = "";
     sim_model_spec_str(&m->spec, spec, sizeof spec);
@@ -291,6 +344,10 @@ SimStatus sim_ckpt_open(SimCkpt *c, const char *path, const SimModel *m, int ful
         st = check_model(c, m, err, errlen);
     if (st == SIM_OK && full)
         st = check_full(c, m, err, errlen);
+    if (st == SIM_OK)
+        st = check_model_finite(c, m, err, errlen);
+    if (st == SIM_OK && full)
+        st = check_state_finite(c, err, errlen);
     if (st != SIM_OK)
         sim_ckpt_close(c);
     return st;

@@ -89,9 +89,17 @@ typedef struct {
 // checkpoint (named as such, with its "description"), tensor NAME is
 // missing, tensor NAME has shape [a, b] in the file, the model expects
 // [c, d], ...), returns SIM_EIO / SIM_EFORMAT / SIM_EINVAL and c holds
-// nothing.
+// nothing. Every fp32 parameter and buffer, and with full every fp32 tensor
+// of training state, must be finite: the first NaN or infinity is refused
+// by sim_ckpt_check_finite's line.
 SimStatus sim_ckpt_open(SimCkpt *c, const char *path, const SimModel *m, int full, char *err,
                         size_t errlen);
+// SIM_EINVAL with one line naming the file, the tensor, the element (its
+// flat index and its place in the shape) and what it is (NaN, +inf, -inf)
+// when fp32 tensor t holds a value that is not finite; SIM_OK otherwise
+// and for other dtypes.
+SimStatus sim_ckpt_check_finite(const char *path, const SimStTensor *t, char *err,
+                                size_t errlen);
 // The metadata value of key, or NULL.
 const char *sim_ckpt_meta(const SimCkpt *c, const char *key);
 // The tensor called name, or NULL.

@@ -154,6 +154,9 @@ static SimStatus expect_vec(SimTrainer *t, const SimCkpt *c, const char *name, S
     char err[700];
     if (sim_ckpt_expect(c, name, dt, 1, shape, err, sizeof err) != SIM_OK)
         return bad(t, SIM_EINVAL, "%s", err);
+    // weights and optimizer state: a NaN here would make every loss NaN
+    if (sim_ckpt_check_finite(c->path, sim_ckpt_tensor(c, name), err, sizeof err) != SIM_OK)
+        return bad(t, SIM_EINVAL, "%s", err);
     *data = sim_ckpt_tensor(c, name)->data;
     return SIM_OK;
 }

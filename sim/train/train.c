@@ -105,7 +105,11 @@ int64_t sim_train_batches_per_epoch(const SimTrainConfig *c, int nranks) {
 }
 
 int64_t sim_train_steps_for_epochs(const SimTrainConfig *c, int nranks, int64_t epochs) {
-    int64_t nb = sim_train_batches_per_epoch(c, nranks), k = c->loop.accum > 0 ? c->loop.accum : 1;
+    return train_steps_of_batches(c, sim_train_batches_per_epoch(c, nranks), epochs);
+}
+
+int64_t train_steps_of_batches(const SimTrainConfig *c, int64_t nb, int64_t epochs) {
+    int64_t k = c->loop.accum > 0 ? c->loop.accum : 1;
     // with an accum_tail mode blocks restart at each epoch: the short last
     // block steps (step) or does not (drop)
     if (c->loop.accum_tail == SIM_ACCUM_TAIL_STEP)
@@ -293,6 +297,12 @@ static SimStatus save(SimTrainer *t, SimRank *r) {
     return r->rank == 0 ? sim_train_save(t, r, c->ckpt.save_path) : SIM_OK;
 }
 
+// 1 when a checkpoint launches no collective: a replicated strategy's rank
+// 0 writes the state it holds. A strategy's own save (FSDP) gathers.
+static int save_is_local(const SimTrainConfig *c) {
+    return c->strategy == NULL || c->strategy->save == NULL;
+}
+
 SimStatus sim_train_run(SimRank *r, void *arg) {
     SimTrainer *t = (SimTrainer *)arg + r->rank;
     const SimTrainConfig *c = t->cfg;
@@ -306,7 +316,7 @@ SimStatus sim_train_run(SimRank *r, void *arg) {
         SimStepStats s;
         SIM_CHECK(sim_train_step(t, r, &s));
         if (t->out_of_data) // uneven inputs without join: this rank's loop is over
-            return SIM_OK;
+            return sim_train_fault_unfired(t, r, INT64_MAX);
         if (c->hooks.on_step)
             c->hooks.on_step(c->hooks.on_step_arg, r->rank, &s);
         if (c->eval.every > 0 && t->step % c->eval.every == 0) {
@@ -315,11 +325,15 @@ SimStatus sim_train_run(SimRank *r, void *arg) {
             if (c->hooks.on_eval)
                 c->hooks.on_eval(c->hooks.on_eval_arg, r->rank, &e);
         }
+        // a save without collectives ends the step's collectives: a fault
+        // the step did not reach is refused before the checkpoint is written
+        if (save_is_local(c))
+            SIM_CHECK(sim_train_fault_unfired(t, r, t->step));
         int last = t->step == end;
         if (c->ckpt.save_path && !last && c->ckpt.save_every > 0 && t->step % c->ckpt.save_every == 0)
             SIM_CHECK(save(t, r));
     }
     if (c->ckpt.save_path)
         SIM_CHECK(save(t, r));
-    return SIM_OK;
+    return sim_train_fault_unfired(t, r, t->step);
 }

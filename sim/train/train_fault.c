@@ -117,6 +117,87 @@ static SimStatus check_save_crash(SimTrainer *t, const SimFault *f) {
                      end, every, end);
 }
 
+// The run's span as the refusals below word it: "this run (steps 1 to 3)",
+// with where it was resumed from, and why it ends where it ends.
+static void run_span(const SimTrainer *t, char *buf, size_t n) {
+    const SimTrainConfig *c = t->cfg;
+    if (t->step >= run_end(c)) {
+        snprintf(buf, n, "this run (resumed from step %" PRId64 ", its end)", t->step);
+        return;
+    }
+    char from[48] = "";
+    if (t->resumed)
+        snprintf(from, sizeof from, ", resumed from step %" PRId64, t->step);
+    snprintf(buf, n, "this run (steps %" PRId64 " to %" PRId64 "%s)", t->step + 1, run_end(c),
+             from);
+}
+
+static SimStatus never_run(SimTrainer *t, const SimFault *f, int64_t s) {
+    const SimTrainConfig *c = t->cfg;
+    char span[160], stop[48] = "";
+    run_span(t, span, sizeof span);
+    int64_t end = run_end(c);
+    if (t->step >= end && s == 0) // a fault from the first step on, in a run of none
+        return bad_fault(t, f, "%s has no step left", span);
+    if (t->step >= end)
+        return bad_fault(t, f, "step %" PRId64 " is never run; %s has no step left", s, span);
+    if (s <= t->step)
+        return bad_fault(t, f, "step %" PRId64 " is never run; %s starts at step %" PRId64, s,
+                         span, t->step + 1);
+    if (end < c->loop.steps)
+        snprintf(stop, sizeof stop, " (--stop-after %" PRId64 ")", end);
+    return bad_fault(t, f, "step %" PRId64 " is never run; %s ends at step %" PRId64 "%s", s,
+                     span, end, stop);
+}
+
+// A fault aimed at a step this run never takes. Those aimed at one
+// collective need their very step; unused and slow-rank apply from their
+// step on (at once when it lies before a resumed run's first step).
+static SimStatus check_step(SimTrainer *t, const SimFault *f) {
+    int64_t first = t->step + 1, end = run_end(t->cfg);
+    if (sim_fault_at_one_coll(f))
+        return f->step >= first && f->step <= end ? SIM_OK : never_run(t, f, f->step);
+    if (f->kind != SIM_FAULT_UNUSED && f->kind != SIM_FAULT_SLOW_RANK)
+        return SIM_OK;
+    int64_t s = f->step > first ? f->step : first;
+    return s <= end ? SIM_OK : never_run(t, f, f->step);
+}
+
+// no-set-epoch acts when an epoch after the first begins (the sampler keeps
+// epoch 0's order): a run that ends inside epoch 0 never notices it.
+static SimStatus check_no_set_epoch(SimTrainer *t, SimRank *r, const SimFault *f) {
+    const SimTrainConfig *c = t->cfg;
+    int64_t nb = sim_train_rank_batches(c, t->sampler.num_batches, 0, r->world->cfg.nranks);
+    int64_t per_epoch = train_steps_of_batches(c, nb, 1), end = run_end(c);
+    if (t->epoch > 0 || end > per_epoch)
+        return SIM_OK;
+    char span[160];
+    run_span(t, span, sizeof span);
+    return bad_fault(t, f, "epoch 1 is never reached, so no set_epoch call is missed; %s ends "
+                     "at step %" PRId64 " in epoch 0, whose %" PRId64 " batches make %" PRId64
+                     " steps; allowed: more steps than %" PRId64 ", or --epochs 2 or more", span,
+                     end, nb, per_epoch, per_epoch);
+}
+
+static SimStatus check_loss_not_divided(SimTrainer *t, const SimFault *f) {
+    if (t->cfg->loop.accum > 1)
+        return SIM_OK;
+    return bad_fault(t, f, "with --accum 1 the loss divided by 1 is the loss itself, so the "
+                     "fault changes nothing; allowed: --accum 2 or more");
+}
+
+// Every fault against this run's steps, epochs and accumulation: one that
+// can never fire is bad input, found before the first step. Whether a
+// step launches a fault's collective is known only once the step has run
+// (sim_train_fault_unfired).
+static SimStatus check_reach(SimTrainer *t, SimRank *r, const SimFault *f) {
+    if (f->kind == SIM_FAULT_NO_SET_EPOCH)
+        return check_no_set_epoch(t, r, f);
+    if (f->kind == SIM_FAULT_LOSS_NOT_DIVIDED)
+        return check_loss_not_divided(t, f);
+    return check_step(t, f);
+}
+
 SimStatus sim_train_fault_setup(SimTrainer *t, SimRank *r) {
     const SimFaultPlan *p = t->cfg->faults;
     for (int i = 0; p && i < p->n; i++) {
@@ -125,6 +206,7 @@ SimStatus sim_train_fault_setup(SimTrainer *t, SimRank *r) {
             SIM_CHECK(check_unused(t, r, f));
         else if (f->kind == SIM_FAULT_SAVE_CRASH)
             SIM_CHECK(check_save_crash(t, f));
+        SIM_CHECK(check_reach(t, r, f));
     }
     const SimFault *f = sim_fault_find(p, SIM_FAULT_SEEDS, -1);
     if (f && r->rank == 0)
@@ -235,4 +317,49 @@ int sim_train_fault_save_crash(SimTrainer *t, const char *path) {
     injected(t, t->rank, f, "save-crash: the process is killed (SIGKILL) halfway through "
              "writing %.200s, the checkpoint of step %" PRId64, path, t->step);
     return 1;
+}
+
+// ----------------------------------------------------------------------------
+// collectives that were never launched
+
+// The refusal of collective fault f, which this rank found unreachable; the
+// world is stopped at once, so that a rank still waiting for this one in a
+// collective does not wait until the watchdog.
+static SimStatus unreached(SimTrainer *t, SimRank *r, const SimFault *f) {
+    char why[400];
+    int n = r->coll_in_step;
+    if (f->step != r->step)
+        snprintf(why, sizeof why, "step %" PRId64 " is never run on rank %d: it ran out of "
+                 "data (--uneven) after step %" PRId64 " and took no step of its own after it",
+                 f->step, r->rank, r->step);
+    else if (n > 0)
+        snprintf(why, sizeof why, "collective %d of step %" PRId64 " is never launched; step %"
+                 PRId64 " launched %d collective%s (coll=0 to %d)", f->coll, f->step, f->step, n,
+                 n == 1 ? "" : "s", n - 1);
+    else
+        snprintf(why, sizeof why, "collective %d of step %" PRId64 " is never launched; step %"
+                 PRId64 " launched no collective", f->coll, f->step, f->step);
+    SimStatus st = bad_fault(t, f, "%s", why);
+    sim_world_cancel(r->world, t->error);
+    return st;
+}
+
+// Every rank judges every rank's faults of the step it has just finished by
+// its own count of collectives: the ranks launch the same collectives (any
+// that differ stop the run at once), so they all refuse together, before
+// rank 0 writes a checkpoint. The fault's own rank also catches a step it
+// never took (out of data under --uneven).
+SimStatus sim_train_fault_unfired(SimTrainer *t, SimRank *r, int64_t upto) {
+    const SimFaultPlan *p = r->world->cfg.faults;
+    for (int i = 0; p && i < p->n; i++) {
+        const SimFault *f = &p->f[i];
+        if (!sim_fault_at_one_coll(f) || f->step > upto)
+            continue;
+        int fired = (r->fault_shown >> i) & 1u;
+        if (f->step == r->step && f->coll >= r->coll_in_step)
+            return unreached(t, r, f);
+        if (f->step != r->step && f->rank == r->rank && !fired)
+            return unreached(t, r, f);
+    }
+    return SIM_OK;
 }

@@ -67,9 +67,24 @@ SimStatus train_strategy_point(SimTrainer *t, SimRank *r, TrainStrategyPoint poi
 
 // Checks the plan against this run at the end of set-up (a parameter the
 // model does not have, a strategy a kind cannot work with, a save-crash
-// step at which nothing is saved): bad input. Leaves the events of the
+// step at which nothing is saved, a step the run never takes, no-set-epoch
+// in a run that stays in epoch 0, loss-not-divided without accumulation):
+// bad input, in the words "--fault 'SPEC': step S ...; this run (steps A to
+// B) ...". Leaves the events of the
 // kinds that apply from the start (seeds, no-sampler).
 SimStatus sim_train_fault_setup(SimTrainer *t, SimRank *r);
+// The faults aimed at one collective (skip, mismatch, reorder, crash) of a
+// step up to `upto` that cannot fire any more: the rank's last step is over
+// (its evaluation included) and launched fewer collectives than the fault's
+// coll= asks for, or the fault's rank took no such step of its own (out of
+// data). The first such fault fails the run as bad input and cancels the
+// world, so that the others stop at once. Called after each step's
+// evaluation (before a checkpoint without collectives is written), before
+// each step begins, and when the rank's loop ends.
+SimStatus sim_train_fault_unfired(SimTrainer *t, SimRank *r, int64_t upto);
+// The optimizer steps of `epochs` epochs of nb batches each (the
+// accumulation tail mode decides what a short last block counts for).
+int64_t train_steps_of_batches(const SimTrainConfig *c, int64_t nb, int64_t epochs);
 // seeds: 1 when ranks draw their initial weights with seed + rank.
 int sim_train_fault_seed_per_rank(const SimTrainConfig *c);
 // no-sampler: the replicas the sampler splits each epoch over (1: every rank

@@ -234,6 +234,9 @@ static SimStatus step_end(SimTrainer *t, SimRank *r, SimStepStats *s, SimStepSta
 
 SimStatus sim_train_step(SimTrainer *t, SimRank *r, SimStepStats *out) {
     SIM_CHECK(train_stop_check(t));
+    // the step before is over, with its evaluation and saves: a collective
+    // fault it never reached is known now
+    SIM_CHECK(sim_train_fault_unfired(t, r, t->step));
     SimStepStats s = step_begin(t);
     int leave = 0;
     if (train_join_out_of_data(t, r, &leave)) {
