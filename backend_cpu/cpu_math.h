@@ -22,8 +22,25 @@
 // backend; valid until the rank's next call. NULL when out of memory.
 void *cpu_math_scratch(void *ctx, int rank, size_t bytes);
 
-// Makes the BLAS library use one thread (each rank is already a thread).
+// Makes the BLAS library use one thread per call (each rank is already a
+// thread) and sizes the gate below; once per process, later calls do nothing.
 void cpu_math_init_blas(void);
+
+// The BLAS gate (cpu_math.c): every BLAS call is bracketed by enter and
+// leave, so that at most cpu_math_blas_slots() rank threads of the process
+// are inside the library at once (OpenBLAS has a fixed table of work
+// buffers and crashes when more calls than that are in flight). Enter waits
+// for a free slot; the call itself runs unchanged.
+void cpu_math_blas_enter(void);
+void cpu_math_blas_leave(void);
+// The gate's size: 0 for a BLAS without a buffer table (no gate).
+int cpu_math_blas_slots(void);
+// The size the gate takes for an OpenBLAS that reports `config`
+// (openblas_get_config(), read for MAX_THREADS=N), runs `threads` threads per
+// call before ddplab asks for one, and sees `procs` processors: half of the
+// buffer table (2N entries) left once its worker threads have theirs; at
+// least 1.
+int cpu_math_blas_slots_for(const char *config, int threads, int procs);
 
 // cpu_math_linear.c
 SimStatus cpu_math_gemm(void *ctx, int rank, int trans_a, int trans_b, int m, int n, int k,

@@ -63,6 +63,22 @@ static SimStatus amp_operands(void *ctx, int rank, SimDtype amp, int count,
 }
 
 // ----------------------------------------------------------------------------
+// the one call into BLAS
+
+// C = alpha op(A) op(B) + beta C, row-major, through the BLAS gate
+// (cpu_math.c): waits while too many ranks are inside the library, then
+// makes the same call as without the gate.
+static void gated_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                        const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                        int ldc) {
+    cpu_math_blas_enter();
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+                trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                ldc);
+    cpu_math_blas_leave();
+}
+
+// ----------------------------------------------------------------------------
 // gemm
 
 SimStatus cpu_math_gemm(void *ctx, int rank, int trans_a, int trans_b, int m, int n, int k,
@@ -83,9 +99,7 @@ SimStatus cpu_math_gemm(void *ctx, int rank, int trans_a, int trans_b, int m, in
     // Row-major: A is [m,k] (lda k) or, transposed, stored [k,m] (lda m).
     int lda = trans_a ? m : k;
     int ldb = trans_b ? k : n;
-    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-                trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, op[0], lda, op[1], ldb,
-                beta, c, n);
+    gated_sgemm(trans_a, trans_b, m, n, k, alpha, op[0], lda, op[1], ldb, beta, c, n);
     return SIM_OK;
 }
 
@@ -114,8 +128,7 @@ SimStatus cpu_math_linear_forward(void *ctx, int rank, float *out, const float *
     const float *src[2] = {inp, weight}, *op[2];
     size_t cnt[2] = {(size_t)N * C, (size_t)OC * C};
     SIM_CHECK(amp_operands(ctx, rank, amp, 2, src, cnt, op));
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, OC, C, 1.0f, op[0], C, op[1], C,
-                1.0f, out, OC);
+    gated_sgemm(0, 1, N, OC, C, 1.0f, op[0], C, op[1], C, 1.0f, out, OC);
     return SIM_OK;
 }
 
@@ -153,11 +166,9 @@ SimStatus cpu_math_linear_backward(void *ctx, int rank, float *dinp, float *dwei
     SIM_CHECK(amp_operands(ctx, rank, amp, 3, src, cnt, op));
     // dinp (N,C) += dout (N,OC) @ weight (OC,C)
     if (dinp)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, C, OC, 1.0f, op[0], OC,
-                    op[2], C, 1.0f, dinp, C);
+        gated_sgemm(0, 0, N, C, OC, 1.0f, op[0], OC, op[2], C, 1.0f, dinp, C);
     // dweight (OC,C) += dout^T (OC,N) @ inp (N,C)
     if (dweight)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, C, N, 1.0f, op[0], OC, op[1],
-                    C, 1.0f, dweight, C);
+        gated_sgemm(1, 0, OC, C, N, 1.0f, op[0], OC, op[1], C, 1.0f, dweight, C);
     return SIM_OK;
 }

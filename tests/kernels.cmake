@@ -20,9 +20,10 @@ ddplab_add_test(test_kernels_ops
   LABELS sim
   TIMEOUT 60)
 
-# The kernels on several ranks at once (label cpu: also runs under TSan).
+# The kernels on several ranks at once (label cpu: also runs under TSan),
+# and a thousand ranks crowding the BLAS gate.
 ddplab_add_test(test_kernels_ranks
   SOURCES test_kernels_ranks.c test_kernels_util.c test_world.c test_env.c
   LIBS ddplab_cpu
   LABELS cpu
-  TIMEOUT 60)
+  TIMEOUT 120)
