@@ -17,15 +17,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/sha256.h" // defines: SimSha256
+
 #define CUDA_RDZV_SHA256_LEN 32   // bytes of a digest, and of an HMAC-SHA256
 #define CUDA_RDZV_SHA256_BLOCK 64 // bytes SHA-256 compresses at a time
 
-typedef struct {
-    uint32_t h[8];                             // the running hash value
-    uint64_t bytes;                            // message bytes taken so far
-    unsigned char buf[CUDA_RDZV_SHA256_BLOCK]; // the block being filled
-    size_t fill;                               // bytes of buf in use
-} CudaRdzvSha256;
+// The hash is the engine's own SHA-256 (sim/base/sha256.h, the checksum of
+// checkpoint files): one implementation of FIPS 180-4 in the program.
+typedef SimSha256 CudaRdzvSha256;
 
 void cuda_rdzv_sha256_init(CudaRdzvSha256 *c);
 void cuda_rdzv_sha256_update(CudaRdzvSha256 *c, const void *data, size_t n);

@@ -28,10 +28,11 @@ ddplab_add_test(test_cuda_rdzv_tcp
   TIMEOUT 120)
 target_include_directories(test_cuda_rdzv_tcp PRIVATE ${PROJECT_SOURCE_DIR}/backend_cuda)
 
-# The TCP rendezvous's SHA-256 and HMAC-SHA256 against the FIPS 180-4
-# examples and the RFC 4231 test vectors.
+# The TCP rendezvous's SHA-256 (the engine's) and HMAC-SHA256 against the
+# FIPS 180-4 examples and the RFC 4231 test vectors.
 ddplab_add_test(test_cuda_rdzv_hmac
   SOURCES test_cuda_rdzv_hmac.c ${PROJECT_SOURCE_DIR}/backend_cuda/cuda_rdzv_hmac.c
+  LIBS ddplab_sim
   LABELS cpu
   TIMEOUT 60)
 target_include_directories(test_cuda_rdzv_hmac PRIVATE ${PROJECT_SOURCE_DIR}/backend_cuda)
