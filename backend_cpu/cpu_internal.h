@@ -97,6 +97,12 @@ typedef struct {
     _Atomic int done;
 } CpuHistRec;
 
+// The recorder's current fields, copied out (CpuRank.fr_before_untimed).
+typedef struct {
+    int state, kind, algo, dtype, step, nsteps, peer;
+    uint64_t seq, count;
+} CpuFrSaved;
+
 typedef struct {
     _Atomic int state;        // CpuFrState
     _Atomic int kind, algo, dtype, step, nsteps, peer;
@@ -206,6 +212,11 @@ typedef struct {
     void *math_scratch;             // the math kernels' scratch (cpu_math_scratch)
     size_t math_scratch_bytes;
     SimStatus run_status;           // what the rank function returned
+    // The recorder as it was before the simulator's own exchange
+    // (sim_all_gather_untimed): put back when it is done, so that the
+    // history and a later diagnosis show the modelled program's collectives
+    // alone; while it runs, a hang in it still shows.
+    CpuFrSaved fr_before_untimed;
 } CpuRank;
 
 struct CpuCtx {

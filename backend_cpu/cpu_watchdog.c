@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "cpu_diagnosis.h"
+#include "engine/world.h" // defines: SimRank (untimed)
 
 // ----------------------------------------------------------------------------
 // aborting
@@ -69,16 +70,35 @@ void cpu_abort_drain(CpuCtx *c) {
 // ----------------------------------------------------------------------------
 // the recorder, written by the rank itself
 
+// The simulator's own exchange between ranks (SimRank.untimed): not one of
+// the modelled program's collectives.
+static int untimed(const SimCollCall *call) {
+    return call->rank != NULL && call->rank->untimed;
+}
+
 void cpu_fr_enter(CpuRank *r, const SimCollCall *call) {
     const SimCollArgs *a = &call->args;
     CpuRecorder *f = &r->fr;
+    if (untimed(call)) {
+        CpuFrSaved *b = &r->fr_before_untimed;
+        b->state = atomic_load_explicit(&f->state, memory_order_relaxed);
+        b->kind = atomic_load_explicit(&f->kind, memory_order_relaxed);
+        b->algo = atomic_load_explicit(&f->algo, memory_order_relaxed);
+        b->dtype = atomic_load_explicit(&f->dtype, memory_order_relaxed);
+        b->step = atomic_load_explicit(&f->step, memory_order_relaxed);
+        b->nsteps = atomic_load_explicit(&f->nsteps, memory_order_relaxed);
+        b->peer = atomic_load_explicit(&f->peer, memory_order_relaxed);
+        b->seq = atomic_load_explicit(&f->seq, memory_order_relaxed);
+        b->count = atomic_load_explicit(&f->count, memory_order_relaxed);
+    }
     atomic_store_explicit(&f->kind, (int)a->kind, memory_order_relaxed);
     atomic_store_explicit(&f->algo, (int)a->algo, memory_order_relaxed);
     atomic_store_explicit(&f->dtype, (int)a->dtype, memory_order_relaxed);
     atomic_store_explicit(&f->seq, call->seq, memory_order_relaxed);
     atomic_store_explicit(&f->count, (uint64_t)a->count, memory_order_relaxed);
     atomic_store_explicit(&f->nsteps, call->sched.nsteps, memory_order_relaxed);
-    cpu_hist_push(f, call);
+    if (!untimed(call))
+        cpu_hist_push(f, call);
     cpu_fr_set(r, CPU_FR_RUNNING, -1, a->kind == SIM_COLL_SEND || a->kind == SIM_COLL_RECV
                                           ? a->peer : -1);
 }
@@ -91,6 +111,18 @@ void cpu_fr_set(CpuRank *r, CpuFrState st, int step, int peer) {
 
 void cpu_fr_done(CpuRank *r, const SimCollCall *call) {
     SimCollKind k = call->args.kind;
+    if (untimed(call)) {
+        const CpuFrSaved *b = &r->fr_before_untimed;
+        CpuRecorder *f = &r->fr;
+        atomic_store_explicit(&f->kind, b->kind, memory_order_relaxed);
+        atomic_store_explicit(&f->algo, b->algo, memory_order_relaxed);
+        atomic_store_explicit(&f->dtype, b->dtype, memory_order_relaxed);
+        atomic_store_explicit(&f->nsteps, b->nsteps, memory_order_relaxed);
+        atomic_store_explicit(&f->seq, b->seq, memory_order_relaxed);
+        atomic_store_explicit(&f->count, b->count, memory_order_relaxed);
+        cpu_fr_set(r, (CpuFrState)b->state, b->step, b->peer);
+        return;
+    }
     if (k != SIM_COLL_SEND && k != SIM_COLL_RECV) {
         atomic_store_explicit(&r->fr.last_done, (int64_t)call->seq, memory_order_relaxed);
         cpu_hist_done(&r->fr);

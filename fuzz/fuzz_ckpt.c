@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cpu_backend.h"         // defines: cpu_backend_ops
+#include "engine/timeline.h"     // defines: sim_rank_timeline_read
 #include "formats/checkpoint.h"  // defines: SimCkpt, sim_ckpt_open
 #include "formats/safetensors.h" // defines: SimStFile, sim_stfile_load
 
@@ -85,6 +86,13 @@ static void read_meta(const SimCkpt *c) {
         sim_ckpt_meta_i64(c, ints[k], &i);
     for (size_t k = 0; k < sizeof reals / sizeof reals[0]; k++)
         sim_ckpt_meta_f64(c, reals[k], &d);
+    // rank 0's timeline record, as a resumed rank reads it (at 4 ranks, so
+    // that the point-to-point counters have room to be out of range)
+    SimRecIn in;
+    SimRankTimeline tl;
+    sim_rec_in_init(&in, sim_ckpt_meta(c, "timeline.0"));
+    if (sim_rank_timeline_read(&tl, &in, 4) == 0)
+        sim_rank_timeline_free(&tl);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

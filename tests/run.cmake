@@ -31,6 +31,19 @@ ddplab_add_test(test_cli_run_resume
 target_include_directories(test_cli_run_resume PRIVATE ${CJSON_INCLUDE_DIR})
 add_dependencies(test_cli_run_resume ddplab)
 
+# The simulated clock across --resume: metrics, checkpoints and traces of an
+# interrupted and resumed run against the straight run, for every strategy
+# that checkpoints; the older checkpoint is one written before checkpoints
+# carried every rank's timeline.
+ddplab_add_test(test_cli_run_resume_timeline
+  SOURCES test_cli_run_resume_timeline.c test_cli_run.c test_files.c
+  LIBS ddplab_sim ${CJSON_LIBRARY}
+  ARGS $<TARGET_FILE:ddplab> ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/ckpt/ok-run-save.safetensors
+  LABELS cli
+  TIMEOUT 300)
+target_include_directories(test_cli_run_resume_timeline PRIVATE ${CJSON_INCLUDE_DIR})
+add_dependencies(test_cli_run_resume_timeline ddplab)
+
 foreach(t IN ITEMS learn output)
   ddplab_add_test(test_cli_run_${t}
     SOURCES test_cli_run_${t}.c test_cli_run.c test_files.c

@@ -30,8 +30,13 @@ typedef struct {
 } RunCtx;
 
 static void on_ready(void *arg, int rank, const SimTrainer *t) {
-    if (rank == 0)
-        run_report_config(arg, t);
+    if (rank != 0)
+        return;
+    const RunReport *rep = arg;
+    // an elastic round resumes at another world size by design, and says so
+    if (t->note[0] && rep->o->elastic_round == NULL)
+        run_error("--resume: note: %s", t->note);
+    run_report_config(arg, t);
 }
 
 static void on_step(void *arg, int rank, const SimStepStats *s) {

@@ -76,6 +76,85 @@ void sim_data_stage_free(SimDataStageState *s) {
     s->started = 0;
 }
 
+static size_t nslots(const SimDataStage *c) {
+    return (size_t)c->workers * (size_t)(c->prefetch > 0 ? c->prefetch : 1);
+}
+
+void sim_data_stage_write(const SimDataStageState *s, const SimDataStage *c, SimRecOut *o) {
+    if (!sim_data_stage_on(c))
+        return;
+    size_t n = (size_t)c->workers, nf = nslots(c);
+    int have = s->started && s->worker_ready && s->taken;
+    double *zeros = have ? NULL : calloc(nf + 1, sizeof *zeros);
+    if (!have && zeros == NULL) {
+        o->oom = 1;
+        return;
+    }
+    sim_rec_i64(o, "data_started", s->started);
+    sim_rec_i64(o, "data_epoch", s->epoch);
+    sim_rec_i64(o, "data_served", s->served);
+    sim_rec_f64(o, "data_t0", s->t0);
+    sim_rec_f64(o, "data_last_got", s->last_got);
+    sim_rec_f64(o, "data_copy_free", s->copy_free);
+    sim_rec_f64s(o, "data_worker_ready", have ? s->worker_ready : zeros, n);
+    sim_rec_f64s(o, "data_taken", have ? s->taken : zeros, nf);
+    const SimDataStageStats *st = &s->stats;
+    sim_rec_i64(o, "data_batches", st->batches);
+    sim_rec_i64(o, "data_waits", st->waits);
+    sim_rec_f64(o, "data_wait_s", st->wait_s);
+    sim_rec_f64(o, "data_first_wait_s", st->first_wait_s);
+    sim_rec_f64(o, "data_load_s", st->load_s);
+    sim_rec_f64(o, "data_h2d_s", st->h2d_s);
+    sim_rec_f64(o, "data_start_s", st->start_s);
+    free(zeros);
+}
+
+int sim_data_stage_read(SimDataStageState *s, const SimDataStage *c, SimRecIn *in) {
+    if (!sim_data_stage_on(c))
+        return in->bad ? -1 : 0;
+    size_t n = (size_t)c->workers, nf = nslots(c);
+    SimDataStageState x;
+    memset(&x, 0, sizeof x);
+    x.cfg = *c;
+    double *ready = malloc((n + 1) * sizeof *ready), *taken = malloc((nf + 1) * sizeof *taken);
+    if (ready == NULL || taken == NULL)
+        in->bad = 1;
+    x.started = (int)sim_rec_get_i64(in, "data_started");
+    x.epoch = sim_rec_get_i64(in, "data_epoch");
+    x.served = sim_rec_get_i64(in, "data_served");
+    x.t0 = sim_rec_get_f64(in, "data_t0");
+    x.last_got = sim_rec_get_f64(in, "data_last_got");
+    x.copy_free = sim_rec_get_f64(in, "data_copy_free");
+    sim_rec_get_f64s(in, "data_worker_ready", ready, n);
+    sim_rec_get_f64s(in, "data_taken", taken, nf);
+    SimDataStageStats *st = &x.stats;
+    st->batches = sim_rec_get_i64(in, "data_batches");
+    st->waits = sim_rec_get_i64(in, "data_waits");
+    st->wait_s = sim_rec_get_f64(in, "data_wait_s");
+    st->first_wait_s = sim_rec_get_f64(in, "data_first_wait_s");
+    st->load_s = sim_rec_get_f64(in, "data_load_s");
+    st->h2d_s = sim_rec_get_f64(in, "data_h2d_s");
+    st->start_s = sim_rec_get_f64(in, "data_start_s");
+    if (x.started < 0 || x.started > 1 || x.epoch < 0 || x.served < 0 || st->batches < 0 ||
+        st->waits < 0)
+        in->bad = 1;
+    if (in->bad) {
+        free(ready);
+        free(taken);
+        return -1;
+    }
+    if (x.started && n > 0) {
+        x.worker_ready = ready;
+        x.taken = taken;
+    } else { // no iterator yet (or no workers): the first batch starts one
+        free(ready);
+        free(taken);
+    }
+    sim_data_stage_free(s);
+    *s = x;
+    return 0;
+}
+
 SimStatus sim_data_stage_restart(SimDataStageState *s, const SimDataStage *c, double now) {
     int n = c->workers;
     size_t nf = (size_t)n * (size_t)(c->prefetch > 0 ? c->prefetch : 1);

@@ -67,6 +67,7 @@
 #include <stdint.h>
 
 #include "base/batch.h"  // defines: SimBatch
+#include "base/record.h" // defines: SimRecOut, SimRecIn
 #include "base/status.h" // defines: SimStatus
 #include "cost/cost.h"   // defines: SimLinkProfile, SimSysProfile, SimDeviceProfile
 
@@ -161,6 +162,17 @@ void sim_data_stage_next(SimDataStageState *s, double now, int n, double bytes,
                          const SimLinkProfile *link, SimDataSlot *out);
 // Frees the arrays; the stats stay.
 void sim_data_stage_free(SimDataStageState *s);
+
+// The state as a record (sim/base/record.h), for a checkpoint: a resumed run
+// goes on with the same iterator, its workers' progress and its
+// outstanding prefetches, where a new process would start one afresh and
+// wait for its first batch. Nothing at all when c is off, so that the
+// record is the same length on every rank of a run.
+void sim_data_stage_write(const SimDataStageState *s, const SimDataStage *c, SimRecOut *o);
+// Reads what sim_data_stage_write wrote for configuration c into *s, which
+// it replaces (freeing its arrays). 0, or -1 (in->bad set, *s unchanged)
+// when the record does not match or memory runs out.
+int sim_data_stage_read(SimDataStageState *s, const SimDataStage *c, SimRecIn *in);
 
 struct SimRank;
 // The training loop's hook (sim/train/train_step.c next_batch): batch `index` of

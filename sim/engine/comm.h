@@ -40,6 +40,18 @@ SimStatus sim_send(SimRank *r, const void *buf, size_t count, SimDtype dt, int p
 SimStatus sim_recv(SimRank *r, void *buf, size_t count, SimDtype dt, int peer);
 SimStatus sim_barrier(SimRank *r);
 
+// Gathers `bytes` of host data from every rank into recv on every rank
+// (rank k's at recv + k * bytes) through the backend, leaving no mark on
+// the modelled run: no simulated time on any stream, no trace event, no
+// sequence number, no injected fault, no charge to the memory ledger. For
+// the simulator's own bookkeeping (a checkpoint's record of every rank's
+// timeline, sim/train/train_timeline.c), never for what the modelled
+// program does. Every rank calls it at the same point. SIM_ENOTSUP in a
+// phantom world (no storage), SIM_ENOMEM, or the backend's failure.
+SimStatus sim_all_gather_untimed(SimRank *r, const void *send, void *recv, size_t bytes);
+// The same to rank 0 alone: only its recv is written (others may pass NULL).
+SimStatus sim_gather_untimed(SimRank *r, const void *send, void *recv, size_t bytes);
+
 // Advances the rank's compute stream by `seconds` of simulated time and traces
 // it as a compute op named `name` (a static string).
 void sim_rank_compute(SimRank *r, const char *name, double seconds);

@@ -85,6 +85,9 @@ struct SimRank {
                                     // host stream (sim_ops_end)
     double host_step_end;           // simulated end of the last such step on
                                     // the host: a step ends when it does
+    int untimed;                    // 1 while sim_all_gather_untimed runs: the
+                                    // backend's step reports leave no event,
+                                    // and its flight recorder no history
     char error[512];                // why this rank's last call failed, or ""
 };
 

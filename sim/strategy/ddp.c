@@ -173,6 +173,31 @@ static SimStatus unfinished_reduction(DdpState *s, SimRank *r) {
     return SIM_EPROTO;
 }
 
+// The plan rebuilt from s->ready_order, in place of the current one, with
+// its buckets.
+static SimStatus use_rebuilt_plan(DdpState *s, SimRank *r) {
+    int n = s->m->nparams;
+    SimBucketParam *bp = bucket_params(s->m);
+    if (bp == NULL) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return SIM_ENOMEM;
+    }
+    SimBucketPlan plan;
+    SimStatus st = sim_ddp_rebuilt_plan(bp, n, s->ready_order, s->nready, &s->o->buckets, &plan);
+    free(bp);
+    if (st != SIM_OK) {
+        snprintf(r->error, sizeof r->error, "cannot rebuild the buckets: %s", sim_strerror(st));
+        return st;
+    }
+    ddp_reducer_free(s, r); // the old plan's buckets, before the plan goes
+    sim_bucket_plan_free(&s->plan);
+    s->plan = plan;
+    SIM_CHECK(ddp_reducer_build(s, r));
+    print_plan(s, r, "rebuilt after the first backward from the gradient-ready order");
+    trace_plan(s, r);
+    return SIM_OK;
+}
+
 // rebuild_buckets: once, at the forward of iteration
 // sim_ddp_rebuild_iteration (1; 2 with static_graph; never with
 // find_unused_parameters alone), from the order in which gradients became
@@ -210,25 +235,71 @@ SimStatus ddp_rebuild(DdpState *s, SimRank *r) {
     memcpy(s->ready_order, msg + 1, (size_t)n * sizeof *msg);
     free(msg);
     SIM_CHECK(st);
-    SimBucketParam *bp = bucket_params(s->m);
-    if (bp == NULL) {
+    return use_rebuilt_plan(s, r);
+}
+
+// A resumed run's DDP goes on as the saved run's did: a new process would
+// construct DDP again and rebuild its buckets once more (a broadcast, a
+// first iteration on the initial plan), which the run that was never
+// stopped does not do. The counters and the gradient order of the rebuild
+// come back; with the rebuild done, so do its buckets.
+static void ddp_timeline_write(const void *state, const SimRank *r, SimRecOut *o) {
+    (void)r;
+    const DdpState *s = state;
+    int64_t *order = malloc(((size_t)s->nready + 1) * sizeof *order);
+    if (order == NULL) {
+        o->oom = 1;
+        return;
+    }
+    for (int i = 0; i < s->nready; i++)
+        order[i] = s->ready_order[i];
+    sim_rec_i64(o, "ddp_rebuilt", s->rebuilt);
+    sim_rec_i64(o, "ddp_forwards", s->forwards);
+    sim_rec_i64(o, "ddp_iteration", s->iteration);
+    sim_rec_i64(o, "ddp_fwd_param_sync", s->fwd_param_sync);
+    sim_rec_i64(o, "ddp_shadowed", s->shadowed);
+    sim_rec_i64s(o, "ddp_ready_order", order, (size_t)s->nready);
+    free(order);
+}
+
+static SimStatus ddp_timeline_read(void *state, SimRank *r, SimRecIn *in) {
+    DdpState *s = state;
+    int n = s->m->nparams;
+    int64_t *order = malloc(((size_t)n + 1) * sizeof *order);
+    if (order == NULL) {
         snprintf(r->error, sizeof r->error, "out of memory");
         return SIM_ENOMEM;
     }
-    SimBucketPlan plan;
-    st = sim_ddp_rebuilt_plan(bp, n, s->ready_order, s->nready, bo, &plan);
-    free(bp);
-    if (st != SIM_OK) {
-        snprintf(r->error, sizeof r->error, "cannot rebuild the buckets: %s", sim_strerror(st));
-        return st;
+    int64_t rebuilt = sim_rec_get_i64(in, "ddp_rebuilt");
+    int64_t forwards = sim_rec_get_i64(in, "ddp_forwards");
+    int64_t iteration = sim_rec_get_i64(in, "ddp_iteration");
+    int64_t sync = sim_rec_get_i64(in, "ddp_fwd_param_sync");
+    int64_t shadowed = sim_rec_get_i64(in, "ddp_shadowed");
+    size_t nready = sim_rec_get_i64s_upto(in, "ddp_ready_order", order, (size_t)n);
+    int ok = !in->bad && (rebuilt == 0 || rebuilt == 1) && forwards >= 0 &&
+             forwards <= INT32_MAX && iteration >= 0 && iteration <= forwards &&
+             (sync == 0 || sync == 1) && (shadowed == 0 || shadowed == 1) &&
+             (!rebuilt || nready > 0);
+    for (size_t i = 0; ok && i < nready; i++)
+        ok = order[i] >= 0 && order[i] < n;
+    if (!ok) {
+        free(order);
+        in->bad = 1;
+        snprintf(r->error, sizeof r->error, "DDP's part of the record does not read back");
+        return SIM_EFORMAT;
     }
-    ddp_reducer_free(s, r); // the old plan's buckets, before the plan goes
-    sim_bucket_plan_free(&s->plan);
-    s->plan = plan;
-    SIM_CHECK(ddp_reducer_build(s, r));
-    print_plan(s, r, "rebuilt after the first backward from the gradient-ready order");
-    trace_plan(s, r);
-    return SIM_OK;
+    s->forwards = (int)forwards;
+    s->iteration = (int)iteration;
+    s->fwd_param_sync = (int)sync;
+    s->shadowed = (int)shadowed;
+    s->nready = (int)nready;
+    for (size_t i = 0; i < nready; i++)
+        s->ready_order[i] = (int)order[i];
+    free(order);
+    if (!rebuilt || s->rebuilt)
+        return SIM_OK;
+    s->rebuilt = 1;
+    return use_rebuilt_plan(s, r);
 }
 
 static SimStatus ddp_before_forward(void *state, SimRank *r, SimTrainer *t, int sync) {
@@ -305,4 +376,6 @@ const SimStrategyOps sim_ddp_strategy = {
     .join_shadow = ddp_join_shadow,
     .join_exit = ddp_join_exit,
     .reduces_unused = ddp_reduces_unused,
+    .timeline_write = ddp_timeline_write,
+    .timeline_read = ddp_timeline_read,
 };

@@ -557,11 +557,12 @@ SimStatus fsdp_save_shards(FsdpState *s, SimRank *r, SimTrainer *t, const char *
     int local = s->o.state_dict == SIM_FSDP_SD_LOCAL;
     if (s->m->param.data == NULL) // the same on every rank
         return sim_train_fail(t, 1, SIM_EINVAL, "--save: %s: a model without storage "
-                              "(phantom) cannot be saved", path);
+                              "(phantom) cannot be saved", path ? path : "");
     SIM_CHECK(fsdp_gather_steps(s, r));
     int nfiles = local ? s->nranks : s->S;
-    // replicas hold the same shard: the first replica's ranks write it
-    int writes = local || s->rep_group.n < 2 || s->rep_group.me == 0;
+    // replicas hold the same shard: the first replica's ranks write it (and
+    // nobody when path is NULL: the save's collectives alone)
+    int writes = path && (local || s->rep_group.n < 2 || s->rep_group.me == 0);
     int k = local ? r->rank : s->gidx;
     char file[1100];
     SimStatus st = SIM_OK;
@@ -586,7 +587,7 @@ SimStatus fsdp_save_shards(FsdpState *s, SimRank *r, SimTrainer *t, const char *
             (void)remove(file);
         return agreed;
     }
-    st = r->rank == 0 ? write_index(s, r, t, path, local, nfiles) : SIM_OK;
+    st = r->rank == 0 && path ? write_index(s, r, t, path, local, nfiles) : SIM_OK;
     return fsdp_agree(s, r, t, st);
 }
 

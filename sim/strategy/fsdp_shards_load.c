@@ -366,7 +366,7 @@ static SimStatus read_local(FsdpState *s, SimRank *r, SimTrainer *t, Loaded *L) 
 // ----------------------------------------------------------------------------
 // applying, once every rank has read its part
 
-static SimStatus apply(FsdpState *s, SimRank *r, SimTrainer *t, const Loaded *L) {
+static SimStatus apply(FsdpState *s, SimRank *r, SimTrainer *t, Loaded *L) {
     SimStatus st = SIM_OK;
     if (s->plan.shard_total > 0) {
         st = sim_tensor_upload(r, &s->master, L->master);

@@ -87,7 +87,7 @@ static SimStatus save_full(FsdpState *s, SimRank *r, SimTrainer *t, const char *
     for (int k = 0; k < s->optim.nstate && k < t->optim.nstate; k++)
         SIM_CHECK(gather_state(s, r, k));
     SIM_CHECK(fsdp_gather_steps(s, r));
-    SimStatus st = r->rank == 0 ? sim_train_save(t, r, path) : SIM_OK;
+    SimStatus st = r->rank == 0 && path ? sim_train_save(t, r, path) : SIM_OK;
     SimStatus st2 = fsdp_poison_sharded(s, r);
     // rank 0 failing to write fails every rank at once, with its reason
     return fsdp_agree(s, r, t, st != SIM_OK ? st : st2);

@@ -469,7 +469,7 @@ static SimStatus lo_save(void *state, SimRank *r, SimTrainer *t, const char *pat
     SIM_CHECK(st);
     if (s->rank != 0)
         return SIM_OK;
-    st = sim_train_save(t, r, path);
+    st = path ? sim_train_save(t, r, path) : SIM_OK;
     for (int k = 1; k < s->m->nmodules; k++)
         if (s->owner[k] > 0) {
             // held only for the write: back to NaN (the received copy was

@@ -25,6 +25,7 @@
 #define DDPLAB_SIM_STRATEGY_H
 
 #include "base/batch.h"   // defines: SimBatch
+#include "base/record.h"  // defines: SimRecOut, SimRecIn
 #include "base/status.h"  // defines: SimStatus
 #include "engine/world.h" // defines: SimRank
 
@@ -79,7 +80,10 @@ typedef struct SimStrategyOps {
     SimStatus (*update)(void *state, SimRank *r, SimTrainer *t, SimStepStats *s);
     // Optional (NULL: rank 0 writes sim_train_save): writes a checkpoint to
     // path; called on EVERY rank, since gathering or sharding state needs
-    // every rank's collectives.
+    // every rank's collectives. path NULL: the same collectives and device
+    // work, writing no file: how a resumed run repeats, on its simulated
+    // clock, the save the uninterrupted run made at the step it resumes
+    // from (sim/train/train_timeline.c).
     SimStatus (*save)(void *state, SimRank *r, SimTrainer *t, const char *path);
     // Optional (NULL: sim_train_setup restores t->cfg->ckpt.resume_path itself,
     // before setup): restores the checkpoint after setup, on every rank.
@@ -91,6 +95,18 @@ typedef struct SimStrategyOps {
     // parameter from its bucket). cfg: the strategy's options. The injected
     // "unused" fault asks it (sim/train/train_fault.c).
     int (*reduces_unused)(const void *cfg);
+    // Optional, both or neither (NULL: nothing to carry): the strategy's
+    // part of the timeline record a checkpoint carries
+    // (sim/train/train_timeline.c), for state that decides the simulated time
+    // of later steps but lies in no tensor of the checkpoint (DDP: whether its
+    // buckets were rebuilt and from which gradient order, its iteration
+    // count). timeline_write appends fields to o, the same fields on every
+    // rank of a run. timeline_read runs on a resumed run once set-up and
+    // restore are done, reads them back and rebuilds what depends on them:
+    // SIM_EFORMAT with r->error saying what, and nothing changed, when the
+    // fields do not match; another status when rebuilding fails.
+    void (*timeline_write)(const void *state, const SimRank *r, SimRecOut *o);
+    SimStatus (*timeline_read)(void *state, SimRank *r, SimRecIn *in);
 } SimStrategyOps;
 
 #endif

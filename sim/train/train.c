@@ -217,6 +217,7 @@ static SimStatus check_represent(SimTrainer *t, SimRank *r) {
 SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
     memset(t, 0, sizeof *t);
     t->cfg = c;
+    t->rank = r;
     char err[512];
     t->capacity = r->mem.capacity;
     if (c->strategy && c->strategy->backing_model)
@@ -247,7 +248,6 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
     int own_restore = c->strategy && c->strategy->restore;
     if (c->ckpt.resume_path && !own_restore)
         SIM_CHECK(sim_train_restore(t, r));
-    t->rank = r;
     if (c->strategy) {
         st = c->strategy->setup(r, t, c->strategy_cfg, &t->strategy);
         r->mem.capacity = t->capacity;
@@ -264,7 +264,9 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
     t->start_step = t->step;
     SIM_CHECK(sim_train_fault_setup(t, r));
     sim_train_set_epoch(t, r);
-    return SIM_OK;
+    // last: what set-up itself did (DDP's broadcast, the allocations) is the
+    // new process's own, before the saved timeline goes on
+    return train_timeline_resume(t, r);
 }
 
 void sim_train_free(SimTrainer *t, SimRank *r) {
@@ -279,22 +281,33 @@ void sim_train_free(SimTrainer *t, SimRank *r) {
     free(t->has_grad);
     t->model = NULL;
     t->has_grad = NULL;
+    train_timeline_free(t);
 }
 
 // ----------------------------------------------------------------------------
 // the run
 
+int64_t train_end_step(const SimTrainConfig *c) {
+    const SimTrainLoop *l = &c->loop;
+    return l->stop_after > 0 && l->stop_after < l->steps ? l->stop_after : l->steps;
+}
+
 // A checkpoint: replicated strategies hold the same state on every rank and
-// rank 0 writes it; a strategy with its own save needs every rank.
+// rank 0 writes it; a strategy with its own save needs every rank. Every
+// rank first hands rank 0 its timeline, as the step left it.
 static SimStatus save(SimTrainer *t, SimRank *r) {
     const SimTrainConfig *c = t->cfg;
+    SIM_CHECK(train_timeline_collect(t, r));
+    SimStatus st = SIM_OK;
     if (c->strategy && c->strategy->save) {
-        SimStatus st = c->strategy->save(t->strategy, r, t, c->ckpt.save_path);
+        st = c->strategy->save(t->strategy, r, t, c->ckpt.save_path);
         if (st != SIM_OK && !t->error[0])
-            return sim_train_fail(t, 0, st, "--save: %s", r->error);
-        return st;
+            st = sim_train_fail(t, 0, st, "--save: %s", r->error);
+    } else if (r->rank == 0) {
+        st = sim_train_save(t, r, c->ckpt.save_path);
     }
-    return r->rank == 0 ? sim_train_save(t, r, c->ckpt.save_path) : SIM_OK;
+    train_timeline_free(t); // this save's records: no later save may take them
+    return st;
 }
 
 // 1 when a checkpoint launches no collective: a replicated strategy's rank
@@ -311,7 +324,7 @@ SimStatus sim_train_run(SimRank *r, void *arg) {
         return sim_train_fail(t, 0, SIM_EIO, "initial weights: %s", r->error);
     if (c->hooks.on_ready)
         c->hooks.on_ready(c->hooks.on_ready_arg, r->rank, t);
-    int64_t end = c->loop.stop_after > 0 && c->loop.stop_after < c->loop.steps ? c->loop.stop_after : c->loop.steps;
+    int64_t end = train_end_step(c);
     while (t->step < end) {
         SimStepStats s;
         SIM_CHECK(sim_train_step(t, r, &s));

@@ -264,6 +264,16 @@ struct SimTrainer {
                            // outlive sim_train_free
     int stage_failed;      // 1: cfg->hooks.on_stage failed during backward (the hook
                            // cannot return a status there)
+    // The timeline a checkpoint carries (sim/train/train_timeline.c).
+    char **timeline;       // rank 0, at a save: every rank's record [timeline_n]
+    int timeline_n;
+    double timeline_sim;   // the compute clock when the records were taken
+    char *resume_timeline; // --resume: this rank's record until set-up applies it
+    int resume_timeline_missing; // SimTrainScalars.timeline_missing
+    double resume_sim;     // --resume: the checkpoint's sim_time_s
+    char note[600];        // --resume: why the simulated clock cannot go on exactly
+                           // where the saved run's was (an older checkpoint,
+                           // another world size or strategy), or ""
 };
 
 // Creates the model, its initial weights (seed, --init or --resume), the

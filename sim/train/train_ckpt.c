@@ -8,8 +8,9 @@
 //                                (only parameters that have taken a step)
 //   train/has_grad               I64 [nparams]: 1 where `p.grad is not None`
 //   metadata                     step, epoch, batch (the sampler's next batch
-//                                in the epoch), the scaler, the RNG, and the
-//                                settings a resumed run must share
+//                                in the epoch), the scaler, the RNG, the
+//                                settings a resumed run must share, and every
+//                                rank's timeline (train_timeline.c)
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -76,16 +77,19 @@ static void fill_meta(const SimTrainer *t, const SimRank *r, SimTrainPart *l) {
     // splitmix64 seeded with seed + epoch at the start of each epoch.
     add_meta(l, "rng", "splitmix64, seeded with seed + epoch for each epoch's shuffle");
     add_meta(l, "rng.state", "%" PRIu64, (uint64_t)(c->seed + (uint64_t)t->epoch));
-    add_meta(l, "sim_time_s", "%.17g", r->clock[SIM_STREAM_COMPUTE]);
+    add_meta(l, "sim_time_s", "%.17g", train_timeline_sim_time(t, r));
 }
 
 SimStatus sim_train_part_make(SimTrainPart *p, const SimTrainer *t, const SimRank *r) {
     const SimModel *m = t->model;
     memset(p, 0, sizeof *p);
+    int ntl = train_timeline_meta_count(t);
     p->host = calloc((size_t)m->nparams + 2, sizeof *p->host);
     p->step_names = calloc((size_t)m->nparams + 1, sizeof *p->step_names);
     p->has_grad = calloc((size_t)m->nparams + 1, sizeof *p->has_grad);
-    if (!p->host || !p->step_names || !p->has_grad) {
+    p->meta = calloc(SIM_TRAIN_META_MAX + (size_t)ntl, sizeof *p->meta);
+    p->timeline_keys = calloc((size_t)ntl + 1, sizeof *p->timeline_keys);
+    if (!p->host || !p->step_names || !p->has_grad || !p->meta || !p->timeline_keys) {
         sim_train_part_free(p);
         return SIM_ENOMEM;
     }
@@ -99,6 +103,11 @@ SimStatus sim_train_part_make(SimTrainPart *p, const SimTrainer *t, const SimRan
     }
     p->host[p->nhost++] = (SimStTensor){"train/has_grad", SIM_INT64, 1, {m->nparams}, p->has_grad};
     fill_meta(t, r, p);
+    if (ntl > 0) {
+        train_timeline_meta(t, p->meta + p->nmeta, p->timeline_keys, p->timeline_header,
+                            sizeof p->timeline_header);
+        p->nmeta += ntl;
+    }
     return SIM_OK;
 }
 
@@ -106,6 +115,8 @@ void sim_train_part_free(SimTrainPart *p) {
     free(p->host);
     free(p->step_names);
     free(p->has_grad);
+    free(p->meta);
+    free(p->timeline_keys);
     memset(p, 0, sizeof *p);
 }
 
@@ -242,12 +253,15 @@ SimStatus sim_train_part_read(SimTrainer *t, const SimCkpt *c, SimTrainScalars *
     if (!s->param_steps || !s->has_grad)
         return sim_train_fail(t, 0, SIM_ENOMEM, "--resume: out of memory");
     SIM_CHECK(read_scalars(t, c, s));
-    return read_counters(t, c, s);
+    SIM_CHECK(read_counters(t, c, s));
+    train_timeline_read(t, c, s);
+    return SIM_OK;
 }
 
 void sim_train_scalars_free(SimTrainScalars *s) {
     free(s->param_steps);
     free(s->has_grad);
+    free(s->timeline);
     memset(s, 0, sizeof *s);
 }
 
@@ -273,7 +287,8 @@ static SimStatus read_optim(SimTrainer *t, const SimCkpt *c, Restored *s) {
     return SIM_OK;
 }
 
-void sim_train_part_apply(SimTrainer *t, SimRank *r, const SimTrainScalars *s) {
+void sim_train_part_apply(SimTrainer *t, SimRank *r, SimTrainScalars *s) {
+    (void)r; // its timeline is put on at the end of set-up (train_timeline_resume)
     for (int i = 0; i < t->model->nparams; i++) {
         t->optim.param_steps[i] = s->param_steps[i];
         t->has_grad[i] = s->has_grad[i] != 0;
@@ -285,13 +300,17 @@ void sim_train_part_apply(SimTrainer *t, SimRank *r, const SimTrainScalars *s) {
     t->step = s->step;
     t->epoch = s->epoch;
     t->batch = s->batch;
-    for (int k = 0; k < SIM_STREAM_COUNT; k++)
-        r->clock[k] = s->sim_time;
+    free(t->resume_timeline);
+    t->resume_timeline = s->timeline;
+    s->timeline = NULL;
+    t->resume_timeline_missing = s->timeline_missing;
+    t->resume_sim = s->sim_time;
+    snprintf(t->note, sizeof t->note, "%s", s->timeline_note);
     t->resumed = 1;
 }
 
 // Everything is read and checked; now it is copied in.
-static SimStatus apply(SimTrainer *t, SimRank *r, const SimCkpt *c, const Restored *s) {
+static SimStatus apply(SimTrainer *t, SimRank *r, const SimCkpt *c, Restored *s) {
     SimStatus st = sim_ckpt_apply_model(r, c, t->model);
     if (st == SIM_OK)
         st = sim_ckpt_apply_views(r, c, s->views, s->nviews);

@@ -104,4 +104,32 @@ void sim_train_fault_after_forward(SimTrainer *t, SimRank *r);
 void sim_train_fault_after_sync(SimTrainer *t, SimRank *r);
 // What the backward seed is divided by: accum, or 1 with loss-not-divided.
 float sim_train_fault_accum_divisor(SimTrainer *t, SimRank *r);
+
+// ----------------------------------------------------------------------------
+// The timeline a checkpoint carries (sim/train/train_timeline.c).
+
+// The last step this process runs: --stop-after when it cuts the run short,
+// else --steps.
+int64_t train_end_step(const SimTrainConfig *c);
+// On every rank, just before a save: each rank's record, gathered on rank 0
+// (t->timeline) off the simulated clock.
+SimStatus train_timeline_collect(SimTrainer *t, SimRank *r);
+// The metadata entries the records make (0 when t holds none), and those
+// entries: meta[0] the header (text in header), then "timeline.<k>" (names
+// in keys[k]) pointing at t's records.
+int train_timeline_meta_count(const SimTrainer *t);
+void train_timeline_meta(const SimTrainer *t, SimStMeta *meta, char (*keys)[32], char *header,
+                         size_t header_len);
+// The checkpoint's sim_time_s: rank 0's compute clock when the records were
+// taken (before the save's own work), else now.
+double train_timeline_sim_time(const SimTrainer *t, const SimRank *r);
+// --resume: this rank's record from c into s (s->sim_time read already), or
+// the note saying why there is none to use.
+void train_timeline_read(const SimTrainer *t, const SimCkpt *c, SimTrainScalars *s);
+// At the end of set-up on a resumed run: the record onto the strategy, the
+// loader and the rank (or, without one, the saved time on every stream),
+// then, when --save-every saved at this step in the uninterrupted run, that
+// save's simulated work again.
+SimStatus train_timeline_resume(SimTrainer *t, SimRank *r);
+void train_timeline_free(SimTrainer *t);
 #endif

@@ -30,13 +30,17 @@ typedef struct {
     int nhost;
     SimStTensor *host;       // [nhost]; data points into t->optim and has_grad
     int nmeta;
-    SimStMeta meta[SIM_TRAIN_META_MAX];
+    SimStMeta *meta;         // [nmeta]: the scalars, then the timeline's keys
     char values[SIM_TRAIN_META_MAX][SIM_TRAIN_META_LEN];
     char (*step_names)[48];  // [nparams] storage behind host
     int64_t *has_grad;       // [nparams]
+    char (*timeline_keys)[32]; // "timeline.<k>"; the values are t's records
+    char timeline_header[96];
 } SimTrainPart;
 
-// Fills p from t (the step counters of t->optim). SIM_ENOMEM leaves p empty.
+// Fills p from t (the step counters of t->optim, and every rank's timeline
+// record when t gathered them for this save: sim/train/train_timeline.c).
+// SIM_ENOMEM leaves p empty.
 SimStatus sim_train_part_make(SimTrainPart *p, const SimTrainer *t, const SimRank *r);
 void sim_train_part_free(SimTrainPart *p);
 
@@ -46,6 +50,10 @@ typedef struct {
     double scale, sim_time;
     int64_t *param_steps;    // [nparams]
     int64_t *has_grad;       // [nparams]
+    char *timeline;          // this rank's timeline record (heap), or NULL
+    int timeline_missing;    // 1: the header is this run's but the record is not
+                             // there; 2: memory ran out copying it
+    char timeline_note[600]; // why the clock cannot resume exactly, or ""
 } SimTrainScalars;
 
 // Reads the trainer's part of c and checks it against this run (the settings
@@ -54,8 +62,9 @@ typedef struct {
 // also after a failure.
 SimStatus sim_train_part_read(SimTrainer *t, const SimCkpt *c, SimTrainScalars *s);
 // Sets t's step, epoch, sampler position, scaler, has_grad and t->optim's
-// step counters, and r's clocks, from s.
-void sim_train_part_apply(SimTrainer *t, SimRank *r, const SimTrainScalars *s);
+// step counters from s, and keeps the timeline (or the saved time) for the
+// end of set-up, which puts it on r (sim/train/train_timeline.c).
+void sim_train_part_apply(SimTrainer *t, SimRank *r, SimTrainScalars *s);
 void sim_train_scalars_free(SimTrainScalars *s);
 
 // save-crash: 1 when the checkpoint of step t->step to path is the one the
