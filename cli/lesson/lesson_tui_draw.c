@@ -167,7 +167,6 @@ static void doc_summary(TuiLesson *s, int w) {
 // Rebuilds the narrative pane's lines up to the current stop at width w.
 static void doc_build(TuiLesson *s, int w) {
     lesson_tui_lines_clear(&s->doc);
-    s->doc_width = w;
     int item = 0, first_of_run = -1;
     for (int k = 0; k <= s->cur && k < s->nstops; k++) {
         const TuiStop *st = &s->stops[k];

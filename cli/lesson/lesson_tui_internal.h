@@ -154,7 +154,6 @@ typedef struct {
     const char *next_id, *next_title; // what to read next (the index's next lesson)
     const char *up_word; // where q goes from the lesson: "menu" (NULL) or "quit"
     TuiLines doc;        // the narrative as last drawn (for scrolling)
-    int doc_width;
     int doc_stop_line;   // the doc line where the current stop's text starts
 } TuiLesson;
 
