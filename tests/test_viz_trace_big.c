@@ -133,9 +133,9 @@ static int test_big(void) {
     CHECK(v.ev[0].name == v.ev[NNAMES].name);
     viz_trace_free(&v);
     tfile_rmtree(dir);
+    // The loader's speed is measured in bench/viz_replay.sh, against the
+    // file's size: a test asserts what load cannot change, the memory
     CHECK(grow_mb < 500.0);
-    if (!quick && !tenv_sanitized())
-        CHECK(secs < 2.0);
     return 0;
 }
 
