@@ -355,6 +355,38 @@ static int test_dbtree_shape(void) {
     return 0;
 }
 
+// The one-walk sim_dbtree_nodes gives every rank the node sim_dbtree_node
+// walks down to, at every world size to 1100 and at a few large ones (odd
+// sizes leave positions without a right child, which the walk must skip).
+static int test_dbtree_nodes(void) {
+    const int big[] = {4095, 4096, 4097, 16383, 16384, 65536};
+    int fails = 0;
+    for (int i = 0; i < 1100 + 6; i++) {
+        int R = i < 1100 ? i + 1 : big[i - 1100];
+        SimTreeNode *all = malloc((size_t)R * sizeof *all);
+        CHECK(all != NULL);
+        for (int tree = 0; tree < 2; tree++) {
+            for (int r = 0; r < R; r++)
+                all[r].level = -7; // a rank the walk missed keeps this
+            sim_dbtree_nodes(R, tree, all);
+            for (int r = 0; r < R; r++) {
+                SimTreeNode v;
+                sim_dbtree_node(R, tree, r, &v);
+                const SimTreeNode *w = &all[r];
+                int same = v.parent == w->parent && v.parent_level == w->parent_level &&
+                           v.nchild == w->nchild && v.level == w->level && v.depth == w->depth;
+                for (int k = 0; same && k < v.nchild; k++)
+                    same = v.child[k] == w->child[k];
+                if (!same && fails++ < 5)
+                    fprintf(stderr, "R=%d tree %d rank %d: the walk differs\n", R, tree, r);
+            }
+        }
+        free(all);
+    }
+    CHECK_EQ_INT(fails, 0);
+    return 0;
+}
+
 // Long buffers: several pipeline chunks per tree, both executors.
 static int test_dbtree_pipeline(void) {
     const int sizes[] = {2, 3, 5, 6, 8};
@@ -405,6 +437,7 @@ int main(void) {
     RUN(test_all_schedules);
     RUN(test_async_orders);
     RUN(test_dbtree_shape);
+    RUN(test_dbtree_nodes);
     RUN(test_dbtree_pipeline);
     return failures ? 1 : 0;
 }

@@ -107,6 +107,10 @@ typedef struct {
 int sim_dbtree_chunks(size_t count);
 int sim_dbtree_height(int nranks);
 void sim_dbtree_node(int nranks, int tree, int rank, SimTreeNode *out);
+// Every rank's place in one tree, out[rank] as sim_dbtree_node gives it, in
+// one walk from the root (O(R), where R calls of sim_dbtree_node walk down
+// O(R log R)).
+void sim_dbtree_nodes(int nranks, int tree, SimTreeNode *out /* [nranks] */);
 
 // Phase of a step (0 or 1) and its label, e.g. "reduce-scatter", "all-gather",
 // "reduce", "broadcast", "gather", "scatter".

@@ -94,6 +94,36 @@ void sim_dbtree_node(int nranks, int tree, int rank, SimTreeNode *out) {
         out->child[out->nchild++] = rank_at(R, tree, r);
 }
 
+void sim_dbtree_nodes(int nranks, int tree, SimTreeNode *out) {
+    int R = nranks, H = sim_dbtree_height(R);
+    // positions still to visit with their parent's position and depth; a
+    // node's two subtrees are at most H deep, so the stack holds ~2(H+1)
+    struct {
+        int pos, parent, depth;
+    } stack[2 * 32 + 2];
+    int top = 0;
+    stack[top++].pos = 1 << H;
+    stack[0].parent = 0, stack[0].depth = 0;
+    while (top > 0) {
+        int i = stack[--top].pos, parent = stack[top].parent, depth = stack[top].depth;
+        int l, r;
+        children(R, i, &l, &r);
+        SimTreeNode *o = &out[rank_at(R, tree, i)];
+        o->level = ctz(i);
+        o->depth = depth;
+        o->parent = parent ? rank_at(R, tree, parent) : -1;
+        o->parent_level = parent ? ctz(parent) : -1;
+        o->nchild = 0;
+        int kids[2] = {l, r};
+        for (int k = 0; k < 2; k++)
+            if (kids[k]) {
+                o->child[o->nchild++] = rank_at(R, tree, kids[k]);
+                stack[top].pos = kids[k], stack[top].parent = i, stack[top].depth = depth + 1;
+                top++;
+            }
+    }
+}
+
 // Chunk c of `tree` from src to dst, the same offsets on both sides.
 static void put_tree_chunk(const SimSched *s, int tree, int c, int src, int dst, SimXferOp op,
                            SimXfer *out, int max, int *n) {

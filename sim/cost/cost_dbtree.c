@@ -3,7 +3,8 @@
 //
 // A rank's transfers at step t depend only on its place in each tree (level,
 // depth, its parent's level, its number of children) and on the link class
-// of each of its tree edges. Those places are worked out once, O(R log R),
+// of each of its tree edges. Those places are worked out once (one walk of
+// each tree, O(R), then a sort, O(R log R)),
 // and ranks with the same places in both trees (a few hundred kinds even at
 // 16384 ranks) are kept once, since the step's cost is the largest over
 // them. Each kind's load is the same integer byte total the general path
@@ -27,9 +28,8 @@ typedef struct {
     DbPlace t[2]; // tree 0, tree 1
 } DbKind;
 
-static void place_of(const SimCost *c, int R, int tree, int r, DbPlace *p) {
-    SimTreeNode v;
-    sim_dbtree_node(R, tree, r, &v);
+static void place_of(const SimCost *c, const SimTreeNode *node, int r, DbPlace *p) {
+    SimTreeNode v = *node;
     memset(p, 0, sizeof *p);
     p->level = (signed char)v.level;
     p->depth = (signed char)v.depth;
@@ -72,11 +72,19 @@ double sim_cost_dbtree(const SimCost *c, const SimSched *s, size_t es, int first
         for (int k = 0; k < K; k++)
             bytes[tree][k] = (uint64_t)sim_part_size(s->count, s->nchunks, tree * K + k) * es;
     DbKind one, *kinds = malloc((size_t)R * sizeof *kinds); // NULL: each rank in turn
+    SimTreeNode *nodes = kinds ? malloc(2 * (size_t)R * sizeof *nodes) : NULL; // [2][R]
     size_t nk = 0;
+    if (nodes == NULL) {
+        free(kinds);
+        kinds = NULL;
+    }
     if (kinds != NULL) {
+        sim_dbtree_nodes(R, 0, nodes);
+        sim_dbtree_nodes(R, 1, nodes + R);
         for (int r = 0; r < R; r++)
             for (int tree = 0; tree < 2; tree++)
-                place_of(c, R, tree, r, &kinds[r].t[tree]);
+                place_of(c, &nodes[(size_t)tree * (size_t)R + (size_t)r], r, &kinds[r].t[tree]);
+        free(nodes);
         qsort(kinds, (size_t)R, sizeof *kinds, kind_cmp);
         for (int r = 0; r < R; r++)
             if (nk == 0 || memcmp(&kinds[nk - 1], &kinds[r], sizeof *kinds) != 0)
@@ -88,8 +96,13 @@ double sim_cost_dbtree(const SimCost *c, const SimSched *s, size_t es, int first
         SimAlphaMode md = sim_cost_step_alpha(c, s, t); // only the first chunk's path pays
         for (size_t i = 0; i < (kinds ? nk : (size_t)R); i++) {
             const DbKind *k = kinds ? &kinds[i] : &one;
-            if (kinds == NULL)
-                place_of(c, R, 0, (int)i, &one.t[0]), place_of(c, R, 1, (int)i, &one.t[1]);
+            if (kinds == NULL) {
+                SimTreeNode v;
+                for (int tree = 0; tree < 2; tree++) {
+                    sim_dbtree_node(R, tree, (int)i, &v);
+                    place_of(c, &v, (int)i, &one.t[tree]);
+                }
+            }
             SimRankLoad l = {{0, 0}, {0, 0}};
             add_place(&k->t[0], bytes[0], K, t, H, &l);
             add_place(&k->t[1], bytes[1], K, t, H, &l);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/comm_fault.h" // defines: sim_comm_start, sim_comm_fault_launch
+#include "engine/comm_price.h" // defines: sim_price_algo, sim_price_coll
 
 static double max2(double a, double b) {
     return a > b ? a : b;
@@ -119,7 +120,7 @@ static double call_cost(SimRank *r, const SimCollCall *call) {
         double t = sim_cost_p2p(c, src, dst, a->count * sim_dtype_size(a->dtype));
         return sim_comm_fault_p2p_cost(r, call, src, dst, t); // --fault slow-link
     }
-    double t = sim_cost_coll(c, &call->sched, sim_dtype_size(a->dtype));
+    double t = sim_price_coll(r, &call->sched, sim_dtype_size(a->dtype));
     return sim_comm_fault_coll_cost(r, call, t); // --fault slow-link
 }
 
@@ -164,8 +165,8 @@ SimStatus sim_coll_launch(SimRank *r, const SimCollArgs *a, SimCollHandle *h) {
     }
     SimCollCall *call = &h->call;
     call->args = *a;
-    call->args.algo = sim_cost_resolve_algo(&w->cost, a->kind, a->algo, w->cfg.nranks, a->count,
-                                            sim_dtype_size(a->dtype));
+    call->args.algo = sim_price_algo(r, a->kind, a->algo, w->cfg.nranks, a->count,
+                                     sim_dtype_size(a->dtype));
     call->rank = r;
     sim_sched_init(&call->sched, a->kind, call->args.algo, w->cfg.nranks, a->count, a->root);
     // the step's collectives as --fault counts them (sim/engine/fault.h), p2p aside

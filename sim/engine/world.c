@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/comm_price.h" // defines: sim_price_free
+
 #define SIM_MAX_RANKS 65536
 
 void sim_world_config_default(SimWorldConfig *c) {
@@ -160,8 +162,10 @@ void sim_world_free(SimWorld *w) {
         w->ops->finalize(w->ctx);
     w->ctx = NULL;
     if (w->ranks) {
-        for (int r = 0; r < w->cfg.nranks; r++)
+        for (int r = 0; r < w->cfg.nranks; r++) {
             free(w->ranks[r].p2p_seq);
+            sim_price_free(&w->ranks[r]);
+        }
         free(w->ranks);
     }
     w->ranks = NULL;

@@ -88,6 +88,9 @@ struct SimRank {
     int untimed;                    // 1 while sim_all_gather_untimed runs: the
                                     // backend's step reports leave no event,
                                     // and its flight recorder no history
+    struct SimPriceMemo *prices;    // the cost model's answers for this rank's
+                                    // collectives (sim/engine/comm_price.h;
+                                    // allocated on first use)
     char error[512];                // why this rank's last call failed, or ""
 };
 
