@@ -233,6 +233,7 @@ static int test_corrupted(void) {
         {"strbytes", 48, -1, 8, UINT64_MAX / 4, "bad string count 5 for a table of"},
         {"strbytes", 48, -1, 8, 1 << 20, "truncated: the file ends inside the string table"},
         {"title", 56 + 159, -1, 1, 'x', "title is not NUL-terminated"},
+        {"capacity", 296, -1, 8, UINT64_MAX, "byte 296: bad device capacity 18446744073709551615"},
         {"nodes", 304, -1, 4, 0, "byte 304: bad node count 0"},
         {"string length", HDR, -1, 4, 0xFFFFFFF0u, "runs past the string table"},
         {"string NUL", HDR + 5, -1, 1, 0, "holds a NUL byte"},

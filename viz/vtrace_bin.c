@@ -98,6 +98,11 @@ static SimStatus read_header(VtReader *r, VizTrace *t, BinHeader *h) {
             return vtrace_fail(r, SIM_EINVAL, "byte %zu: the %s is not NUL-terminated",
                                texts[i].off, texts[i].what);
     t->info.device_capacity = rd64(p + 296);
+    // the views compare it with int64 byte counts (and ddplab writes at most
+    // a parsed --device-memory): beyond 2^63 it can only be damage
+    if (t->info.device_capacity > (uint64_t)INT64_MAX)
+        return vtrace_fail(r, SIM_EINVAL, "byte 296: bad device capacity %" PRIu64
+                           " bytes (at most 2^63 - 1)", t->info.device_capacity);
     int32_t nodes = (int32_t)rd32(p + 304);
     if (nodes < 1)
         return vtrace_fail(r, SIM_EINVAL, "byte 304: bad node count %" PRId32, nodes);
