@@ -36,6 +36,15 @@ ddplab_add_test(test_cli_plan
   LABELS cli
   TIMEOUT 300)
 add_dependencies(test_cli_plan ddplab)
+# `ddplab plan` on transformers: activations between steps and at the peak
+# against Korthikanti et al.'s bytes per layer, flash against eager
+# attention, MFU and HFU by the benchmarks' definitions.
+ddplab_add_test(test_cli_plan_attn
+  SOURCES test_cli_plan_attn.c test_cli_run.c test_files.c
+  ARGS $<TARGET_FILE:ddplab>
+  LABELS cli
+  TIMEOUT 120)
+add_dependencies(test_cli_plan_attn ddplab)
 # One rule for an input file that cannot be read: every command that reads
 # one exits 2 for a missing file, a directory and (not as root) a file it
 # may not read, with one line naming it.

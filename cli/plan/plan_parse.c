@@ -81,6 +81,11 @@ static PlanParse check(PlanOptions *o, const char *const *set) {
         plan_error("--model: %s", err);
         return PLAN_PARSE_ERROR;
     }
+    // A plain gpt spec is MiniGPT's numeric layout (fp32 arenas held for the
+    // model's life); a plan prices the same shapes as PyTorch runs them, as
+    // an architecture whose activations live from forward to backward.
+    if (o->model.kind == SIM_MODEL_GPT && o->model.attn == SIM_ATTN_PLAIN)
+        o->model.attn = SIM_ATTN_EAGER;
     if (!set[PO_SEQ])
         o->seq = o->model.kind == SIM_MODEL_GPT ? o->model.ctx : 1;
     if ((double)o->micro_batch * o->seq > (double)(1 << 28)) {

@@ -44,6 +44,12 @@ typedef enum { SIM_POS_LEARNED = 0, SIM_POS_ROPE } SimPosKind;     // RoPE: no p
 // (drops the 5as/h term of the stored activations), FULL keeps only each
 // layer's input and recomputes the layer during backward.
 typedef enum { SIM_CKPT_NONE = 0, SIM_CKPT_SELECTIVE, SIM_CKPT_FULL } SimActCkpt;
+// How the attention core runs. PLAIN is MiniGPT's own kernels (the numeric
+// engine's, llm.c's layout: fp32 arenas allocated once for the largest
+// batch and held for the model's life). EAGER is PyTorch's unfused path as
+// an architecture prices it: the scores materialised and kept for backward
+// (the 5as/h term), freed after backward.
+typedef enum { SIM_ATTN_PLAIN = 0, SIM_ATTN_EAGER } SimAttnKind;
 
 typedef struct {
     SimModelKind kind;
@@ -67,6 +73,7 @@ typedef struct {
     int type_vocab;          // encoder: token types (token_type_embeddings); 0: 2
     int dropout;             // 1: trained with dropout (activation accounting only: masks)
     SimActCkpt ckpt;
+    SimAttnKind attn;        // the attention core (PLAIN: MiniGPT's kernels)
     // COUNT: the parameter count, and the forward FLOPs of one sample
     // (backward is taken as twice that; 0: no compute accounted).
     int64_t count_params;
@@ -162,7 +169,7 @@ typedef struct {
 // "gpt:layers=4,embd=128,heads=4,ctx=64,vocab=65" followed by any of the
 // architecture options "bias=mlp|all|none", "tied", "norm=layer|rms",
 // "mlp=gelu|swiglu", "ffn=N", "kv_heads=N", "pos=learned|rope", "encoder",
-// "type_vocab=N", "dropout", "ckpt=none|selective|full",
+// "type_vocab=N", "dropout", "ckpt=none|selective|full", "attn=eager",
 // "count:params=N[,flops=F]", or a preset's name ("llama2-7b", see
 // sim_model_preset). On failure writes a one-line reason naming the field
 // and the allowed values into err and returns SIM_EINVAL. The modules
@@ -289,6 +296,8 @@ SimStatus sim_model_act_bytes_tp(const SimModelSpec *spec, int64_t b, int64_t s,
                                  SimActBytes *out);
 const char *sim_model_ckpt_name(SimActCkpt c); // "none", "selective", "full"
 int sim_model_ckpt_parse(const char *s, SimActCkpt *out); // 0, or -1 if unknown
+const char *sim_model_attn_name(SimAttnKind a);            // "plain", "eager"
+int sim_model_attn_parse(const char *s, SimAttnKind *out); // 0, or -1 if unknown (not "plain")
 
 // ----------------------------------------------------------------------------
 // Presets (sim/model/model_presets.c): real models by name, with their exact

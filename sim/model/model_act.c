@@ -145,6 +145,8 @@ const char *sim_model_spec_phantom_only(const SimModelSpec *s) {
         return "dropout";
     if (s->ckpt != SIM_CKPT_NONE)
         return "ckpt";
+    if (s->attn != SIM_ATTN_PLAIN)
+        return "attn";
     return NULL;
 }
 
