@@ -42,6 +42,7 @@ typedef struct {
     const char *amp;          // fp32, bf16, fp16
     const char *optimizer;    // adamw, adam, sgd
     const char *ckpt;         // activation checkpointing: none, selective, full
+    const char *attention;    // the gpt family's attention core: flash, eager
     uint64_t capacity;        // --device-memory (0: the device's)
     int compare;              // --compare
     int nsweep;               // --sweep ranks=...
@@ -85,7 +86,9 @@ typedef struct {
                                       // algorithm that ran (--algo nccl chooses per call)
     double tokens_per_step;     // over all ranks
     double flops_per_step;      // model FLOPs of a step, over all ranks (6Ψ + attention)
+    double hw_flops_per_step;   // and what it recomputes (checkpointing, flash's backward)
     double mfu;                 // flops_per_step / (step_s x peak x ranks)
+    double hfu;                 // hw_flops_per_step / (step_s x peak x ranks)
     double wall_s;              // what planning took
 } PlanResult;
 

@@ -22,6 +22,7 @@ static const char *const optims[] = {"adamw", "adam", "sgd", NULL};
 static const char *const algos[] = {"nccl", "ring", "dbtree", NULL};
 static const char *const prefetches[] = {"backward_pre", "backward_post", "none", NULL};
 static const char *const ckpts[] = {"none", "selective", "full", NULL};
+static const char *const attns[] = {"flash", "eager", NULL};
 
 // The names below take PyTorch's spellings too (sim/strategy/fsdp.h).
 static int set_sharding(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
@@ -162,6 +163,10 @@ static const CliOptRow rows[] = {
      .what = "an activation checkpointing mode", .deflt = "none", .id = PO_CKPT,
      .store = CLI_STORE_TEXT, AT(ckpt),
      .help = "activation checkpointing"},
+    {.name = "attention", .kind = CLI_OPT_ENUM, .words = attns,
+     .what = "an attention kernel", .deflt = "flash", .id = PO_ATTN,
+     .store = CLI_STORE_TEXT, AT(attention),
+     .help = "gpt family: fused flash (no seq x seq scores kept) or eager (unfused)"},
     {.name = "device-memory", .kind = CLI_OPT_STRING, .metavar = "SIZE|DEVICE",
      .deflt = "the device's", .id = PO_DEVMEM, .apply = set_device_memory,
      .help = "memory per GPU to fit in (80GB, 80GiB, ...)"},
