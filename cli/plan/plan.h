@@ -39,6 +39,7 @@ typedef struct {
     SimFsdpOptions fsdp;      // fsdp's and ZeRO's options
     SimDdpOptions ddp;        // ddp's
     int micro_batch, seq, accum;
+    int accum_sync_every;     // --accum-sync every: 1 (no no_sync between micro-steps)
     const char *amp;          // fp32, bf16, fp16
     const char *optimizer;    // adamw, adam, sgd
     const char *ckpt;         // activation checkpointing: none, selective, full

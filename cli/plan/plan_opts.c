@@ -23,6 +23,7 @@ static const char *const algos[] = {"nccl", "ring", "dbtree", NULL};
 static const char *const prefetches[] = {"backward_pre", "backward_post", "none", NULL};
 static const char *const ckpts[] = {"none", "selective", "full", NULL};
 static const char *const attns[] = {"flash", "eager", NULL};
+static const char *const accum_syncs[] = {"last", "every", NULL};
 
 // The names below take PyTorch's spellings too (sim/strategy/fsdp.h).
 static int set_sharding(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
@@ -128,6 +129,10 @@ static const CliOptRow rows[] = {
     {.name = "accum", .kind = CLI_OPT_INT, .metavar = "K", .lo = 1, .hi = 1 << 16,
      .deflt = "1", .id = PO_ACCUM, .store = CLI_STORE_INT, AT(accum),
      .help = "micro-steps per optimizer step (no_sync between)"},
+    {.name = "accum-sync", .kind = CLI_OPT_ENUM, .words = accum_syncs,
+     .what = "an accumulation sync mode", .deflt = "last", .id = PO_ACCUM_SYNC,
+     .store = CLI_STORE_INT, AT(accum_sync_every),
+     .help = "with --accum: last = no_sync until the last micro-step, every = reduce each"},
     {.name = "amp", .kind = CLI_OPT_ENUM, .words = amps, .what = "a dtype", .deflt = "bf16",
      .id = PO_AMP, .store = CLI_STORE_TEXT, AT(amp),
      .help = "mixed precision: matrix products (and FSDP's gathered units) in this "

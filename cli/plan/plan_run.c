@@ -281,6 +281,7 @@ int plan_run(const PlanOptions *o, PlanResult *res) {
     tc.data.set = &ds;
     tc.data.batch = o->micro_batch;
     tc.loop.accum = o->accum;
+    tc.loop.accum_sync_every = o->accum_sync_every;
     tc.loop.steps = PLAN_STEPS;
     tc.data.shuffle = 0;
     tc.data.sampler_replicas = 1;
