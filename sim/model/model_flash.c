@@ -22,6 +22,8 @@
 // below the diagonal (tiles above it are skipped), bidirectional all T^2.
 // FLOPs per pair, besides the products: the softmax's ~5 (scale, max,
 // exp, sum, rescale) forward and ~8 backward (its recomputation and dS).
+// Under amp the kernel is priced at the device's attn_efficiency of the
+// 16-bit peak (sim/cost/cost_device_data.h: what such kernels measure).
 #include "model/model_impl.h"
 
 // Query-key pairs of the core.
@@ -45,7 +47,7 @@ SimStatus sim_model_flash_forward(SimRank *r, const SimModelFlash *f, const SimT
     const SimTensor *t[2] = {out, qkv};
     // read Q, K, V; write O and the log-sum-exp
     return sim_op_cost(r, "flash_attention_fwd", pairs * (4 * hs + 5), 2 * q + kv + rows,
-                       f->lowp, f->lowp ? SIM_BF16 : SIM_FP32, t, 2);
+                       f->lowp ? SIM_COST_ATTN : 0, f->lowp ? SIM_BF16 : SIM_FP32, t, 2);
 }
 
 SimStatus sim_model_flash_backward(SimRank *r, const SimModelFlash *f, const SimTensor *dqkv,
@@ -55,6 +57,6 @@ SimStatus sim_model_flash_backward(SimRank *r, const SimModelFlash *f, const Sim
     const SimTensor *t[2] = {dqkv, dout};
     // read Q, K, V, O, dO, the log-sum-exp; write dQ, dK, dV; D written and read
     double bytes = 3 * q + kv + rows + q + kv + 2 * rows;
-    return sim_op_cost(r, "flash_attention_bwd", pairs * (10 * hs + 8), bytes, f->lowp,
-                       f->lowp ? SIM_BF16 : SIM_FP32, t, 2);
+    return sim_op_cost(r, "flash_attention_bwd", pairs * (10 * hs + 8), bytes,
+                       f->lowp ? SIM_COST_ATTN : 0, f->lowp ? SIM_BF16 : SIM_FP32, t, 2);
 }
