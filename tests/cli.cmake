@@ -36,6 +36,25 @@ ddplab_add_test(test_cli_plan
   LABELS cli
   TIMEOUT 300)
 add_dependencies(test_cli_plan ddplab)
+# `ddplab plan` on transformers: activations between steps and at the peak
+# against Korthikanti et al.'s bytes per layer, flash against eager
+# attention, MFU and HFU by the benchmarks' definitions.
+ddplab_add_test(test_cli_plan_attn
+  SOURCES test_cli_plan_attn.c test_cli_run.c test_files.c
+  ARGS $<TARGET_FILE:ddplab>
+  LABELS cli
+  TIMEOUT 120)
+add_dependencies(test_cli_plan_attn ddplab)
+# `ddplab plan` against MosaicML's published FSDP throughput of MPT models on
+# H100 and A100 (tests/data/llm_foundry_mpt.csv): every run fits, the
+# published MFU and HFU follow from the definitions, planned against
+# measured tokens/s per GPU row by row (the table in docs/planning.md).
+ddplab_add_test(test_plan_llm_foundry
+  SOURCES test_plan_llm_foundry.c test_cli_run.c test_files.c
+  ARGS $<TARGET_FILE:ddplab> ${CMAKE_CURRENT_SOURCE_DIR}/data/llm_foundry_mpt.csv
+  LABELS cli
+  TIMEOUT 900)
+add_dependencies(test_plan_llm_foundry ddplab)
 # One rule for an input file that cannot be read: every command that reads
 # one exits 2 for a missing file, a directory and (not as root) a file it
 # may not read, with one line naming it.

@@ -9,3 +9,11 @@ ddplab_add_test(test_model_presets
   LIBS ddplab_cpu
   LABELS sim
   TIMEOUT 120)
+# The phantom model's activations against Korthikanti et al.'s closed forms
+# across shapes (no, selective and full checkpointing; eager and flash
+# attention), and the flash kernel's FLOPs and time against its roofline.
+ddplab_add_test(test_model_flash
+  SOURCES test_model_flash.c test_model_util.c test_world.c
+  LIBS ddplab_cpu
+  LABELS sim
+  TIMEOUT 120)

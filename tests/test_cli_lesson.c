@@ -214,12 +214,12 @@ static int test_wrong_answer(void) {
     tcli_result_free(&r);
 
     // an out: fact of a plan, out of its tolerance
-    path = variant(fixture("play-plan.md"), "wrong-plan.md", "answer: 3.77", "answer: 3.5", &line);
+    path = variant(fixture("play-plan.md"), "wrong-plan.md", "answer: 3.02", "answer: 3.5", &line);
     CHECK(path != NULL);
     PLAY(r, NULL, NULL, "lesson", path, "--non-interactive");
     CHECK_EQ_INT(r.rc, 1);
     snprintf(want, sizeof want,
-             "%s:%d: the recorded answer is 3.5 but the run computed 3.77 (fact out:fits: peak "
+             "%s:%d: the recorded answer is 3.5 but the run computed 3.02 (fact out:fits: peak "
              "([0-9.]+) GB)", path, fence_before(path, line));
     CHECK_STR_CONTAINS(r.err, want);
     tcli_result_free(&r);

@@ -57,6 +57,19 @@ static int test_table(void) {
     CHECK_NEAR(sim_device_find("a100-80")->peak_lowp_flops, 312e12, 1);
     CHECK_NEAR(sim_device_find("a100-80")->efficiency, 0.87, 1e-12); // MAMF 271.2 / 312
     CHECK_NEAR(sim_device_find("h200")->mem_bytes, 141e9, 1);
+    // fused attention: PyTorch's flash kernel on an H100, 287-304 of 989
+    // TFLOPS; the FlashAttention-2 paper's 50-73% of an A100's peak, low end
+    CHECK_NEAR(h->attn_efficiency, 0.30, 1e-12);
+    CHECK_NEAR(sim_device_find("h200")->attn_efficiency, 0.30, 1e-12);
+    CHECK_NEAR(sim_device_find("a100-80")->attn_efficiency, 0.50, 1e-12);
+    CHECK_NEAR(sim_device_find("a100-40")->attn_efficiency, 0.50, 1e-12);
+    CHECK_NEAR(sim_device_find("l40s")->attn_efficiency, 0, 0); // none published
+    // a flash kernel of 989 TFLOP is priced at 0.30 of the peak: 1 / 0.3 s
+    // plus the launch; a 16-bit GEMM of the same FLOPs at 0.80
+    CHECK_NEAR(sim_cost_compute_on(h, 989e12, 0, SIM_COST_ATTN), 1 / 0.30 + 5e-6, 1e-9);
+    CHECK_NEAR(sim_cost_compute_on(h, 989e12, 0, 1), 1 / 0.80 + 5e-6, 1e-9);
+    CHECK_NEAR(sim_cost_compute_on(sim_device_find("l40s"), 362.05e12, 0, SIM_COST_ATTN),
+               1 / 0.80 + 5e-6, 1e-9);
     CHECK_NEAR(sim_device_find("h200")->mem_bw_Bps, 4.8e12, 1);
     CHECK_NEAR(sim_device_find("l40s")->peak_lowp_flops, 362.05e12, 1);
     CHECK_NEAR(sim_device_find("l40s")->mem_bytes, 48e9, 1);
@@ -211,6 +224,7 @@ static SimDeviceProfile cpu_device(void) {
     d.mem_bw_Bps = 29.87654321e9;
     d.mem_bytes = 24.5e9;
     d.efficiency = 1.0;
+    d.attn_efficiency = 0.25;
     d.launch_s = 0.0432e-6;
     d.coll_on_compute = 1;
     strcpy(d.source, "measured by ddplab bench");
@@ -225,6 +239,7 @@ static int same_device(const SimDeviceProfile *a, const SimDeviceProfile *b) {
            fabs(a->mem_bw_Bps - b->mem_bw_Bps) <= 1e-12 * a->mem_bw_Bps &&
            fabs(a->mem_bytes - b->mem_bytes) <= 1e-12 * a->mem_bytes &&
            fabs(a->efficiency - b->efficiency) <= 1e-15 &&
+           fabs(a->attn_efficiency - b->attn_efficiency) <= 1e-15 &&
            fabs(a->launch_s - b->launch_s) <= 1e-12 * a->launch_s &&
            a->coll_on_compute == b->coll_on_compute;
 }

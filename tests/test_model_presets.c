@@ -442,6 +442,8 @@ static int test_specs(SimRank *r) {
         {"gpt:layers=2,embd=64,heads=8,ctx=8,vocab=16,pos=alibi", "pos=\"alibi\" is unknown"},
         {"gpt:layers=2,embd=64,heads=8,ctx=8,vocab=16,ckpt=some", "ckpt=\"some\" is unknown"},
         {"gpt:layers=2,embd=64,heads=8,ctx=8,vocab=16,ffn=0", "ffn=\"0\" is not an integer"},
+        // "plain" names the default; the syntax has no way to ask for it
+        {"gpt:layers=2,embd=64,heads=8,ctx=8,vocab=16,attn=plain", "attn=\"plain\" is unknown"},
         {"gpt:layers=2,embd=64,heads=8,ctx=8,vocab=16,tied,tied", "option tied given twice"},
         {"gpt:layers=2,embd=64,heads=8,ctx=8,vocab=16,tied=1", "option tied takes no value"},
         {"gpt:layers=2,embd=64,heads=8,ctx=8,vocab=16,norm", "option norm needs a value"},
@@ -476,6 +478,12 @@ static int test_specs(SimRank *r) {
                                  "type_vocab=3,encoder,norm=rms", &a, err, sizeof err), SIM_OK);
     CHECK(strcmp(sim_model_spec_str(&a, text, sizeof text), "gpt:layers=2,embd=64,heads=8,"
                  "ctx=8,vocab=16,norm=rms,encoder,type_vocab=3,ckpt=full") == 0);
+    CHECK_EQ_INT(sim_model_parse("gpt:attn=eager,layers=2,embd=64,heads=8,ctx=8,vocab=16", &a,
+                                 err, sizeof err), SIM_OK);
+    CHECK(a.attn == SIM_ATTN_EAGER);
+    CHECK_STR_CONTAINS(sim_model_spec_phantom_only(&a), "attn");
+    CHECK(strcmp(sim_model_spec_str(&a, text, sizeof text), "gpt:layers=2,embd=64,heads=8,"
+                 "ctx=8,vocab=16,attn=eager") == 0);
     // descriptions
     CHECK_EQ_INT(sim_model_preset("llama2-70b", &a), 0);
     sim_model_describe(&a, text, sizeof text);

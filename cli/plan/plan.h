@@ -39,9 +39,11 @@ typedef struct {
     SimFsdpOptions fsdp;      // fsdp's and ZeRO's options
     SimDdpOptions ddp;        // ddp's
     int micro_batch, seq, accum;
+    int accum_sync_every;     // --accum-sync every: 1 (no no_sync between micro-steps)
     const char *amp;          // fp32, bf16, fp16
     const char *optimizer;    // adamw, adam, sgd
     const char *ckpt;         // activation checkpointing: none, selective, full
+    const char *attention;    // the gpt family's attention core: flash, eager
     uint64_t capacity;        // --device-memory (0: the device's)
     int compare;              // --compare
     int nsweep;               // --sweep ranks=...
@@ -85,7 +87,9 @@ typedef struct {
                                       // algorithm that ran (--algo nccl chooses per call)
     double tokens_per_step;     // over all ranks
     double flops_per_step;      // model FLOPs of a step, over all ranks (6Ψ + attention)
+    double hw_flops_per_step;   // and what it recomputes (checkpointing, flash's backward)
     double mfu;                 // flops_per_step / (step_s x peak x ranks)
+    double hfu;                 // hw_flops_per_step / (step_s x peak x ranks)
     double wall_s;              // what planning took
 } PlanResult;
 

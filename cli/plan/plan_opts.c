@@ -22,6 +22,8 @@ static const char *const optims[] = {"adamw", "adam", "sgd", NULL};
 static const char *const algos[] = {"nccl", "ring", "dbtree", NULL};
 static const char *const prefetches[] = {"backward_pre", "backward_post", "none", NULL};
 static const char *const ckpts[] = {"none", "selective", "full", NULL};
+static const char *const attns[] = {"flash", "eager", NULL};
+static const char *const accum_syncs[] = {"last", "every", NULL};
 
 // The names below take PyTorch's spellings too (sim/strategy/fsdp.h).
 static int set_sharding(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
@@ -127,6 +129,10 @@ static const CliOptRow rows[] = {
     {.name = "accum", .kind = CLI_OPT_INT, .metavar = "K", .lo = 1, .hi = 1 << 16,
      .deflt = "1", .id = PO_ACCUM, .store = CLI_STORE_INT, AT(accum),
      .help = "micro-steps per optimizer step (no_sync between)"},
+    {.name = "accum-sync", .kind = CLI_OPT_ENUM, .words = accum_syncs,
+     .what = "an accumulation sync mode", .deflt = "last", .id = PO_ACCUM_SYNC,
+     .store = CLI_STORE_INT, AT(accum_sync_every),
+     .help = "with --accum: last = no_sync until the last micro-step, every = reduce each"},
     {.name = "amp", .kind = CLI_OPT_ENUM, .words = amps, .what = "a dtype", .deflt = "bf16",
      .id = PO_AMP, .store = CLI_STORE_TEXT, AT(amp),
      .help = "mixed precision: matrix products (and FSDP's gathered units) in this "
@@ -162,6 +168,10 @@ static const CliOptRow rows[] = {
      .what = "an activation checkpointing mode", .deflt = "none", .id = PO_CKPT,
      .store = CLI_STORE_TEXT, AT(ckpt),
      .help = "activation checkpointing"},
+    {.name = "attention", .kind = CLI_OPT_ENUM, .words = attns,
+     .what = "an attention kernel", .deflt = "flash", .id = PO_ATTN,
+     .store = CLI_STORE_TEXT, AT(attention),
+     .help = "gpt family: fused flash (no seq x seq scores kept) or eager (unfused)"},
     {.name = "device-memory", .kind = CLI_OPT_STRING, .metavar = "SIZE|DEVICE",
      .deflt = "the device's", .id = PO_DEVMEM, .apply = set_device_memory,
      .help = "memory per GPU to fit in (80GB, 80GiB, ...)"},

@@ -35,6 +35,7 @@ static void defaults(PlanOptions *o) {
     o->amp = "bf16";
     o->optimizer = "adamw";
     o->ckpt = "none";
+    o->attention = "flash";
 }
 
 // The topology: --ranks alone (nodes of up to 8), --nodes x --gpus-per-node, or all three.
@@ -81,6 +82,12 @@ static PlanParse check(PlanOptions *o, const char *const *set) {
         plan_error("--model: %s", err);
         return PLAN_PARSE_ERROR;
     }
+    // A plain gpt spec is MiniGPT's numeric layout (fp32 arenas held for the
+    // model's life); a plan prices the same shapes as PyTorch runs them, as
+    // an architecture whose activations live from forward to backward, with
+    // the attention kernel --attention names (or the spec's attn=).
+    if (o->model.kind == SIM_MODEL_GPT && (set[PO_ATTN] || o->model.attn == SIM_ATTN_PLAIN))
+        (void)sim_model_attn_parse(o->attention, &o->model.attn); // one of the row's words
     if (!set[PO_SEQ])
         o->seq = o->model.kind == SIM_MODEL_GPT ? o->model.ctx : 1;
     if ((double)o->micro_batch * o->seq > (double)(1 << 28)) {

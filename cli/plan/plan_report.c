@@ -77,8 +77,11 @@ static void header(FILE *out, const PlanOptions *o, const PlanResult *r) {
     else
         snprintf(mb, sizeof mb, "%d samples", o->micro_batch);
     fprintf(out, "  strategy %s, micro-batch %s, accum %d, %s, %s, activation "
-            "checkpointing %s\n", r->strategy_label, mb, o->accum, o->amp, o->optimizer,
+            "checkpointing %s", r->strategy_label, mb, o->accum, o->amp, o->optimizer,
             o->ckpt);
+    if (o->model.kind == SIM_MODEL_GPT)
+        fprintf(out, ", %s attention", sim_model_attn_name(o->model.attn));
+    fprintf(out, "\n");
     fprintf(out, "  planned in %.1f ms of wall time (phantom mode: rank 0 stands for all %d)\n\n",
             r->wall_s * 1e3, o->nranks);
 }
@@ -169,6 +172,17 @@ static void all_reduce_algos(FILE *out, const PlanOptions *o, const PlanResult *
                                   : " (--algo)");
 }
 
+// What the hardware FLOPs add to the model FLOPs (plan_run.c, step_flops).
+static const char *recomputed(const PlanOptions *o) {
+    int flash = o->model.attn == SIM_ATTN_FLASH;
+    if (strcmp(o->ckpt, "full") == 0)
+        return flash ? "one more forward, and flash attention's Q K^T in backward"
+                     : "one more forward";
+    if (strcmp(o->ckpt, "selective") == 0 && !flash)
+        return "the attention core's forward";
+    return flash ? "flash attention's Q K^T in backward" : "nothing";
+}
+
 static void step_time(FILE *out, const PlanOptions *o, const PlanResult *r) {
     char a[32], b[32], c[32], d[32], e[32];
     double overlapped = r->comm_s - r->exposed_s;
@@ -187,13 +201,17 @@ static void step_time(FILE *out, const PlanOptions *o, const PlanResult *r) {
         fprintf(out, "  the host: CPU offload's copies and its optimizer step on the CPU "
                 "(%s, %.1f GB/s per GPU)\n", sim_sys_host(&o->sys)->description,
                 sim_sys_host(&o->sys)->mem_bw_Bps * sim_sys_host(&o->sys)->efficiency / 1e9);
-    if (r->step_s > 0)
-        fprintf(out, "  %.0f %s/s in all, %.0f per GPU; model FLOPs utilisation %.1f%% "
-                "(%s)\n", r->tokens_per_step / r->step_s,
-                o->model.kind == SIM_MODEL_GPT ? "tokens" : "samples",
-                r->tokens_per_step / r->step_s / o->nranks, 100.0 * r->mfu,
-                o->model.kind == SIM_MODEL_GPT ? "6 x parameters + attention, per token"
-                                               : "3 x forward FLOPs, per sample");
+    if (r->step_s <= 0)
+        return;
+    fprintf(out, "  %.0f %s/s in all, %.0f per GPU; model FLOPs utilisation %.1f%% (%s)\n",
+            r->tokens_per_step / r->step_s, o->model.kind == SIM_MODEL_GPT ? "tokens" : "samples",
+            r->tokens_per_step / r->step_s / o->nranks, 100.0 * r->mfu,
+            o->model.kind == SIM_MODEL_GPT ? "6 x parameters + 12 x layers x width x sequence, "
+                                             "per token"
+                                           : "3 x forward FLOPs, per sample");
+    if (o->model.kind == SIM_MODEL_GPT)
+        fprintf(out, "  hardware FLOPs utilisation %.1f%% (the model FLOPs and what the step "
+                "recomputes: %s)\n", 100.0 * r->hfu, recomputed(o));
 }
 
 void plan_report(FILE *out, const PlanOptions *o, const PlanResult *r) {

@@ -136,17 +136,38 @@ static void stream_busy(const SimTrace *tr, double t0, double t1, double *comput
     }
 }
 
-// Model FLOPs of one step over every rank: 6 per parameter and token
-// (forward 2, backward 4) plus attention's 12 x layers x width x sequence
-// per token (the scores and their use, forward and backward); a model that
-// is a parameter count alone: 3 x its forward FLOPs per sample.
-static double step_flops(const PlanOptions *o, double params, double tokens) {
-    if (o->model.kind == SIM_MODEL_COUNT) // its stated forward FLOPs, backward twice that
-        return 3.0 * (double)o->model.count_flops * tokens;
-    double attn = 0;
+// FLOPs of one step over every rank, as the benchmarks define them
+// (PaLM, Chowdhery et al. 2022, appendix B; llm-foundry's
+// scripts/train/benchmarking/README.md; Korthikanti et al. 2022 for HFU).
+// Model FLOPs: 6 per parameter and token (forward 2, backward 4) plus
+// attention's 12 x layers x width x sequence per token (q.k and the
+// weights' use, 2 x 2 x width x sequence a layer forward, three times for
+// training; counted over every pair, causal or not, by the convention). A
+// model that is a parameter count alone: 3 x its forward FLOPs per sample.
+// Hardware FLOPs add what the step computes again: full checkpointing one
+// more forward (2 per parameter, 4 x layers x width x sequence: the
+// benchmarks' 4 instead of 3), selective recomputation the attention core's
+// forward (eager; under flash it has none to recompute), and flash
+// attention's backward Q K^T, one of the forward's two products
+// (2 x layers x width x sequence; llm-foundry's note counts the whole core).
+static void step_flops(const PlanOptions *o, double params, double tokens, double *model,
+                       double *hardware) {
+    if (o->model.kind == SIM_MODEL_COUNT) { // its stated forward FLOPs, backward twice that
+        *model = *hardware = 3.0 * (double)o->model.count_flops * tokens;
+        return;
+    }
+    double lhs = 0, extra = 0;
     if (o->model.kind == SIM_MODEL_GPT)
-        attn = 12.0 * o->model.layers * o->model.embd * (double)o->seq;
-    return (6.0 * params + attn) * tokens;
+        lhs = (double)o->model.layers * o->model.embd * (double)o->seq;
+    int flash = o->model.attn == SIM_ATTN_FLASH;
+    if (o->model.kind == SIM_MODEL_GPT && strcmp(o->ckpt, "full") == 0)
+        extra = 2.0 * params + 4.0 * lhs;
+    else if (strcmp(o->ckpt, "selective") == 0 && !flash)
+        extra = 4.0 * lhs;
+    if (flash)
+        extra += 2.0 * lhs;
+    *model = (6.0 * params + 12.0 * lhs) * tokens;
+    *hardware = *model + extra * tokens;
 }
 
 // Rank 0's all_reduce calls that start in [t0, t1), by algorithm.
@@ -184,12 +205,15 @@ static void summarise(const PlanOptions *o, const PlanCtx *c, const SimWorld *w,
         res->exposed_s = 0;
     res->tokens_per_step = (double)o->nranks * o->micro_batch * o->accum *
                            (o->model.kind == SIM_MODEL_GPT ? o->seq : 1);
-    res->flops_per_step = step_flops(o, (double)res->params, res->tokens_per_step);
+    step_flops(o, (double)res->params, res->tokens_per_step, &res->flops_per_step,
+               &res->hw_flops_per_step);
     const SimDeviceProfile *d = w->cost.device.peak_fp32_flops > 0 ? &w->cost.device
                                                                    : sim_device_default();
     double peak = strcmp(o->amp, "fp32") == 0 ? d->peak_fp32_flops : d->peak_lowp_flops;
-    if (res->step_s > 0 && peak > 0)
+    if (res->step_s > 0 && peak > 0) {
         res->mfu = res->flops_per_step / (res->step_s * peak * o->nranks);
+        res->hfu = res->hw_flops_per_step / (res->step_s * peak * o->nranks);
+    }
 }
 
 static int run_world(const PlanOptions *o, PlanCtx *c, PlanResult *res) {
@@ -257,6 +281,7 @@ int plan_run(const PlanOptions *o, PlanResult *res) {
     tc.data.set = &ds;
     tc.data.batch = o->micro_batch;
     tc.loop.accum = o->accum;
+    tc.loop.accum_sync_every = o->accum_sync_every;
     tc.loop.steps = PLAN_STEPS;
     tc.data.shuffle = 0;
     tc.data.sampler_replicas = 1;

@@ -49,7 +49,10 @@ typedef struct {
 // (a roofline). peak is peak_lowp_flops for fp16/bf16 matrix products and
 // peak_fp32_flops for everything else. The built-in devices are data with
 // sources (sim/cost/cost_devices.c); efficiency there is the fraction of the
-// datasheet peak that large GEMMs reach in public measurements.
+// datasheet peak that large GEMMs reach in public measurements. A fused
+// attention kernel (lowp = SIM_COST_ATTN) runs on the 16-bit peak at
+// attn_efficiency instead: its softmax between the two products keeps it
+// well below a plain GEMM's rate.
 typedef struct {
     char name[48];
     char description[64];    // e.g. "NVIDIA H100 SXM5 80 GB"
@@ -58,6 +61,8 @@ typedef struct {
     double mem_bw_Bps;       // memory bandwidth, bytes/second
     double mem_bytes;        // memory capacity, bytes (decimal, as datasheets state it)
     double efficiency;       // fraction of the roofline a kernel reaches (0..1]
+    double attn_efficiency;  // the same for a fused (flash) attention kernel on the
+                             // 16-bit tensor cores, [0, 1]; 0: efficiency
     double launch_s;         // fixed cost per op (kernel launch), seconds
     int coll_on_compute;     // 1: collectives run on the cores that compute (a
                              // CPU rank's own thread copies and reduces every
@@ -163,6 +168,9 @@ const SimDeviceProfile *sim_device_effective(const SimDeviceProfile *given,
 const SimDeviceProfile *sim_cost_device(const SimCost *c);
 // Seconds for one compute op of `flops` FLOPs moving `bytes` bytes of
 // memory on c's device; lowp = 1 for fp16/bf16 matrix products.
+// lowp: 0 an fp32 op, 1 a 16-bit matrix product, SIM_COST_ATTN a fused
+// attention kernel on the 16-bit tensor cores.
+#define SIM_COST_ATTN 2
 double sim_cost_compute(const SimCost *c, double flops, double bytes, int lowp);
 // The same roofline on a given device profile.
 double sim_cost_compute_on(const SimDeviceProfile *d, double flops, double bytes, int lowp);

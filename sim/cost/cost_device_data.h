@@ -10,6 +10,15 @@
 #define DEV_GB 1e9
 #define DEV_US 1e-6
 
+// attn_efficiency, the fraction of the 16-bit peak a fused attention kernel
+// reaches: H100 (and H200, the same SMs) 0.30, PyTorch's
+// scaled_dot_product_attention (FlashAttention-2) measured at 287-304
+// TFLOP/s forward on an H100 for sequences of 1024 to 16384, head dimension
+// 128 (pytorch/benchmark, pull request 2296); A100 0.50, the low end of the
+// 50-73% of peak that the FlashAttention-2 paper (Dao 2023, arXiv
+// 2307.08691) reports for its forward pass, since backward, 2.5 times the
+// forward's FLOPs, runs slower. The other devices have no published figure
+// and take their efficiency.
 #define DEVICE_H100 \
     {.name = "h100", \
      .description = "NVIDIA H100 SXM5 80 GB", \
@@ -18,6 +27,7 @@
      .mem_bw_Bps = 3350 * DEV_GBPS, \
      .mem_bytes = 80 * DEV_GB, \
      .efficiency = 0.80, \
+     .attn_efficiency = 0.30, \
      .launch_s = 5 * DEV_US, \
      .source = "NVIDIA H100 datasheet (SXM): 67 TFLOPS fp32, 989 TFLOPS bf16 dense (1979 " \
                "sparse), 3.35 TB/s HBM3, 80 GB; efficiency: MAMF 794.5/989 " \
@@ -31,6 +41,7 @@
      .mem_bw_Bps = 4800 * DEV_GBPS, \
      .mem_bytes = 141 * DEV_GB, \
      .efficiency = 0.80, \
+     .attn_efficiency = 0.30, \
      .launch_s = 5 * DEV_US, \
      .source = "NVIDIA H200 datasheet (SXM): 67 TFLOPS fp32, 989 TFLOPS bf16 dense (1979 " \
                "sparse), 4.8 TB/s HBM3e, 141 GB; efficiency: as H100 (MAMF table: same)"}
@@ -43,6 +54,7 @@
      .mem_bw_Bps = 1555 * DEV_GBPS, \
      .mem_bytes = 40 * DEV_GB, \
      .efficiency = 0.87, \
+     .attn_efficiency = 0.50, \
      .launch_s = 5 * DEV_US, \
      .source = "NVIDIA A100 datasheet (40GB SXM): 19.5 TFLOPS fp32, 312 TFLOPS bf16 dense " \
                "(624 sparse), 1555 GB/s HBM2, 40 GB; efficiency: MAMF 271.2/312 " \
@@ -56,6 +68,7 @@
      .mem_bw_Bps = 2039 * DEV_GBPS, \
      .mem_bytes = 80 * DEV_GB, \
      .efficiency = 0.87, \
+     .attn_efficiency = 0.50, \
      .launch_s = 5 * DEV_US, \
      .source = "NVIDIA A100 datasheet (80GB SXM): 19.5 TFLOPS fp32, 312 TFLOPS bf16 dense " \
                "(624 sparse), 2039 GB/s HBM2e, 80 GB; efficiency: MAMF 271.2/312 " \

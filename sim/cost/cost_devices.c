@@ -88,6 +88,7 @@ int sim_device_valid(const SimDeviceProfile *d) {
            d->peak_fp32_flops > 0 && isfinite(d->peak_lowp_flops) && d->peak_lowp_flops > 0 &&
            isfinite(d->mem_bw_Bps) && d->mem_bw_Bps > 0 && isfinite(d->mem_bytes) &&
            d->mem_bytes >= 0 && d->efficiency > 0 && d->efficiency <= 1 &&
+           d->attn_efficiency >= 0 && d->attn_efficiency <= 1 &&
            isfinite(d->launch_s) && d->launch_s >= 0;
 }
 

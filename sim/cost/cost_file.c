@@ -82,6 +82,10 @@ static void write_device(SimJsonOut *o, const char *key, const SimDeviceProfile 
     sim_json_num(o, d->mem_bytes / 1e9);
     sim_json_raw(o, ",\n    \"efficiency\": ");
     sim_json_num(o, d->efficiency);
+    if (d->attn_efficiency > 0) { // written only where stated: older files stay as they were
+        sim_json_raw(o, ", \"attn_efficiency\": ");
+        sim_json_num(o, d->attn_efficiency);
+    }
     sim_json_raw(o, ", \"launch_us\": ");
     sim_json_num(o, d->launch_s * 1e6);
     sim_json_raw(o, ", \"coll_on_compute\": ");
@@ -254,8 +258,9 @@ static SimStatus get_scaled(const Loader *ld, const cJSON *obj, const char *wher
 static SimStatus parse_device(const Loader *ld, const cJSON *root, const char *key,
                               SimDeviceProfile *d) {
     static const char *const allowed[] = {"name", "description", "fp32_TFLOPS", "lowp_TFLOPS",
-                                          "mem_bw_GBps", "mem_GB", "efficiency", "launch_us",
-                                          "coll_on_compute", "source", NULL};
+                                          "mem_bw_GBps", "mem_GB", "efficiency",
+                                          "attn_efficiency", "launch_us", "coll_on_compute",
+                                          "source", NULL};
     char where[16];
     snprintf(where, sizeof where, "%s.", key);
     const cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, key);
@@ -275,6 +280,9 @@ static SimStatus parse_device(const Loader *ld, const cJSON *root, const char *k
     SIM_CHECK(get_scaled(ld, obj, where, "mem_bw_GBps", 1e-9, 0, 1e9, 1e9, &d->mem_bw_Bps));
     SIM_CHECK(get_scaled(ld, obj, where, "mem_GB", 0.0, 0, 1e9, 1e9, &d->mem_bytes));
     SIM_CHECK(get_scaled(ld, obj, where, "efficiency", 1e-6, 0, 1.0, 1.0, &d->efficiency));
+    if (cJSON_GetObjectItemCaseSensitive(obj, "attn_efficiency") != NULL) // optional
+        SIM_CHECK(get_scaled(ld, obj, where, "attn_efficiency", 1e-6, 0, 1.0, 1.0,
+                             &d->attn_efficiency));
     SIM_CHECK(get_scaled(ld, obj, where, "launch_us", 0.0, 0, 1e9, 1e-6, &d->launch_s));
     const cJSON *coc = cJSON_GetObjectItemCaseSensitive(obj, "coll_on_compute");
     if (coc != NULL) {

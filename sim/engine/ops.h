@@ -90,7 +90,8 @@ SimStatus sim_op_adam_step(SimRank *r, SimTensor *p, const SimTensor *g, SimTens
 // SwiGLU, RoPE, a bidirectional attention's other half, a count-only
 // model's compute): no kernel and no shape checks, only (c) and (d) above:
 // `flops` and `bytes` priced on the compute clock (lowp: a fp16/bf16
-// matrix product, as the Linear wrappers price one) and one compute event
+// matrix product, as the Linear wrappers price one; SIM_COST_ATTN: a fused
+// attention kernel, sim/cost/cost.h) and one compute event
 // named `event` (a static string, e.g. "rmsnorm_fwd") with `dtype`. The nt
 // tensors t[] are the op's operands: if any has storage the op cannot be
 // skipped and the call fails with SIM_ENOTSUP ("... has storage; <event> is

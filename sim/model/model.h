@@ -44,6 +44,15 @@ typedef enum { SIM_POS_LEARNED = 0, SIM_POS_ROPE } SimPosKind;     // RoPE: no p
 // (drops the 5as/h term of the stored activations), FULL keeps only each
 // layer's input and recomputes the layer during backward.
 typedef enum { SIM_CKPT_NONE = 0, SIM_CKPT_SELECTIVE, SIM_CKPT_FULL } SimActCkpt;
+// How the attention core runs. PLAIN is MiniGPT's own kernels (the numeric
+// engine's, llm.c's layout: fp32 arenas allocated once for the largest
+// batch and held for the model's life). EAGER is PyTorch's unfused path as
+// an architecture prices it: the scores materialised and kept for backward
+// (the 5as/h term), freed after backward. FLASH is a fused, IO-aware
+// kernel (FlashAttention-2; sim/model/model_flash.c): no scores in memory,
+// only an fp32 log-sum-exp per row and head, and the scores recomputed in
+// backward.
+typedef enum { SIM_ATTN_PLAIN = 0, SIM_ATTN_EAGER, SIM_ATTN_FLASH } SimAttnKind;
 
 typedef struct {
     SimModelKind kind;
@@ -67,6 +76,7 @@ typedef struct {
     int type_vocab;          // encoder: token types (token_type_embeddings); 0: 2
     int dropout;             // 1: trained with dropout (activation accounting only: masks)
     SimActCkpt ckpt;
+    SimAttnKind attn;        // the attention core (PLAIN: MiniGPT's kernels)
     // COUNT: the parameter count, and the forward FLOPs of one sample
     // (backward is taken as twice that; 0: no compute accounted).
     int64_t count_params;
@@ -162,7 +172,7 @@ typedef struct {
 // "gpt:layers=4,embd=128,heads=4,ctx=64,vocab=65" followed by any of the
 // architecture options "bias=mlp|all|none", "tied", "norm=layer|rms",
 // "mlp=gelu|swiglu", "ffn=N", "kv_heads=N", "pos=learned|rope", "encoder",
-// "type_vocab=N", "dropout", "ckpt=none|selective|full",
+// "type_vocab=N", "dropout", "ckpt=none|selective|full", "attn=eager|flash",
 // "count:params=N[,flops=F]", or a preset's name ("llama2-7b", see
 // sim_model_preset). On failure writes a one-line reason naming the field
 // and the allowed values into err and returns SIM_EINVAL. The modules
@@ -254,7 +264,10 @@ const char *sim_model_spec_phantom_only(const SimModelSpec *spec);
 // Activation Recomputation in Large Transformer Models", arXiv 2205.05198,
 // section 4): without recomputation one layer stores
 //     s b h (34 + 5 a s / h)  bytes in fp16/bf16 (dtype_bytes 2)
-// for a GPT layer with dropout (h width, a heads). The terms, per s b:
+// for a GPT layer with dropout (h width, a heads), with attn=flash
+//     s b h (34 + 4 a / h)      the scores replaced by the kernel's fp32
+//                               log-sum-exp per row and head
+// The terms, per s b:
 //   replicated: the two norms' inputs 2p h, the QKV and MLP inputs p h each,
 //               the two dropout masks 2h (dropout only)             = 10 h
 //   split:      Q p h, K and V 2 p h_kv, the output projection's input p h,
@@ -264,7 +277,8 @@ const char *sim_model_spec_phantom_only(const SimModelSpec *spec);
 //               output p a s                                         = 5 a s
 // with p = dtype_bytes, F the MLP width and h_kv the key/value width
 // (grouped-query attention), so other architectures get the same terms
-// for their own shapes. SELECTIVE drops the scores; FULL keeps each layer's
+// for their own shapes. SELECTIVE drops the scores (under flash there are
+// none to drop: it stores what NONE stores); FULL keeps each layer's
 // input (p s b h) and, while one layer is recomputed in backward, that
 // layer's activations again. Tensor parallelism over tp ranks divides the
 // split terms and the scores by tp, sequence parallelism (seq_parallel = 1)
@@ -289,6 +303,8 @@ SimStatus sim_model_act_bytes_tp(const SimModelSpec *spec, int64_t b, int64_t s,
                                  SimActBytes *out);
 const char *sim_model_ckpt_name(SimActCkpt c); // "none", "selective", "full"
 int sim_model_ckpt_parse(const char *s, SimActCkpt *out); // 0, or -1 if unknown
+const char *sim_model_attn_name(SimAttnKind a);            // "plain", "eager", "flash"
+int sim_model_attn_parse(const char *s, SimAttnKind *out); // 0, or -1 if unknown (not "plain")
 
 // ----------------------------------------------------------------------------
 // Presets (sim/model/model_presets.c): real models by name, with their exact

@@ -145,6 +145,8 @@ const char *sim_model_spec_phantom_only(const SimModelSpec *s) {
         return "dropout";
     if (s->ckpt != SIM_CKPT_NONE)
         return "ckpt";
+    if (s->attn != SIM_ATTN_PLAIN)
+        return "attn";
     return NULL;
 }
 
@@ -171,12 +173,16 @@ SimStatus sim_model_act_bytes_tp(const SimModelSpec *s, int64_t b, int64_t seq,
     int64_t hidden = mul(&c, mul(&c, sb, F), s->mlp == SIM_MLP_SWIGLU ? 3 * p : 2 * p);
     int64_t qkvo = add(&c, mul(&c, 2 * p, sbh), mul(&c, mul(&c, sb, hkv), 2 * p));
     int64_t spl = add(&c, qkvo, hidden);
-    // scores: the softmax output, and with dropout its mask and output
+    // scores: the softmax output, and with dropout its mask and output; a
+    // fused kernel keeps none of them, only the fp32 log-sum-exp of each
+    // row and head (its dropout mask is regenerated from the RNG state)
     int64_t scores = mul(&c, mul(&c, mul(&c, a, seq), sb), p + d * (1 + p));
+    if (s->attn == SIM_ATTN_FLASH)
+        scores = mul(&c, mul(&c, a, sb), 4);
     int64_t rep_t = split(rep, seq_parallel ? t : 1);
     int64_t per_layer = add(&c, add(&c, rep_t, split(spl, t)), split(scores, t));
     int64_t stored = per_layer, recompute = 0;
-    if (ckpt == SIM_CKPT_SELECTIVE)
+    if (ckpt == SIM_CKPT_SELECTIVE && s->attn != SIM_ATTN_FLASH)
         stored = per_layer - split(scores, t);
     else if (ckpt == SIM_CKPT_FULL) {
         stored = split(mul(&c, p, sbh), seq_parallel ? t : 1);

@@ -61,18 +61,23 @@
 //                        diagonal, this op adds the T(T-1)/2 above it at the
 //                        same cost per pair, so bidirectional attention
 //                        costs its full T x T
-// Approximated: grouped-query attention is priced as the attention wrapper
-// prices multi-head attention of the same width (its FLOPs are exactly
-// those: every query head still meets T keys of C/heads values; the bytes
-// read for k and v are over-counted by heads/kv_heads); the attention core
-// is priced as an unfused kernel (fp32 bytes of the T x T maps).
+// The attention core: with attn=flash the fused kernel of
+// sim/model/model_flash.c (16-bit tensor cores under amp, the real K and V
+// sizes of grouped-query attention, the backward's recomputation of the
+// scores); otherwise (attn=eager) the unfused wrapper, approximated:
+// grouped-query attention is priced as the wrapper prices multi-head
+// attention of the same width (its FLOPs are exactly those: every query
+// head still meets T keys of C/heads values; the bytes read for k and v
+// are over-counted by heads/kv_heads), and the core as an unfused fp32
+// kernel (fp32 bytes of the T x T maps).
 //
 // Activations are not laid out in arenas: the ledger is charged by the
 // formula (sim_model_act_bytes) as forward stores them, one layer at a
 // time, and released as backward frees them. With ckpt=full, backward
 // recomputes each block's forward (the same ops again, priced) before its
 // backward, holding its activations meanwhile; with ckpt=selective it
-// recomputes the attention core.
+// recomputes the attention core (eager only: a fused kernel keeps no
+// scores to drop).
 //
 // Gradient-ready order (for DDP's buckets) follows PyTorch's autograd: the
 // head (or pooler: bias, weight), ln_f, the blocks from the last (within
@@ -386,9 +391,23 @@ static SimStatus norm_bwd(SimRank *r, SimModel *m, SimTensor *dx, const SimTenso
 // The attention core: the causal wrapper, and for an encoder the pairs
 // above the diagonal at the wrapper's cost per pair (forward 4 hs + 5 FLOPs,
 // backward 8 hs + 6).
+// attn=flash: the fused kernel of sim/model/model_flash.c instead.
+static SimModelFlash flash_of(const SimModel *m) {
+    const ArchState *s = m->impl->kind;
+    int lowp = m->impl->amp != SIM_FP32;
+    SimModelFlash f = {(double)s->attqkv.shape[0], (double)s->attqkv.shape[1],
+                       (double)m->spec.heads, (double)s->C, (double)s->Ckv, lowp ? 2.0 : 4.0,
+                       !m->spec.encoder, lowp};
+    return f;
+}
+
 static SimStatus core_fwd(SimRank *r, SimModel *m) {
     ArchState *s = m->impl->kind;
     int H = m->spec.heads;
+    if (m->spec.attn == SIM_ATTN_FLASH) {
+        SimModelFlash f = flash_of(m);
+        return sim_model_flash_forward(r, &f, &s->atty, &s->attqkv);
+    }
     SIM_CHECK(sim_op_attention_forward(r, &s->atty, &s->maps, &s->maps, &s->attqkv, H));
     if (!m->spec.encoder)
         return SIM_OK;
@@ -401,6 +420,10 @@ static SimStatus core_fwd(SimRank *r, SimModel *m) {
 static SimStatus core_bwd(SimRank *r, SimModel *m) {
     ArchState *s = m->impl->kind;
     int H = m->spec.heads;
+    if (m->spec.attn == SIM_ATTN_FLASH) {
+        SimModelFlash f = flash_of(m);
+        return sim_model_flash_backward(r, &f, &s->attqkv, &s->atty);
+    }
     SIM_CHECK(sim_op_attention_backward(r, &s->attqkv, &s->maps, &s->maps, &s->atty, &s->attqkv,
                                         &s->maps, H));
     if (!m->spec.encoder)
@@ -446,7 +469,9 @@ static SimStatus attn_bwd(SimRank *r, SimModel *m, const ArchBlock *p, SimTensor
     ArchState *s = m->impl->kind;
     SIM_CHECK(linear_bwd(r, m, &s->atty, dproj, &s->atty, s->split ? p->o : p->proj,
                          s->split ? p->ob : p->projb, hook, arg));
-    if (m->spec.ckpt == SIM_CKPT_SELECTIVE) // recompute the core it did not keep
+    // recompute the core it did not keep; a fused kernel keeps no scores
+    // and recomputes inside its own backward
+    if (m->spec.ckpt == SIM_CKPT_SELECTIVE && m->spec.attn != SIM_ATTN_FLASH)
         SIM_CHECK(core_fwd(r, m));
     SIM_CHECK(core_bwd(r, m));
     SIM_CHECK(rope(r, m, 1));

@@ -127,6 +127,20 @@ SimStatus sim_model_arch_backward(SimRank *r, SimModel *m, float dloss_scale, Si
                                   void *arg);
 void sim_model_arch_free(SimModel *m);
 
+// The fused attention core of an architecture with attn=flash
+// (sim/model/model_flash.c): its shapes, as doubles for the pricing.
+typedef struct {
+    double B, T, H;     // batch, sequence, query heads
+    double C, Ckv;      // query width, key/value width (grouped-query: C / H x kv_heads)
+    double p;           // bytes per element of Q, K, V, O (2 under amp, 4 without)
+    int causal;         // 1: the pairs at or below the diagonal only
+    int lowp;           // 1: priced on the 16-bit tensor cores
+} SimModelFlash;
+SimStatus sim_model_flash_forward(SimRank *r, const SimModelFlash *f, const SimTensor *out,
+                                  const SimTensor *qkv);
+SimStatus sim_model_flash_backward(SimRank *r, const SimModelFlash *f, const SimTensor *dqkv,
+                                   const SimTensor *dout);
+
 // A parameter count only (SIM_MODEL_COUNT; phantom mode only).
 // sim/model/model_count.c.
 SimStatus sim_model_count_build(SimModel *m);

@@ -5,7 +5,7 @@
 //   gpt:layers=L,embd=C,heads=H,ctx=T,vocab=V[,bias=mlp|all|none][,tied]
 //       [,norm=layer|rms][,mlp=gelu|swiglu][,ffn=F][,kv_heads=K]
 //       [,pos=learned|rope][,encoder][,type_vocab=N][,dropout]
-//       [,ckpt=none|selective|full]
+//       [,ckpt=none|selective|full][,attn=eager|flash]
 //   count:params=N[,flops=F]
 //   a preset's name (sim/model/model_presets.c), e.g. llama2-7b
 //
@@ -153,7 +153,7 @@ static const GptField gpt_fields[5] = {
 
 #define GPT_OPTIONS "bias=mlp|all|none, tied, norm=layer|rms, mlp=gelu|swiglu, ffn=N, " \
                     "kv_heads=N, pos=learned|rope, encoder, type_vocab=N, dropout, "    \
-                    "ckpt=none|selective|full"
+                    "ckpt=none|selective|full, attn=eager|flash"
 
 // An option's value among names[0..n): its index, or -1.
 static int pick(const char *v, const char *const *names, int n) {
@@ -168,6 +168,9 @@ static const char *const norm_names[2] = {"layer", "rms"};
 static const char *const mlp_names[2] = {"gelu", "swiglu"};
 static const char *const pos_names[2] = {"learned", "rope"};
 static const char *const ckpt_names[3] = {"none", "selective", "full"};
+// "plain" is the default's name only: the syntax gives the others
+static const char *const attn_names[3] = {"plain", "eager", "flash"};
+#define ATTN_ALLOWED "eager, flash"
 
 const char *sim_model_ckpt_name(SimActCkpt c) {
     return (unsigned)c < 3 ? ckpt_names[c] : "?";
@@ -183,12 +186,24 @@ int sim_model_ckpt_parse(const char *s, SimActCkpt *out) {
 
 // One architecture option "key" or "key=value" (eq: the value, or NULL).
 // seen: a bit per option, so none is given twice.
+const char *sim_model_attn_name(SimAttnKind a) {
+    return (unsigned)a < 3 ? attn_names[a] : "?";
+}
+
+int sim_model_attn_parse(const char *s, SimAttnKind *out) {
+    int k = s ? pick(s, attn_names, 3) : -1;
+    if (k < 1)
+        return -1;
+    *out = (SimAttnKind)k;
+    return 0;
+}
+
 static SimStatus parse_gpt_option(const char *text, const char *key, const char *eq,
                                   SimModelSpec *s, unsigned *seen, char *err, size_t errlen) {
     static const char *const keys[] = {"bias", "tied", "norm", "mlp", "ffn", "kv_heads", "pos",
-                                       "encoder", "type_vocab", "dropout", "ckpt"};
-    static const int has_value[] = {1, 0, 1, 1, 1, 1, 1, 0, 1, 0, 1};
-    int k = pick(key, keys, 11);
+                                       "encoder", "type_vocab", "dropout", "ckpt", "attn"};
+    static const int has_value[] = {1, 0, 1, 1, 1, 1, 1, 0, 1, 0, 1, 1};
+    int k = pick(key, keys, 12);
     if (k < 0)
         return fail(err, errlen, text, "unknown field \"%s\" (allowed: layers=, embd=, heads=, "
                     "ctx=, vocab=) or an option (" GPT_OPTIONS ")", key);
@@ -245,6 +260,11 @@ static SimStatus parse_gpt_option(const char *text, const char *key, const char 
         return SIM_OK;
     case 9:
         s->dropout = 1;
+        return SIM_OK;
+    case 11:
+        if (sim_model_attn_parse(eq, &s->attn) != 0)
+            return fail(err, errlen, text, "attn=\"%s\" is unknown (allowed: " ATTN_ALLOWED ")",
+                        eq);
         return SIM_OK;
     default:
         if ((v = pick(eq, ckpt_names, 3)) < 0)
@@ -442,6 +462,8 @@ const char *sim_model_spec_str(const SimModelSpec *s, char *buf, size_t len) {
             put(buf, len, &u, ",dropout");
         if (s->ckpt != SIM_CKPT_NONE && (unsigned)s->ckpt < 3)
             put(buf, len, &u, ",ckpt=%s", ckpt_names[s->ckpt]);
+        if (s->attn != SIM_ATTN_PLAIN)
+            put(buf, len, &u, ",attn=%s", sim_model_attn_name(s->attn));
         return buf;
     }
     if (s->kind == SIM_MODEL_COUNT) {
@@ -497,6 +519,8 @@ const char *sim_model_describe(const SimModelSpec *s, char *buf, size_t len) {
             put(buf, len, &u, ", %s head", s->tied ? "tied" : "separate");
         if (s->ckpt != SIM_CKPT_NONE)
             put(buf, len, &u, ", %s activation checkpointing", sim_model_ckpt_name(s->ckpt));
+        if (s->attn != SIM_ATTN_PLAIN)
+            put(buf, len, &u, ", %s attention", sim_model_attn_name(s->attn));
         put(buf, len, &u, " (phantom mode only)");
         return buf;
     }
