@@ -95,6 +95,13 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     c->data.shuffle = o->shuffle;
     c->data.drop_last = o->drop_last;
     c->seed = o->seed;
+    c->rng = (SimRngKind)o->rng;
+    if (c->rng == SIM_RNG_TORCH && c->model.kind != SIM_MODEL_MLP) {
+        run_error("--rng: 'torch' draws PyTorch's initialisation of an mlp only (a gpt's "
+                  "nn.Embedding needs normal_, which ddplab does not reproduce); allowed: an mlp "
+                  "--model, or --rng ddplab");
+        return CLI_EXIT_USAGE;
+    }
     c->opt = o->opt;
     c->want_grad_norm = o->metrics != NULL;
     c->ckpt.init_path = o->init;
@@ -333,5 +340,7 @@ int run_prepare(RunOptions *o, SimDataset *ds, SimTrainConfig *c) {
         o->ddp.init_broadcast = 0;
     if (rc == CLI_EXIT_OK)
         rc = make_config(o, ds, c);
+    if (rc == CLI_EXIT_OK)
+        rc = run_data_save(o, ds);
     return rc;
 }

@@ -190,7 +190,7 @@ void sim_model_gpt_layout(SimModel *m, SimModelArena *acts, SimModelArena *dacts
     s->scratch_n = dacts->used - s->scratch_off;
 }
 
-static SimStatus init_linear(SimRank *r, SimModel *m, int w, int b, uint64_t *rng) {
+static SimStatus init_linear(SimRank *r, SimModel *m, int w, int b, SimModelRng *rng) {
     float bound = (float)(1.0 / sqrt((double)m->params[w].shape[1]));
     SIM_CHECK(sim_model_init_uniform(r, m, w, bound, rng));
     return b >= 0 ? sim_model_init_uniform(r, m, b, bound, rng) : SIM_OK;
@@ -219,7 +219,7 @@ static SimStatus init_masks(SimRank *r, SimModel *m) {
     return st;
 }
 
-SimStatus sim_model_gpt_init(SimRank *r, SimModel *m, uint64_t *rng) {
+SimStatus sim_model_gpt_init(SimRank *r, SimModel *m, SimModelRng *rng) {
     GptState *s = m->impl->kind;
     SIM_CHECK(sim_model_init_normal(r, m, s->wte, 1.0f, rng));
     SIM_CHECK(sim_model_init_normal(r, m, s->wpe, 1.0f, rng));

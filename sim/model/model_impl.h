@@ -11,8 +11,17 @@
 #ifndef DDPLAB_SIM_MODEL_IMPL_H
 #define DDPLAB_SIM_MODEL_IMPL_H
 
+#include "base/torch_gen.h" // defines: SimTorchGen
 #include "engine/ops.h"
 #include "model/model.h"
+
+// The generator an initialisation draws from: ddplab's splitmix64 (state
+// `split`) or PyTorch's mt19937 (`torch`, seeded as torch.manual_seed).
+typedef struct {
+    SimRngKind kind;
+    uint64_t split;
+    SimTorchGen torch;
+} SimModelRng;
 
 // A bump allocator of views into one flat buffer (base NULL: count only, or
 // phantom, and the views get no storage).
@@ -101,7 +110,7 @@ void sim_model_ready(const SimModel *m, SimGradHook hook, void *arg, int i);
 SimStatus sim_model_mlp_build(SimModel *m);
 void sim_model_mlp_layout(SimModel *m, SimModelArena *acts, SimModelArena *dacts,
                           SimModelArena *ints, int n);
-SimStatus sim_model_mlp_init(SimRank *r, SimModel *m, uint64_t *rng);
+SimStatus sim_model_mlp_init(SimRank *r, SimModel *m, SimModelRng *rng);
 SimStatus sim_model_mlp_forward(SimRank *r, SimModel *m, const SimBatch *b, int step,
                                 float *loss);
 SimStatus sim_model_mlp_backward(SimRank *r, SimModel *m, float dloss_scale, SimGradHook hook,
@@ -111,7 +120,7 @@ void sim_model_mlp_free(SimModel *m);
 SimStatus sim_model_gpt_build(SimModel *m);
 void sim_model_gpt_layout(SimModel *m, SimModelArena *acts, SimModelArena *dacts,
                           SimModelArena *ints, int n, int seq);
-SimStatus sim_model_gpt_init(SimRank *r, SimModel *m, uint64_t *rng);
+SimStatus sim_model_gpt_init(SimRank *r, SimModel *m, SimModelRng *rng);
 SimStatus sim_model_gpt_forward(SimRank *r, SimModel *m, const SimBatch *b, float *loss);
 SimStatus sim_model_gpt_backward(SimRank *r, SimModel *m, float dloss_scale, SimGradHook hook,
                                  void *arg);
@@ -137,10 +146,13 @@ SimStatus sim_model_count_backward(SimRank *r, SimModel *m, SimGradHook hook, vo
 // SIM_MEM_ACT and keeps impl->act_held; `what` is a static name.
 SimStatus sim_model_act_charge(SimRank *r, SimModel *m, int64_t bytes, const char *what);
 
-// Initialisation helpers, drawing from the model's seeded generator (state
-// *rng): fill parameter i on the backend with values made on the host.
-SimStatus sim_model_init_uniform(SimRank *r, SimModel *m, int i, float bound, uint64_t *rng);
-SimStatus sim_model_init_normal(SimRank *r, SimModel *m, int i, float stddev, uint64_t *rng);
+// Initialisation helpers, drawing from the model's seeded generator: fill
+// parameter i on the backend with values made on the host, in memory order.
+// Uniform in (-bound, bound): under PyTorch's generator exactly
+// Tensor.uniform_(-bound, bound). Normal: ddplab's generator only (PyTorch's
+// normal_ is not reproduced; SIM_EINVAL under it).
+SimStatus sim_model_init_uniform(SimRank *r, SimModel *m, int i, float bound, SimModelRng *rng);
+SimStatus sim_model_init_normal(SimRank *r, SimModel *m, int i, float stddev, SimModelRng *rng);
 SimStatus sim_model_init_const(SimRank *r, SimModel *m, int i, float value);
 SimStatus sim_model_init_buffer_const(SimRank *r, SimModel *m, int i, float value);
 

@@ -74,8 +74,10 @@ static void fill_meta(const SimTrainer *t, const SimRank *r, SimTrainPart *l) {
     add_meta(l, "scaler.growth_tracker", "%d", t->scaler.growth_tracker);
     add_meta(l, "scaler.skipped", "%" PRId64, t->scaler.skipped);
     // The only randomness during training is the shuffle, drawn from
-    // splitmix64 seeded with seed + epoch at the start of each epoch.
-    add_meta(l, "rng", "splitmix64, seeded with seed + epoch for each epoch's shuffle");
+    // splitmix64 (or PyTorch's mt19937) seeded with seed + epoch at the
+    // start of each epoch.
+    add_meta(l, "rng", "%s, seeded with seed + epoch for each epoch's shuffle",
+             c->rng == SIM_RNG_TORCH ? "torch mt19937 (randperm)" : "splitmix64");
     add_meta(l, "rng.state", "%" PRIu64, (uint64_t)(c->seed + (uint64_t)t->epoch));
     add_meta(l, "sim_time_s", "%.17g", train_timeline_sim_time(t, r));
 }

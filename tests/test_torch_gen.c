@@ -1,0 +1,117 @@
+// tests/test_torch_gen.c: PyTorch's CPU generator (sim/base/torch_gen.h) and
+// the sampler's torch.randperm order, against values an independent route
+// gives: the C++ standard's check value of mt19937, and numbers that
+// torch 1.13 printed for these seeds (the commands are beside each).
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "base/torch_gen.h"
+#include "check.h"
+#include "data/sampler.h"
+
+// ISO C++ [rand.predef]: the 10000th output of a default-constructed
+// std::mt19937 (seed 5489) is 4123659995.
+static int test_engine(void) {
+    SimTorchGen g;
+    sim_torchgen_seed(&g, 5489);
+    uint32_t u = 0;
+    for (int i = 0; i < 10000; i++)
+        u = sim_torchgen_random(&g);
+    CHECK_EQ_INT(u, 4123659995u);
+    // Only the low 32 bits of a seed matter.
+    SimTorchGen a, b;
+    sim_torchgen_seed(&a, 12);
+    sim_torchgen_seed(&b, (1ull << 32) + 12);
+    for (int i = 0; i < 1000; i++)
+        CHECK_EQ_INT(sim_torchgen_random(&a), sim_torchgen_random(&b));
+    // random64: the first output is the high half.
+    sim_torchgen_seed(&a, 3);
+    sim_torchgen_seed(&b, 3);
+    uint64_t hi = sim_torchgen_random(&a), lo = sim_torchgen_random(&a);
+    CHECK(sim_torchgen_random64(&b) == (hi << 32 | lo));
+    return 0;
+}
+
+// torch.manual_seed(0); torch.empty(5).uniform_(-0.5, 0.5), and
+// torch.manual_seed(42); nn.Linear(3, 2): weight (kaiming_uniform_ with
+// a = sqrt(5): bound sqrt(3) * sqrt(2 / (1 + 5.000000000000001)) / sqrt(3)),
+// then bias (bound 1 / sqrt(3)), printed with float.hex.
+static int test_uniform(void) {
+    static const float u[5] = {-0x1.eaa8p-9f, 0x1.12a8bcp-2f, -0x1.a5662cp-2f, -0x1.78cdp-2f,
+                               -0x1.8a65e8p-3f};
+    SimTorchGen g;
+    sim_torchgen_seed(&g, 0);
+    for (int i = 0; i < 5; i++)
+        CHECK(sim_torchgen_uniform_f32(&g, -0.5f, 0.5f) == u[i]);
+    static const float w[6] = {0x1.c40012p-2f, 0x1.eab4cap-2f,  -0x1.1501c4p-3f,
+                               0x1.0f8b68p-1f, -0x1.03122cp-3f, 0x1.dd3334p-4f};
+    static const float b[2] = {-0x1.1fd4fap-2f, 0x1.5b3496p-2f};
+    double a = sqrt(5.0);
+    float wb = (float)(sqrt(3.0) * (sqrt(2.0 / (1.0 + a * a)) / sqrt(3.0)));
+    float bb = (float)(1.0 / sqrt(3.0));
+    sim_torchgen_seed(&g, 42);
+    for (int i = 0; i < 6; i++)
+        CHECK(sim_torchgen_uniform_f32(&g, -wb, wb) == w[i]);
+    for (int i = 0; i < 2; i++)
+        CHECK(sim_torchgen_uniform_f32(&g, -bb, bb) == b[i]);
+    return 0;
+}
+
+// g = torch.Generator(); g.manual_seed(S); torch.randperm(n, generator=g).
+static int test_randperm(void) {
+    static const int64_t p12[10] = {3, 5, 8, 1, 0, 6, 9, 2, 7, 4};
+    static const int64_t p7_tail[5] = {482, 594, 570, 477, 409}; // n = 1000, last five
+    int64_t out[1000];
+    SimTorchGen g;
+    sim_torchgen_seed(&g, 12);
+    sim_torchgen_randperm(&g, 10, out);
+    CHECK(memcmp(out, p12, sizeof p12) == 0);
+    sim_torchgen_seed(&g, 7);
+    sim_torchgen_randperm(&g, 1000, out);
+    CHECK(memcmp(out + 995, p7_tail, sizeof p7_tail) == 0);
+    sim_torchgen_seed(&g, 7);
+    sim_torchgen_randperm(&g, 1, out);
+    CHECK_EQ_INT(out[0], 0);
+    return 0;
+}
+
+// list(DistributedSampler(range(N), num_replicas=R, rank=r, shuffle=True,
+// seed=S)) after set_epoch(E), with the sampler on PyTorch's generator.
+static int sampler_case(int64_t n, int R, int rank, int64_t seed, int64_t epoch,
+                        const int64_t *want, int count) {
+    SimSamplerConfig c;
+    SimSampler s;
+    char err[256];
+    sim_sampler_defaults(&c, n);
+    c.num_replicas = R;
+    c.rank = rank;
+    c.seed = seed;
+    c.batch_size = count;
+    c.rng = SIM_RNG_TORCH;
+    CHECK(sim_sampler_init(&s, &c, err, sizeof err) == SIM_OK);
+    sim_sampler_set_epoch(&s, epoch);
+    const int64_t *idx;
+    int got = sim_sampler_batch(&s, 0, &idx);
+    int same = got == count && memcmp(idx, want, (size_t)count * sizeof *want) == 0;
+    sim_sampler_free(&s);
+    CHECK(same);
+    return 0;
+}
+
+static int test_sampler(void) {
+    static const int64_t e0[5] = {5, 1, 6, 2, 4}, e1[5] = {5, 6, 3, 9, 7}, pad[3] = {3, 6, 0};
+    CHECK_EQ_INT(sampler_case(10, 2, 1, 12, 0, e0, 5), 0);
+    CHECK_EQ_INT(sampler_case(10, 2, 1, 12, 1, e1, 5), 0);
+    CHECK_EQ_INT(sampler_case(7, 3, 2, 5, 2, pad, 3), 0); // padded: 9 of 7
+    return 0;
+}
+
+int main(void) {
+    int failures = 0;
+    RUN(test_engine);
+    RUN(test_uniform);
+    RUN(test_randperm);
+    RUN(test_sampler);
+    return failures ? 1 : 0;
+}
