@@ -12,13 +12,16 @@ For each case:
   2. ddplab trains (--strategy ddp -n R --rng torch --metrics --save);
   3. rng_torch_ref.py trains the same in R processes;
   4. every step's loss (rank 0's, and the all-reduced average ddplab logs)
-     and the final parameters and running statistics must agree within the tolerances of the other
-     DDP conformance test (tests/test_ddp_torch.c).
+     and the final parameters and running statistics must agree within the
+     tolerances of the other DDP conformance test (tests/test_ddp_torch.c).
 The cases: R = 2 and 3, Linear/ReLU, BatchNorm1d, GELU with mse, a seed
 above 2^32 (only its low 32 bits seed mt19937, in both), epochs that
 DistributedSampler pads, short last batches. (The BatchNorm case has no
 short batch: BatchNorm1d over 2 samples turns the last-bit differences of
 the ranks' summation order into 1e-5 of the loss within a few steps.)
+Last, the DDP lesson's PyTorch script (lessons/06-ddp-internals.md, "The
+same run in PyTorch") runs beside the lesson's ddplab block: the same step
+lines, the same losses.
 
 Usage: test_rng_torch.py DDPLAB TESTS_DIR
 First, without torch: --save-data's files (read by hand) and the refusals
@@ -30,6 +33,8 @@ import array
 import json
 import math
 import os
+import re
+import shlex
 import struct
 import subprocess
 import sys
@@ -207,6 +212,71 @@ def check_cli(exe, top):
           "are refused")
 
 
+LESSON = "06-ddp-internals.md"
+LESSON_SECTION = "## The same run in PyTorch"
+
+
+def lesson_blocks(path):
+    """The ddplab command (its arguments after `run`) and the python script
+    of the lesson's section LESSON_SECTION."""
+    text = open(path).read()
+    if LESSON_SECTION not in text:
+        fail(f"{path}: no section '{LESSON_SECTION}'")
+    part = text.split(LESSON_SECTION, 1)[1]
+    cmd = part.split("```ddplab\n", 1)[1].split("\n```", 1)[0]
+    script = part.split("```python\n", 1)[1].split("```", 1)[0]
+    lines = cmd.split("\n")
+    joined = ""
+    for line in lines:
+        joined += line.rstrip("\\") + " "
+        if not line.endswith("\\"):
+            break
+    args = shlex.split(joined)
+    if args[0] != "run":
+        fail(f"{path}: the section's ddplab block runs '{args[0]}', not run")
+    return args[1:], script
+
+
+def step_lines(text):
+    """[(step, epoch, loss)] of the lines 'step K/N | epoch E | loss X ...'."""
+    out = []
+    for line in text.split("\n"):
+        m = re.match(r"step (\d+)/\d+ \| epoch (\d+) \| loss ([0-9.]+)", line)
+        if m:
+            out.append((int(m.group(1)), int(m.group(2)), float(m.group(3))))
+    return out
+
+
+def check_lesson(exe, tests, python, top):
+    """The DDP lesson's PyTorch script prints the losses of its ddplab run."""
+    path = os.path.join(tests, "..", "lessons", LESSON)
+    args, script = lesson_blocks(path)
+    d = os.path.join(top, "lesson")
+    os.mkdir(d)
+    p = subprocess.run([exe, "run"] + args, cwd=d, capture_output=True, text=True,
+                       timeout=DDPLAB_TIMEOUT_S)
+    if p.returncode != 0:
+        fail(f"{LESSON}: the ddplab block exited {p.returncode}: {p.stderr.strip()}")
+    ours = step_lines(p.stdout + p.stderr)
+    with open(f"{d}/ddp_torch.py", "w") as f:
+        f.write(script)
+    env = dict(os.environ, GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1")
+    t = subprocess.run([python, "ddp_torch.py"], cwd=d, capture_output=True, text=True,
+                       timeout=TORCH_TIMEOUT_S, env=env)
+    if t.returncode != 0:
+        fail(f"{LESSON}: the PyTorch script exited {t.returncode}: {t.stderr.strip()}")
+    ref = step_lines(t.stdout)
+    if not ours or [s[:2] for s in ours] != [s[:2] for s in ref]:
+        fail(f"{LESSON}: ddplab printed steps {ours}, the script {ref}")
+    # Six decimals: a difference of 1e-7 may still round the last one apart.
+    same = sum(a[2] == b[2] for a, b in zip(ours, ref))
+    for a, b in zip(ours, ref):
+        if abs(a[2] - b[2]) > 1.5e-6:
+            fail(f"{LESSON}: step {a[0]}: ddplab prints loss {a[2]}, the script {b[2]}")
+    print(f"ok: {LESSON}: the PyTorch script prints the same {len(ref)} steps, "
+          f"{same} losses identical to 6 decimals")
+
+
 def main():
     if len(sys.argv) != 3:
         print("usage: test_rng_torch.py DDPLAB TESTS_DIR", file=sys.stderr)
@@ -227,6 +297,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="ddplab-rng-torch-") as top:
         for k, case in enumerate(CASES):
             run_case(exe, ref_script, python, top, k, case)
+        check_lesson(exe, tests, python, top)
     return 0
 
 
