@@ -2,7 +2,7 @@
 # and the sampler's randperm against the C++ standard's check value and
 # numbers torch 1.13 printed (label sim; needs no torch). test_rng_torch:
 # `ddplab run --strategy ddp --rng torch` against a PyTorch DDP script on
-# gloo that builds the same nn.Sequential after torch.manual_seed and trains
+# gloo that builds the same nn.Sequential or MiniGPT after torch.manual_seed and trains
 # on DistributedSampler(shuffle=True) batches of the --save-data files
 # (label cli; skipped, exit 77, without python3-torch or python3).
 ddplab_add_test(test_torch_gen

@@ -1,4 +1,5 @@
-// tests/test_torch_gen.c: PyTorch's CPU generator (sim/base/torch_gen.h) and
+// tests/test_torch_gen.c: PyTorch's CPU generator (sim/base/torch_gen.h:
+// the engine, uniform_, randperm, normal_'s two paths) and
 // the sampler's torch.randperm order, against values an independent route
 // gives: the C++ standard's check value of mt19937, and numbers that
 // torch 1.13 printed for these seeds (the commands are beside each).
@@ -76,6 +77,34 @@ static int test_randperm(void) {
     return 0;
 }
 
+// torch.manual_seed(S); torch.empty(n).normal_(), printed with float.hex:
+// n = 17 and 4096 take the vectorised path (17: the last 16 drawn again),
+// n = 3 twice the scalar one, whose second value of a pair is kept in the
+// generator for the next draw; nn.Embedding(5, 4) is normal_ of 20.
+static int test_normal(void) {
+    float v[4096];
+    SimTorchGen g;
+    sim_torchgen_seed(&g, 0);
+    sim_torchgen_normal_f32(&g, v, 17, 0.0f, 1.0f);
+    CHECK(v[0] == -0x1.20370ap+0f && v[1] == -0x1.b2288cp+0f && v[8] == 0x1.df54aap-2f);
+    CHECK(v[15] == -0x1.aff666p-1f && v[16] == 0x1.dd186p-1f);
+    sim_torchgen_seed(&g, 1);
+    sim_torchgen_normal_f32(&g, v, 4096, 0.0f, 1.0f);
+    CHECK(v[0] == -0x1.868d74p+0f && v[7] == -0x1.9bedbcp+0f && v[8] == -0x1.6c9e38p-1f);
+    CHECK(v[4095] == 0x1.d10962p+0f);
+    static const float pairs[6] = {0x1.9b47p-1f,   0x1.660f0cp-3f,  0x1.6c744cp-4f,
+                                   -0x1.3a394p-1f, 0x1.7a539ep-5f, -0x1.5e463cp+0f};
+    sim_torchgen_seed(&g, 3);
+    sim_torchgen_normal_f32(&g, v, 3, 0.0f, 1.0f);
+    sim_torchgen_normal_f32(&g, v + 3, 3, 0.0f, 1.0f);
+    for (int i = 0; i < 6; i++)
+        CHECK(v[i] == pairs[i]);
+    sim_torchgen_seed(&g, 9);
+    sim_torchgen_normal_f32(&g, v, 20, 0.0f, 1.0f);
+    CHECK(v[0] == -0x1.1140c8p+0f && v[19] == 0x1.efc7fap-1f);
+    return 0;
+}
+
 // list(DistributedSampler(range(N), num_replicas=R, rank=r, shuffle=True,
 // seed=S)) after set_epoch(E), with the sampler on PyTorch's generator.
 static int sampler_case(int64_t n, int R, int rank, int64_t seed, int64_t epoch,
@@ -112,6 +141,7 @@ int main(void) {
     RUN(test_engine);
     RUN(test_uniform);
     RUN(test_randperm);
+    RUN(test_normal);
     RUN(test_sampler);
     return failures ? 1 : 0;
 }

@@ -96,12 +96,6 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     c->data.drop_last = o->drop_last;
     c->seed = o->seed;
     c->rng = (SimRngKind)o->rng;
-    if (c->rng == SIM_RNG_TORCH && c->model.kind != SIM_MODEL_MLP) {
-        run_error("--rng: 'torch' draws PyTorch's initialisation of an mlp only (a gpt's "
-                  "nn.Embedding needs normal_, which ddplab does not reproduce); allowed: an mlp "
-                  "--model, or --rng ddplab");
-        return CLI_EXIT_USAGE;
-    }
     c->opt = o->opt;
     c->want_grad_norm = o->metrics != NULL;
     c->ckpt.init_path = o->init;

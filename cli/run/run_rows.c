@@ -125,7 +125,7 @@ static const CliOptRow rows[] = {
      .help = "what --seed seeds: ddplab's splitmix64, or\n"
              "torch: PyTorch's CPU generator, giving the\n"
              "weights of torch.manual_seed(S) and the order\n"
-             "of DistributedSampler(seed=S) (mlp models)"},
+             "of DistributedSampler(seed=S)"},
     {.name = "metrics", .kind = CLI_OPT_PATH, .metavar = "FILE.jsonl",
      .store = CLI_STORE_TEXT, AT(metrics),
      .help = "one JSON line per step: step, epoch, loss, lr,\n"

@@ -20,6 +20,8 @@ void sim_torchgen_seed(SimTorchGen *g, uint64_t seed) {
         g->state[j] = 1812433253u * (p ^ (p >> 30)) + j;
     }
     g->next = SIM_TORCHGEN_N;
+    g->has_normal = 0;
+    g->normal = 0.0;
 }
 
 // The twist: all 624 words at once, each from its successor's low bits and

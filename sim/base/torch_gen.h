@@ -15,8 +15,12 @@
 //               from, with from and to rounded to float first
 //   randperm(n) start from 0..n-1; for i = 0 .. n-2 swap element i with
 //               element i + random() % (n - i)
-// Who uses which: sim/model (nn.Linear's default initialisation) and
-// sim/data (DistributedSampler's torch.randperm) under `--rng torch`.
+//   normal_     Box-Muller, on a float32 tensor of 16 or more elements by
+//               blocks of 16 with the vectorised kernel's own log, sin and
+//               cos (torch_gen_normal.c), below that one value at a time
+// Who uses which: sim/model (nn.Linear's and nn.Embedding's default
+// initialisation) and sim/data (DistributedSampler's torch.randperm) under
+// `--rng torch`.
 #ifndef DDPLAB_SIM_TORCH_GEN_H
 #define DDPLAB_SIM_TORCH_GEN_H
 
@@ -33,7 +37,9 @@ const char *sim_rng_name(SimRngKind k);
 
 typedef struct {
     uint32_t state[SIM_TORCHGEN_N];
-    int next; // index of the next word to temper; SIM_TORCHGEN_N: regenerate first
+    int next;       // index of the next word to temper; SIM_TORCHGEN_N: regenerate first
+    int has_normal; // 1: `normal` is the scalar normal_ path's second value, kept
+    double normal;  // for its next draw (PyTorch's next_double_normal_sample_)
 } SimTorchGen;
 
 // torch.manual_seed(seed): only the low 32 bits of seed matter, as in PyTorch.
@@ -44,5 +50,8 @@ uint64_t sim_torchgen_random64(SimTorchGen *g);
 float sim_torchgen_uniform_f32(SimTorchGen *g, float from, float to);
 // torch.randperm(n, generator=g) into out[n] (n >= 0).
 void sim_torchgen_randperm(SimTorchGen *g, int64_t n, int64_t *out);
+// Tensor.normal_(mean, std) on a contiguous float32 tensor out[n]: the
+// vectorised path for n >= 16, the scalar one below (torch_gen_normal.c).
+void sim_torchgen_normal_f32(SimTorchGen *g, float *out, int64_t n, float mean, float std);
 
 #endif

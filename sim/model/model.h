@@ -194,10 +194,10 @@ void sim_model_destroy(SimRank *r, SimModel *m); // safe on NULL
 SimStatus sim_model_init(SimRank *r, SimModel *m, uint64_t seed);
 // The same, drawn from PyTorch's CPU generator as torch.manual_seed(seed)
 // leaves it (base/torch_gen.h), in the order PyTorch's constructors draw:
-// an mlp gets exactly the weights of torch.manual_seed(seed) followed by
-// building its nn.Sequential (BatchNorm and activations draw nothing). The
-// gpt's Embeddings need normal_, which is not reproduced: SIM_EINVAL with
-// the reason in r->error.
+// a model gets exactly the weights of torch.manual_seed(seed) followed by
+// building its module (an mlp's nn.Sequential, whose BatchNorm and
+// activations draw nothing; the gpt's MiniGPT: tok_emb, pos_emb, each
+// block's Linears, head).
 SimStatus sim_model_init_torch(SimRank *r, SimModel *m, uint64_t seed);
 // train() / eval(): only BatchNorm behaves differently.
 void sim_model_set_training(SimModel *m, int training);

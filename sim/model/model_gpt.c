@@ -190,9 +190,11 @@ void sim_model_gpt_layout(SimModel *m, SimModelArena *acts, SimModelArena *dacts
     s->scratch_n = dacts->used - s->scratch_off;
 }
 
+// nn.Linear.reset_parameters: the weight [out, in], then the bias if any.
 static SimStatus init_linear(SimRank *r, SimModel *m, int w, int b, SimModelRng *rng) {
-    float bound = (float)(1.0 / sqrt((double)m->params[w].shape[1]));
-    SIM_CHECK(sim_model_init_uniform(r, m, w, bound, rng));
+    int fan_in = (int)m->params[w].shape[1];
+    SIM_CHECK(sim_model_init_uniform(r, m, w, sim_model_linear_bound(fan_in, rng), rng));
+    float bound = (float)(1.0 / sqrt((double)fan_in));
     return b >= 0 ? sim_model_init_uniform(r, m, b, bound, rng) : SIM_OK;
 }
 

@@ -148,12 +148,17 @@ SimStatus sim_model_act_charge(SimRank *r, SimModel *m, int64_t bytes, const cha
 
 // Initialisation helpers, drawing from the model's seeded generator: fill
 // parameter i on the backend with values made on the host, in memory order.
-// Uniform in (-bound, bound): under PyTorch's generator exactly
-// Tensor.uniform_(-bound, bound). Normal: ddplab's generator only (PyTorch's
-// normal_ is not reproduced; SIM_EINVAL under it).
+// Under PyTorch's generator, exactly Tensor.uniform_(-bound, bound) and
+// Tensor.normal_(0, stddev).
 SimStatus sim_model_init_uniform(SimRank *r, SimModel *m, int i, float bound, SimModelRng *rng);
 SimStatus sim_model_init_normal(SimRank *r, SimModel *m, int i, float stddev, SimModelRng *rng);
 SimStatus sim_model_init_const(SimRank *r, SimModel *m, int i, float value);
+// The bound of nn.Linear's weight, kaiming_uniform(a=sqrt(5)): 1/sqrt(fan_in)
+// in ddplab's generator (as before); under PyTorch's, computed as
+// torch/nn/init.py computes it, in double and in its order (sqrt(5)**2 is
+// 5.000000000000001), then rounded to float as uniform_ rounds it, which for
+// some fan_in is one float away from 1/sqrt(fan_in).
+float sim_model_linear_bound(int fan_in, const SimModelRng *rng);
 SimStatus sim_model_init_buffer_const(SimRank *r, SimModel *m, int i, float value);
 
 #endif

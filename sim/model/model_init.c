@@ -46,29 +46,42 @@ SimStatus sim_model_init_uniform(SimRank *r, SimModel *m, int i, float bound, Si
     return st;
 }
 
-// Box-Muller, both outputs used.
-SimStatus sim_model_init_normal(SimRank *r, SimModel *m, int i, float stddev, SimModelRng *rng) {
-    if (m->impl->phantom)
-        return SIM_OK;
-    if (rng->kind == SIM_RNG_TORCH)
-        return sim_model_fail(r, "model init: %s: PyTorch's normal_ is not reproduced (only "
-                              "uniform_ is; an mlp draws nothing else)", m->params[i].name);
-    size_t n = m->params[i].numel;
-    float *h = host_values(r, n);
-    if (!h)
-        return SIM_ENOMEM;
+// ddplab's normals: Box-Muller on splitmix64, both outputs used.
+static void splitmix_normal(float *h, size_t n, float stddev, uint64_t *split) {
     const double two_pi = 6.283185307179586476925;
     for (size_t k = 0; k < n; k += 2) {
-        double u1 = 1.0 - next_unit(&rng->split); // (0, 1]: log is finite
-        double u2 = next_unit(&rng->split);
+        double u1 = 1.0 - next_unit(split); // (0, 1]: log is finite
+        double u2 = next_unit(split);
         double rad = sqrt(-2.0 * log(u1));
         h[k] = (float)(stddev * rad * cos(two_pi * u2));
         if (k + 1 < n)
             h[k + 1] = (float)(stddev * rad * sin(two_pi * u2));
     }
+}
+
+SimStatus sim_model_init_normal(SimRank *r, SimModel *m, int i, float stddev, SimModelRng *rng) {
+    if (m->impl->phantom)
+        return SIM_OK;
+    size_t n = m->params[i].numel;
+    float *h = host_values(r, n);
+    if (!h)
+        return SIM_ENOMEM;
+    if (rng->kind == SIM_RNG_TORCH)
+        sim_torchgen_normal_f32(&rng->torch, h, (int64_t)n, 0.0f, stddev);
+    else
+        splitmix_normal(h, n, stddev, &rng->split);
     SimStatus st = sim_tensor_upload(r, &m->impl->pv[i], h);
     free(h);
     return st;
+}
+
+float sim_model_linear_bound(int fan_in, const SimModelRng *rng) {
+    if (rng->kind != SIM_RNG_TORCH)
+        return (float)(1.0 / sqrt((double)fan_in));
+    double a = sqrt(5.0);
+    double gain = sqrt(2.0 / (1.0 + a * a));
+    double std = gain / sqrt((double)fan_in);
+    return (float)(sqrt(3.0) * std);
 }
 
 SimStatus sim_model_init_const(SimRank *r, SimModel *m, int i, float value) {

@@ -157,24 +157,11 @@ void sim_model_mlp_layout(SimModel *m, SimModelArena *acts, SimModelArena *dacts
 // Linear: weight [out, in] by kaiming_uniform(a=sqrt(5)), whose bound
 // gain*sqrt(3/fan_in) with gain sqrt(2/(1+5)) is 1/sqrt(fan_in); the bias
 // U(-1/sqrt(fan_in), 1/sqrt(fan_in)). Weight first, as the table orders them
-// and nn.Linear.reset_parameters draws them. Under PyTorch's generator the
-// weight's bound is computed as torch/nn/init.py computes it, in double and
-// in its order (sqrt(5)**2 is 5.000000000000001), then rounded to float as
-// uniform_ rounds it: for some fan_in that is one float away from
-// 1/sqrt(fan_in).
-static float kaiming_bound(int fan_in) {
-    double a = sqrt(5.0);
-    double gain = sqrt(2.0 / (1.0 + a * a));
-    double std = gain / sqrt((double)fan_in);
-    return (float)(sqrt(3.0) * std);
-}
-
+// and nn.Linear.reset_parameters draws them.
 static SimStatus init_linear(SimRank *r, SimModel *m, int w, int b, int fan_in,
                              SimModelRng *rng) {
-    float bound = (float)(1.0 / sqrt((double)fan_in));
-    SIM_CHECK(sim_model_init_uniform(r, m, w, rng->kind == SIM_RNG_TORCH ?
-                                     kaiming_bound(fan_in) : bound, rng));
-    return sim_model_init_uniform(r, m, b, bound, rng);
+    SIM_CHECK(sim_model_init_uniform(r, m, w, sim_model_linear_bound(fan_in, rng), rng));
+    return sim_model_init_uniform(r, m, b, (float)(1.0 / sqrt((double)fan_in)), rng);
 }
 
 SimStatus sim_model_mlp_init(SimRank *r, SimModel *m, SimModelRng *rng) {

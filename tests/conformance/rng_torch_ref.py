@@ -5,9 +5,10 @@ taken from ddplab but the dataset's .npy files (--save-data).
 Usage: rng_torch_ref.py worker RANK R STORE CASEDIR     (one rank)
        rng_torch_ref.py R TIMEOUT_S CASEDIR              (the launcher)
 
-CASEDIR/case.txt holds "key=value" lines: spec (the --model text: an mlp),
-data (the --save-data directory), seed, batch, steps, lr, momentum, mse.
-Each rank calls torch.manual_seed(seed), builds the nn.Sequential, wraps it
+CASEDIR/case.txt holds "key=value" lines: spec (the --model text: an mlp or
+a gpt), data (the --save-data directory), seed, batch, steps, lr, momentum,
+mse. Each rank calls torch.manual_seed(seed), builds the nn.Sequential (or
+the MiniGPT of model_ref.py, on windows of tokens.npy), wraps it
 in DistributedDataParallel (gloo, init_method file://STORE), and trains on a
 DataLoader(batch_size) over DistributedSampler(shuffle=True, seed=seed) with
 set_epoch(epoch) before each epoch; the steps run on across epochs. Rank 0
@@ -33,7 +34,10 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
-from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+from torch.utils.data import DataLoader, Dataset, DistributedSampler, TensorDataset
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model_ref import MiniGPT  # noqa: E402  (ddplab's gpt as a torch module)
 
 
 def build(spec):
@@ -51,6 +55,34 @@ def build(spec):
     return nn.Sequential(*mods)
 
 
+class Windows(Dataset):
+    """Sample i of a token stream t: x = t[i:i+T], y = t[i+1:i+T+1], for
+    i < len(t) - T - 1 (sim/data/dataset.h's count)."""
+
+    def __init__(self, tokens, ctx):
+        self.t, self.ctx = tokens, ctx
+
+    def __len__(self):
+        return len(self.t) - self.ctx - 1
+
+    def __getitem__(self, i):
+        return self.t[i:i + self.ctx], self.t[i + 1:i + self.ctx + 1]
+
+
+def build_gpt(spec):
+    kv = dict(f.split("=") for f in spec.split(":", 1)[1].split(","))
+    return MiniGPT(int(kv["vocab"]), int(kv["embd"]), int(kv["heads"]), int(kv["layers"]),
+                   int(kv["ctx"])), int(kv["ctx"])
+
+
+def load_data(c, ctx):
+    if ctx:
+        return Windows(torch.from_numpy(np.load(f"{c['data']}/tokens.npy")), ctx)
+    x = torch.from_numpy(np.load(f"{c['data']}/X.npy"))
+    y = torch.from_numpy(np.load(f"{c['data']}/y.npy"))
+    return TensorDataset(x, y)
+
+
 def write_state(model, d, prefix):
     """Each float tensor of the state_dict (parameters, BatchNorm's running
     statistics) as raw float32 in d/<prefix><name>.f32."""
@@ -64,13 +96,12 @@ def run_case(d, rank, world):
     seed, batch, steps = int(c["seed"]), int(c["batch"]), int(c["steps"])
     mse = c["mse"] == "1"
     torch.manual_seed(seed)
-    model = build(c["spec"])
+    gpt = c["spec"].startswith("gpt:")
+    model, ctx = build_gpt(c["spec"]) if gpt else (build(c["spec"]), 0)
     if rank == 0:
         write_state(model, d, "ref_init.")
     ddp = DDP(model)
-    x = torch.from_numpy(np.load(f"{c['data']}/X.npy"))
-    y = torch.from_numpy(np.load(f"{c['data']}/y.npy"))
-    data = TensorDataset(x, y)
+    data = load_data(c, ctx)
     sampler = DistributedSampler(data, num_replicas=world, rank=rank, shuffle=True, seed=seed)
     loader = DataLoader(data, batch_size=batch, sampler=sampler)
     opt = torch.optim.SGD(ddp.parameters(), lr=float(c["lr"]), momentum=float(c["momentum"]))
@@ -81,7 +112,10 @@ def run_case(d, rank, world):
         for xb, yb in loader:
             opt.zero_grad()
             out = ddp(xb)
-            loss = F.mse_loss(out, yb) if mse else F.cross_entropy(out, yb)
+            if mse:
+                loss = F.mse_loss(out, yb)
+            else:
+                loss = F.cross_entropy(out.reshape(-1, out.shape[-1]), yb.reshape(-1))
             loss.backward()
             opt.step()
             logged = loss.detach().clone()
