@@ -25,8 +25,9 @@ same run in PyTorch") runs beside the lesson's ddplab block: the same step
 lines, the same losses.
 
 Usage: test_rng_torch.py DDPLAB TESTS_DIR
-First, without torch: --save-data's files (read by hand) and the refusal
-of an unknown --rng (exit 2, one line). Then exits 77
+First, without torch: --save-data's files (read by hand), a resumed
+--rng torch run against one straight through, and the refusals of another
+generator on resume and of an unknown --rng (exit 2, one line). Then exits 77
 (skipped) when the python with torch (DDPLAB_PYTHON, default
 /usr/bin/python3) cannot import torch and numpy. Needs no numpy itself.
 """
@@ -204,12 +205,28 @@ def check_cli(exe, top):
     descr, shape, data = read_npy(f"{d}/tok/tokens.npy")
     if descr != "<i8" or len(shape) != 1 or len(data) != 8 * shape[0] or shape[0] < 100:
         fail(f"--save-data: tokens.npy is {descr} {shape} with {len(data)} bytes")
+    # A resumed run keeps the generator: the same losses as one run straight
+    # through (an epoch boundary falls between the checkpoint and the end),
+    # and another --rng is refused.
+    run = ["--rng", "torch", "--data", "blobs:n=40,features=4,classes=3", "--batch", "8",
+           "-n", "2", "--strategy", "ddp", "--seed", "9"]
+    ddplab(exe, run + ["--steps", "8", "--metrics", "whole.jsonl"], d)
+    ddplab(exe, run + ["--steps", "8", "--stop-after", "3", "--save", "ck.st"], d)
+    ddplab(exe, run + ["--steps", "8", "--resume", "ck.st", "--metrics", "rest.jsonl"], d)
+    whole, rest = metrics(f"{d}/whole.jsonl")[0], metrics(f"{d}/rest.jsonl")[0]
+    if rest != whole[3:]:
+        fail(f"--rng torch --resume: losses {rest}, the run straight through {whole[3:]}")
+    p = subprocess.run([exe, "run", "--resume", "ck.st"] + run[2:] + ["--steps", "8"], cwd=d,
+                       capture_output=True, text=True, timeout=DDPLAB_TIMEOUT_S)
+    if p.returncode != 2 or "--rng torch, this run has --rng ddplab" not in p.stderr:
+        fail(f"--resume without --rng torch: exit {p.returncode}, stderr {p.stderr!r}")
     p = subprocess.run([exe, "run", "--steps", "1", "--rng", "numpy"], cwd=d,
                        capture_output=True, text=True, timeout=DDPLAB_TIMEOUT_S)
     lines = p.stderr.strip().split("\n")
     if p.returncode != 2 or len(lines) != 1 or not lines[0].startswith("ddplab run: --rng:"):
         fail(f"--rng numpy: exit {p.returncode}, stderr {p.stderr!r}")
-    print("ok: --save-data writes X.npy, y.npy and tokens.npy; an unknown generator is refused")
+    print("ok: --save-data writes X.npy, y.npy and tokens.npy; a resumed run keeps the "
+          "generator; an unknown generator is refused")
 
 
 LESSON = "06-ddp-internals.md"

@@ -23,8 +23,9 @@
 // shuffle on the permutation comes from ddplab's own generator (below), or,
 // with rng SIM_RNG_TORCH, from torch.randperm(N, generator=g) after
 // g.manual_seed(seed + epoch), as DistributedSampler.__iter__ draws it
-// (base/torch_gen.h): then every index is PyTorch's too. Like PyTorch, the order only
-// changes when set_epoch is called: forgetting it repeats epoch 0's order.
+// (base/torch_gen.h): then every index is PyTorch's too. Like PyTorch, the
+// order only changes when set_epoch is called: forgetting it repeats epoch
+// 0's order.
 //
 // The permutation: a Fisher-Yates shuffle driven by splitmix64 seeded with
 // (uint64)(seed + epoch): start from 0..N-1, then for i = N-1 down to 1 swap
