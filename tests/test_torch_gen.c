@@ -2,14 +2,21 @@
 // the engine, uniform_, randperm, normal_'s two paths) and
 // the sampler's torch.randperm order, against values an independent route
 // gives: the C++ standard's check value of mt19937, and numbers that
-// torch 1.13 printed for these seeds (the commands are beside each).
+// torch 1.13 printed for these seeds (the commands are beside each). With
+// the argument `torch` (test_torch_gen_torch): 64 cases of every draw over
+// seeds and sizes from 1 to 100,003, made by torch itself
+// (tests/conformance/torch_gen_ref.py) and compared bit for bit; exits 77
+// (skipped) without python3-torch.
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/torch_gen.h"
 #include "check.h"
 #include "data/sampler.h"
+#include "torch_ref.h"
 
 // ISO C++ [rand.predef]: the 10000th output of a default-constructed
 // std::mt19937 (seed 5489) is 4123659995.
@@ -136,8 +143,115 @@ static int test_sampler(void) {
     return 0;
 }
 
-int main(void) {
+// ----------------------------------------------------------------------------
+// torch mode: many seeds and sizes drawn by torch itself (torch_gen_ref.py),
+// compared bit for bit, with the counts printed.
+
+enum { K_UNIFORM = 0, K_NORMAL, K_NORMAL_TWICE, K_RANDPERM };
+#define NCASE 64
+
+static void make_cases(int64_t rows[NCASE][3], size_t *values) {
+    static const int64_t sizes[8] = {1, 3, 15, 16, 17, 100, 4096, 100003};
+    *values = 0;
+    for (int k = 0; k < NCASE; k++) {
+        int64_t kind = k % 4, n = sizes[(k / 4) % 8];
+        if (kind == K_RANDPERM && n > 4096)
+            n = 4096;
+        rows[k][0] = kind;
+        rows[k][1] = k < 32 ? k : ((int64_t)1 << 32) + 977 * k; // low 32 bits only
+        rows[k][2] = n;
+        *values += (size_t)(kind == K_NORMAL_TWICE ? 2 * n : n);
+    }
+}
+
+// The two-rounding variant of uniform_, to show that the fused one is needed.
+static float uniform_two_roundings(SimTorchGen *g, float from, float to) {
+    float x = (float)(sim_torchgen_random(g) & 0xffffffu) * (1.0f / 16777216.0f);
+    float prod = x * (to - from);
+    return prod + from;
+}
+
+// Compares case k's values with torch's at *ref; returns the mismatches and
+// advances *ref. two_round counts the uniform draws two roundings would miss.
+static size_t compare_case(const int64_t row[3], const unsigned char **ref, float *buf,
+                           int64_t *perm, size_t *two_round) {
+    int64_t kind = row[0], n = row[2];
+    size_t bad = 0;
+    SimTorchGen g, h;
+    sim_torchgen_seed(&g, (uint64_t)row[1]);
+    h = g;
+    if (kind == K_RANDPERM) {
+        sim_torchgen_randperm(&g, n, perm);
+        bad = memcmp(perm, *ref, (size_t)n * sizeof *perm) != 0;
+        *ref += (size_t)n * sizeof *perm;
+        return bad;
+    }
+    size_t m = (size_t)(kind == K_NORMAL_TWICE ? 2 * n : n);
+    if (kind == K_UNIFORM) {
+        float b = (float)(1.0 / sqrt((double)(row[1] % 97 + 1)));
+        for (int64_t i = 0; i < n; i++) {
+            buf[i] = sim_torchgen_uniform_f32(&g, -b, b);
+            float t;
+            memcpy(&t, *ref + (size_t)i * 4, 4);
+            *two_round += uniform_two_roundings(&h, -b, b) != t;
+        }
+    } else {
+        sim_torchgen_normal_f32(&g, buf, n, 0.0f, 1.0f);
+        if (kind == K_NORMAL_TWICE)
+            sim_torchgen_normal_f32(&g, buf + n, n, 0.0f, 1.0f);
+    }
+    for (size_t i = 0; i < m; i++)
+        bad += memcmp(buf + i, *ref + i * 4, 4) != 0;
+    *ref += m * 4;
+    return bad;
+}
+
+static int test_torch_draws(void) {
+    int64_t rows[NCASE][3];
+    size_t values, bytes = 0;
+    make_cases(rows, &values);
+    for (int k = 0; k < NCASE; k++)
+        bytes += (size_t)(rows[k][0] == K_NORMAL_TWICE ? 2 : 1) * (size_t)rows[k][2] *
+                 (rows[k][0] == K_RANDPERM ? 8 : 4);
+    char dir[512];
+    CHECK_EQ_INT(torchref_tmpdir(dir, sizeof dir), 0);
+    CHECK_EQ_INT(torchref_write(dir, "cases.i64", rows, sizeof rows), 0);
+    const char *args[] = {dir, NULL};
+    int rc = torchref_run("torch_gen_ref.py", args);
+    unsigned char *ref = malloc(bytes);
+    float *buf = malloc(2 * 100003 * sizeof *buf);
+    int64_t *perm = malloc(4096 * sizeof *perm);
+    int ok = rc == 0 && ref && buf && perm && torchref_read(dir, "out.bin", ref, bytes) == 0;
+    torchref_rmdir(dir);
+    size_t bad[4] = {0, 0, 0, 0}, count[4] = {0, 0, 0, 0}, two_round = 0;
+    const unsigned char *at = ref;
+    for (int k = 0; ok && k < NCASE; k++) {
+        int64_t kind = rows[k][0];
+        bad[kind] += compare_case(rows[k], &at, buf, perm, &two_round);
+        count[kind] += kind == K_RANDPERM ? 1 : (size_t)(kind == K_NORMAL_TWICE ? 2 : 1) *
+                                                    (size_t)rows[k][2];
+    }
+    free(ref);
+    free(buf);
+    free(perm);
+    CHECK(ok);
+    printf("uniform_: %zu of %zu values differ (two roundings instead of one: %zu)\n", bad[0],
+           count[0], two_round);
+    printf("normal_: %zu of %zu values differ\n", bad[1] + bad[2], count[1] + count[2]);
+    printf("randperm: %zu of %zu permutations differ\n", bad[3], count[3]);
+    CHECK(bad[0] == 0 && bad[1] == 0 && bad[2] == 0 && bad[3] == 0);
+    CHECK(two_round > 0);
+    return 0;
+}
+
+int main(int argc, char **argv) {
     int failures = 0;
+    if (argc > 1 && strcmp(argv[1], "torch") == 0) {
+        if (!torchref_available())
+            return 77;
+        RUN(test_torch_draws);
+        return failures ? 1 : 0;
+    }
     RUN(test_engine);
     RUN(test_uniform);
     RUN(test_randperm);
