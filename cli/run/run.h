@@ -3,6 +3,7 @@
 //                  own files, run_opts.h) and the help text
 //   run_parse.c    parsing and checking the command line
 //   run_data.c     the dataset the options name, and the model fitted to it
+//   run_data_save.c  --save-data: the dataset as .npy files for a PyTorch script
 //   run_report.c   the configuration table, progress, metrics lines, summary
 //   run_metrics.c  the --metrics file, a log appended as each step ends
 //   run_msg.c      the one-line messages (run_error, run_opt_fail)
@@ -75,6 +76,8 @@ typedef struct {
     int accum;
     int shuffle, drop_last;
     uint64_t seed;
+    int rng;                  // SimRngKind: --rng ddplab|torch
+    const char *save_data;    // --save-data DIR, or NULL
     SimOptimFlags opt;        // validated
     const char *metrics;      // output files, or NULL
     const char *save;
@@ -182,6 +185,8 @@ void run_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // The dataset the options name, and the model when --model was not given.
 // Prints one line and returns CLI_EXIT_USAGE on bad input.
 int run_data_load(RunOptions *o, SimDataset *ds);
+// --save-data DIR: writes the dataset as .npy files (none without it).
+int run_data_save(const RunOptions *o, const SimDataset *ds);
 
 // Output.
 typedef struct {

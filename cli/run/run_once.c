@@ -95,6 +95,7 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     c->data.shuffle = o->shuffle;
     c->data.drop_last = o->drop_last;
     c->seed = o->seed;
+    c->rng = (SimRngKind)o->rng;
     c->opt = o->opt;
     c->want_grad_norm = o->metrics != NULL;
     c->ckpt.init_path = o->init;
@@ -333,5 +334,7 @@ int run_prepare(RunOptions *o, SimDataset *ds, SimTrainConfig *c) {
         o->ddp.init_broadcast = 0;
     if (rc == CLI_EXIT_OK)
         rc = make_config(o, ds, c);
+    if (rc == CLI_EXIT_OK)
+        rc = run_data_save(o, ds);
     return rc;
 }

@@ -282,6 +282,10 @@ static void start_rows(Table *tb, const RunReport *rep, const SimTrainer *t) {
             (long long)t->step, (long long)t->epoch);
     else if (o->init)
         row(tb, "weights", "from %s (weights only)", o->init);
+    else if (c->rng == SIM_RNG_TORCH)
+        row(tb, "weights", "PyTorch's default initialisation and generator: "
+            "torch.manual_seed(%llu); shuffles by torch.randperm",
+            (unsigned long long)c->seed);
     else
         row(tb, "weights", "PyTorch's default initialisation, seed %llu",
             (unsigned long long)c->seed);

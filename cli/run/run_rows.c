@@ -15,6 +15,7 @@
 static const char *const strategies[] = {"single", "ddp", "dp", "fsdp", "zero1", "zero2",
                                          "zero3", "layer-owner", "async-ps", NULL};
 static const char *const bits[] = {"0", "1", NULL};
+static const char *const rngs[] = {"ddplab", "torch", NULL}; // SimRngKind's order
 static const char *const progress[] = {"auto", "bar", "lines", NULL};
 
 static int set_model(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
@@ -119,6 +120,12 @@ static const CliOptRow rows[] = {
     {.name = "seed", .kind = CLI_OPT_INT, .metavar = "N", .lo = 0, .hi = INT64_MAX,
      .deflt = "0", .store = CLI_STORE_U64, AT(seed),
      .help = "initial weights and the shuffle order"},
+    {.name = "rng", .kind = CLI_OPT_ENUM, .words = rngs, .what = "a generator",
+     .deflt = "ddplab", .store = CLI_STORE_INT, AT(rng),
+     .help = "what --seed seeds: ddplab's splitmix64, or\n"
+             "torch: PyTorch's CPU generator, giving the\n"
+             "weights of torch.manual_seed(S) and the order\n"
+             "of DistributedSampler(seed=S)"},
     {.name = "metrics", .kind = CLI_OPT_PATH, .metavar = "FILE.jsonl",
      .store = CLI_STORE_TEXT, AT(metrics),
      .help = "one JSON line per step: step, epoch, loss, lr,\n"
@@ -130,6 +137,11 @@ static const CliOptRow rows[] = {
     {.name = "save", .kind = CLI_OPT_PATH, .metavar = "FILE",
      .store = CLI_STORE_TEXT, AT(save),
      .help = "write a checkpoint (safetensors) at the end"},
+    {.name = "save-data", .kind = CLI_OPT_PATH, .metavar = "DIR",
+     .store = CLI_STORE_TEXT, AT(save_data),
+     .help = "write the dataset as .npy files into DIR\n"
+             "(made if missing) for a PyTorch script:\n"
+             "X.npy and y.npy, or tokens.npy"},
     {.name = "save-every", .kind = CLI_OPT_INT, .metavar = "N", .lo = 0, .hi = 1000000000000LL,
      .deflt = "0", .store = CLI_STORE_I64, AT(save_every),
      .help = "with --save, also every N steps (0: only at\n"

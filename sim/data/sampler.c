@@ -122,7 +122,10 @@ SimStatus sim_sampler_init(SimSampler *s, const SimSamplerConfig *cfg, char *err
     s->order = malloc((size_t)(s->num_samples > 0 ? s->num_samples : 1) * sizeof(int64_t));
     if (cfg->shuffle)
         s->perm = malloc((size_t)(cfg->n > 0 ? cfg->n : 1) * sizeof(int64_t));
-    if (s->order == NULL || (cfg->shuffle && s->perm == NULL)) {
+    int torch_gen = cfg->shuffle && cfg->rng == SIM_RNG_TORCH;
+    if (torch_gen)
+        s->gen = malloc(sizeof *s->gen);
+    if (s->order == NULL || (cfg->shuffle && s->perm == NULL) || (torch_gen && !s->gen)) {
         sim_sampler_free(s);
         sim_errbuf_fail(err, errlen, SIM_EINVAL, "out of memory for %lld indices",
                         (long long)cfg->n);
@@ -137,8 +140,13 @@ void sim_sampler_set_epoch(SimSampler *s, int64_t epoch) {
     s->epoch = epoch;
     if (c->n == 0)
         return;
-    if (c->shuffle)
-        sim_sampler_permutation(c->n, (uint64_t)c->seed + (uint64_t)epoch, s->perm);
+    uint64_t seed = (uint64_t)c->seed + (uint64_t)epoch;
+    if (c->shuffle && s->gen) {
+        sim_torchgen_seed(s->gen, seed); // DistributedSampler: a fresh torch.Generator
+        sim_torchgen_randperm(s->gen, c->n, s->perm);
+    } else if (c->shuffle) {
+        sim_sampler_permutation(c->n, seed, s->perm);
+    }
     // Position j of the padded (or cut) order is base[j % N], base being the
     // permutation or the identity; this rank takes j = rank, rank + R, ...
     int64_t step = c->distributed ? c->num_replicas : 1;
@@ -165,5 +173,6 @@ void sim_sampler_free(SimSampler *s) {
         return;
     free(s->order);
     free(s->perm);
+    free(s->gen);
     memset(s, 0, sizeof *s);
 }

@@ -20,9 +20,12 @@
 //                    and is dropped when the loader's drop_last is set.
 //
 // With shuffle off the indices and batches are exactly PyTorch's. With
-// shuffle on the permutation comes from ddplab's own generator (below), not
-// torch.randperm; everything else is the same. Like PyTorch, the order only
-// changes when set_epoch is called: forgetting it repeats epoch 0's order.
+// shuffle on the permutation comes from ddplab's own generator (below), or,
+// with rng SIM_RNG_TORCH, from torch.randperm(N, generator=g) after
+// g.manual_seed(seed + epoch), as DistributedSampler.__iter__ draws it
+// (base/torch_gen.h): then every index is PyTorch's too. Like PyTorch, the
+// order only changes when set_epoch is called: forgetting it repeats epoch
+// 0's order.
 //
 // The permutation: a Fisher-Yates shuffle driven by splitmix64 seeded with
 // (uint64)(seed + epoch): start from 0..N-1, then for i = N-1 down to 1 swap
@@ -39,7 +42,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/status.h" // defines: SimStatus
+#include "base/status.h"    // defines: SimStatus
+#include "base/torch_gen.h" // defines: SimRngKind, SimTorchGen
 
 // ----------------------------------------------------------------------------
 // the generator behind shuffles and synthetic data: splitmix64
@@ -73,6 +77,7 @@ typedef struct {
     int drop_last;      // the sampler's: drop the tail instead of padding
     int batch_size;     // B >= 1
     int drop_last_batch; // the loader's: drop a short last batch
+    SimRngKind rng;     // the shuffle's generator (SIM_RNG_DDPLAB by default)
 } SimSamplerConfig;
 
 typedef struct {
@@ -83,10 +88,12 @@ typedef struct {
     int64_t num_batches; // batches per epoch
     int64_t *order;      // [num_samples] this rank's indices for the epoch (heap)
     int64_t *perm;       // [N] scratch for the permutation (heap, NULL without shuffle)
+    SimTorchGen *gen;    // PyTorch's generator (heap; only with shuffle and rng torch)
 } SimSampler;
 
 // Fills cfg with PyTorch's defaults for a dataset of n samples: one replica,
-// rank 0, distributed, shuffle on, seed 0, no drop_last, batch size 1.
+// rank 0, distributed, shuffle on, seed 0, no drop_last, batch size 1
+// (and ddplab's generator).
 void sim_sampler_defaults(SimSamplerConfig *cfg, int64_t n);
 
 // Checks cfg and prepares epoch 0. SIM_EINVAL with a message naming the

@@ -202,6 +202,13 @@ void sim_model_destroy(SimRank *r, SimModel *m); // safe on NULL
 // values (running_mean 0, running_var 1, num_batches_tracked 0, the causal
 // mask lower-triangular ones). No-op on the values of a phantom model.
 SimStatus sim_model_init(SimRank *r, SimModel *m, uint64_t seed);
+// The same, drawn from PyTorch's CPU generator as torch.manual_seed(seed)
+// leaves it (base/torch_gen.h), in the order PyTorch's constructors draw:
+// a model gets exactly the weights of torch.manual_seed(seed) followed by
+// building its module (an mlp's nn.Sequential, whose BatchNorm and
+// activations draw nothing; the gpt's MiniGPT: tok_emb, pos_emb, each
+// block's Linears, head).
+SimStatus sim_model_init_torch(SimRank *r, SimModel *m, uint64_t seed);
 // train() / eval(): only BatchNorm behaves differently.
 void sim_model_set_training(SimModel *m, int training);
 // Sets every gradient to zero (PyTorch's zero_grad(set_to_none=False)).

@@ -190,9 +190,11 @@ void sim_model_gpt_layout(SimModel *m, SimModelArena *acts, SimModelArena *dacts
     s->scratch_n = dacts->used - s->scratch_off;
 }
 
-static SimStatus init_linear(SimRank *r, SimModel *m, int w, int b, uint64_t *rng) {
-    float bound = (float)(1.0 / sqrt((double)m->params[w].shape[1]));
-    SIM_CHECK(sim_model_init_uniform(r, m, w, bound, rng));
+// nn.Linear.reset_parameters: the weight [out, in], then the bias if any.
+static SimStatus init_linear(SimRank *r, SimModel *m, int w, int b, SimModelRng *rng) {
+    int fan_in = (int)m->params[w].shape[1];
+    SIM_CHECK(sim_model_init_uniform(r, m, w, sim_model_linear_bound(fan_in, rng), rng));
+    float bound = (float)(1.0 / sqrt((double)fan_in));
     return b >= 0 ? sim_model_init_uniform(r, m, b, bound, rng) : SIM_OK;
 }
 
@@ -219,7 +221,7 @@ static SimStatus init_masks(SimRank *r, SimModel *m) {
     return st;
 }
 
-SimStatus sim_model_gpt_init(SimRank *r, SimModel *m, uint64_t *rng) {
+SimStatus sim_model_gpt_init(SimRank *r, SimModel *m, SimModelRng *rng) {
     GptState *s = m->impl->kind;
     SIM_CHECK(sim_model_init_normal(r, m, s->wte, 1.0f, rng));
     SIM_CHECK(sim_model_init_normal(r, m, s->wpe, 1.0f, rng));

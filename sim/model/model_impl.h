@@ -11,8 +11,17 @@
 #ifndef DDPLAB_SIM_MODEL_IMPL_H
 #define DDPLAB_SIM_MODEL_IMPL_H
 
+#include "base/torch_gen.h" // defines: SimTorchGen
 #include "engine/ops.h"
 #include "model/model.h"
+
+// The generator an initialisation draws from: ddplab's splitmix64 (state
+// `split`) or PyTorch's mt19937 (`torch`, seeded as torch.manual_seed).
+typedef struct {
+    SimRngKind kind;
+    uint64_t split;
+    SimTorchGen torch;
+} SimModelRng;
 
 // A bump allocator of views into one flat buffer (base NULL: count only, or
 // phantom, and the views get no storage).
@@ -101,7 +110,7 @@ void sim_model_ready(const SimModel *m, SimGradHook hook, void *arg, int i);
 SimStatus sim_model_mlp_build(SimModel *m);
 void sim_model_mlp_layout(SimModel *m, SimModelArena *acts, SimModelArena *dacts,
                           SimModelArena *ints, int n);
-SimStatus sim_model_mlp_init(SimRank *r, SimModel *m, uint64_t *rng);
+SimStatus sim_model_mlp_init(SimRank *r, SimModel *m, SimModelRng *rng);
 SimStatus sim_model_mlp_forward(SimRank *r, SimModel *m, const SimBatch *b, int step,
                                 float *loss);
 SimStatus sim_model_mlp_backward(SimRank *r, SimModel *m, float dloss_scale, SimGradHook hook,
@@ -111,7 +120,7 @@ void sim_model_mlp_free(SimModel *m);
 SimStatus sim_model_gpt_build(SimModel *m);
 void sim_model_gpt_layout(SimModel *m, SimModelArena *acts, SimModelArena *dacts,
                           SimModelArena *ints, int n, int seq);
-SimStatus sim_model_gpt_init(SimRank *r, SimModel *m, uint64_t *rng);
+SimStatus sim_model_gpt_init(SimRank *r, SimModel *m, SimModelRng *rng);
 SimStatus sim_model_gpt_forward(SimRank *r, SimModel *m, const SimBatch *b, float *loss);
 SimStatus sim_model_gpt_backward(SimRank *r, SimModel *m, float dloss_scale, SimGradHook hook,
                                  void *arg);
@@ -151,11 +160,19 @@ SimStatus sim_model_count_backward(SimRank *r, SimModel *m, SimGradHook hook, vo
 // SIM_MEM_ACT and keeps impl->act_held; `what` is a static name.
 SimStatus sim_model_act_charge(SimRank *r, SimModel *m, int64_t bytes, const char *what);
 
-// Initialisation helpers, drawing from the model's seeded generator (state
-// *rng): fill parameter i on the backend with values made on the host.
-SimStatus sim_model_init_uniform(SimRank *r, SimModel *m, int i, float bound, uint64_t *rng);
-SimStatus sim_model_init_normal(SimRank *r, SimModel *m, int i, float stddev, uint64_t *rng);
+// Initialisation helpers, drawing from the model's seeded generator: fill
+// parameter i on the backend with values made on the host, in memory order.
+// Under PyTorch's generator, exactly Tensor.uniform_(-bound, bound) and
+// Tensor.normal_(0, stddev).
+SimStatus sim_model_init_uniform(SimRank *r, SimModel *m, int i, float bound, SimModelRng *rng);
+SimStatus sim_model_init_normal(SimRank *r, SimModel *m, int i, float stddev, SimModelRng *rng);
 SimStatus sim_model_init_const(SimRank *r, SimModel *m, int i, float value);
+// The bound of nn.Linear's weight, kaiming_uniform(a=sqrt(5)): 1/sqrt(fan_in)
+// in ddplab's generator (as before); under PyTorch's, computed as
+// torch/nn/init.py computes it, in double and in its order (sqrt(5)**2 is
+// 5.000000000000001), then rounded to float as uniform_ rounds it, which for
+// some fan_in is one float away from 1/sqrt(fan_in).
+float sim_model_linear_bound(int fan_in, const SimModelRng *rng);
 SimStatus sim_model_init_buffer_const(SimRank *r, SimModel *m, int i, float value);
 
 #endif

@@ -156,15 +156,15 @@ void sim_model_mlp_layout(SimModel *m, SimModelArena *acts, SimModelArena *dacts
 
 // Linear: weight [out, in] by kaiming_uniform(a=sqrt(5)), whose bound
 // gain*sqrt(3/fan_in) with gain sqrt(2/(1+5)) is 1/sqrt(fan_in); the bias
-// U(-1/sqrt(fan_in), 1/sqrt(fan_in)). Weight first, as the table orders them.
+// U(-1/sqrt(fan_in), 1/sqrt(fan_in)). Weight first, as the table orders them
+// and nn.Linear.reset_parameters draws them.
 static SimStatus init_linear(SimRank *r, SimModel *m, int w, int b, int fan_in,
-                             uint64_t *rng) {
-    float bound = (float)(1.0 / sqrt((double)fan_in));
-    SIM_CHECK(sim_model_init_uniform(r, m, w, bound, rng));
-    return sim_model_init_uniform(r, m, b, bound, rng);
+                             SimModelRng *rng) {
+    SIM_CHECK(sim_model_init_uniform(r, m, w, sim_model_linear_bound(fan_in, rng), rng));
+    return sim_model_init_uniform(r, m, b, (float)(1.0 / sqrt((double)fan_in)), rng);
 }
 
-SimStatus sim_model_mlp_init(SimRank *r, SimModel *m, uint64_t *rng) {
+SimStatus sim_model_mlp_init(SimRank *r, SimModel *m, SimModelRng *rng) {
     MlpState *s = m->impl->kind;
     const int *w = m->spec.widths;
     for (int i = 0; i < s->L; i++) {

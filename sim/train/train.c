@@ -131,6 +131,7 @@ static SimStatus setup_data(SimTrainer *t, SimRank *r) {
     sc.rank = r->rank % sc.num_replicas;
     sc.shuffle = c->data.shuffle;
     sc.seed = (int64_t)c->seed;
+    sc.rng = c->rng;
     sc.batch_size = c->data.batch;
     sc.drop_last_batch = c->data.drop_last;
     if (sim_sampler_init(&t->sampler, &sc, err, sizeof err) != SIM_OK)
@@ -149,7 +150,8 @@ static SimStatus setup_weights(SimTrainer *t, SimRank *r) {
     const SimTrainConfig *c = t->cfg;
     int per_rank = c->init_seed_per_rank || sim_train_fault_seed_per_rank(c);
     uint64_t seed = c->seed + (per_rank ? (uint64_t)r->rank : 0);
-    SimStatus st = sim_model_init(r, t->model, seed);
+    SimStatus st = c->rng == SIM_RNG_TORCH ? sim_model_init_torch(r, t->model, seed)
+                                           : sim_model_init(r, t->model, seed);
     if (st != SIM_OK)
         return sim_train_fail(t, 0, st, "model init: %s", r->error);
     if (c->ckpt.init_path == NULL)

@@ -203,6 +203,8 @@ typedef struct {
 typedef struct SimTrainConfig {
     SimModelSpec model;
     uint64_t seed;            // initial weights and the shuffle order
+    SimRngKind rng;           // the generator both are drawn from (ddplab's default,
+                              // or PyTorch's: sim_model_init_torch, the sampler's rng)
     int init_seed_per_rank;   // 1: rank r draws its initial weights with seed + r
                               // (as processes seeded differently do)
     SimTrainData data;

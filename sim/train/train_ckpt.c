@@ -74,8 +74,11 @@ static void fill_meta(const SimTrainer *t, const SimRank *r, SimTrainPart *l) {
     add_meta(l, "scaler.growth_tracker", "%d", t->scaler.growth_tracker);
     add_meta(l, "scaler.skipped", "%" PRId64, t->scaler.skipped);
     // The only randomness during training is the shuffle, drawn from
-    // splitmix64 seeded with seed + epoch at the start of each epoch.
-    add_meta(l, "rng", "splitmix64, seeded with seed + epoch for each epoch's shuffle");
+    // splitmix64 (or PyTorch's mt19937) seeded with seed + epoch at the
+    // start of each epoch.
+    add_meta(l, "rng", "%s, seeded with seed + epoch for each epoch's shuffle",
+             c->rng == SIM_RNG_TORCH ? "torch mt19937 (randperm)" : "splitmix64");
+    add_meta(l, "rng.kind", "%s", sim_rng_name(c->rng));
     add_meta(l, "rng.state", "%" PRIu64, (uint64_t)(c->seed + (uint64_t)t->epoch));
     add_meta(l, "sim_time_s", "%.17g", train_timeline_sim_time(t, r));
 }
@@ -186,6 +189,15 @@ static SimStatus read_scalars(SimTrainer *t, const SimCkpt *c, SimTrainScalars *
     if (opt == NULL || strcmp(opt, want) != 0)
         return sim_train_fail(t, 1, SIM_EINVAL, "--resume: %s was saved with --optimizer %.20s, "
                               "this run has %s", c->path, opt ? opt : "(none)", want);
+    // The generator decides every later epoch's order. A checkpoint written
+    // before --rng existed has no rng.kind: it was ddplab's generator.
+    const char *gen = sim_ckpt_meta(c, "rng.kind");
+    const char *gen_want = sim_rng_name(cfg->rng);
+    if (strcmp(gen ? gen : "ddplab", gen_want) != 0)
+        return sim_train_fail(t, 1, SIM_EINVAL, "--resume: %s was saved with --rng %.20s, this "
+                              "run has --rng %s; a resumed run keeps the saved generator, or "
+                              "its epochs would visit the samples in another order",
+                              c->path, gen, gen_want);
     if (sim_ckpt_meta_i64(c, "step", &s->step) || sim_ckpt_meta_i64(c, "epoch", &s->epoch) ||
         sim_ckpt_meta_i64(c, "batch_in_epoch", &s->batch) ||
         sim_ckpt_meta_i64(c, "optimizer.steps", &s->opt_steps) ||
