@@ -74,6 +74,7 @@ typedef struct {
     int64_t stop_after;       // 0: not given
     int accum;
     int shuffle, drop_last;
+    int sampler_drop_last; // DistributedSampler(drop_last=...): --sampler-drop-last
     uint64_t seed;
     SimOptimFlags opt;        // validated
     const char *metrics;      // output files, or NULL

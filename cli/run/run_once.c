@@ -94,6 +94,7 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     c->loop.accum_tail = o->accum_tail; // before the steps of --epochs
     c->data.shuffle = o->shuffle;
     c->data.drop_last = o->drop_last;
+    c->data.sampler_drop_last = o->sampler_drop_last;
     c->seed = o->seed;
     c->opt = o->opt;
     c->want_grad_norm = o->metrics != NULL;
