@@ -178,6 +178,11 @@ static int test_batch_bounds(void) {
              "--model", "mlp:8,16,3", "--batch", "65"),
         "--batch: '65' is larger than the dataset (64 samples in blobs); allowed: 1..64");
     BAD(0, A("--sampler-drop-last", "2"), "--sampler-drop-last: '2' is not 0 or 1");
+    // TORCH_DISTRIBUTED_DEBUG other than OFF, INFO or DETAIL: PyTorch's text
+    setenv("TORCH_DISTRIBUTED_DEBUG", "verbose", 1);
+    BAD(0, A("--steps", "1"), "ddplab run: TORCH_DISTRIBUTED_DEBUG: 'verbose': The value of "
+                              "TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL.\n");
+    unsetenv("TORCH_DISTRIBUTED_DEBUG");
     // the case that was refused as "allowed: 1..8": 13 of 64 samples, split
     // over the 8 devices by torch.chunk
     TcliResult r;

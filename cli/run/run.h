@@ -179,6 +179,9 @@ RunParse run_opt_fail(const char *opt, const char *val, const char *what,
                       const char *allowed);
 // Prints "ddplab run: <fmt>" as one line on stderr.
 void run_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// "ddplab run: MSG" as it is, line breaks included: the failure of a run as
+// the engine wrote it (PyTorch's multi-line texts, then ddplab's diagnosis).
+void run_error_text(const char *msg);
 
 // The dataset the options name, and the model when --model was not given.
 // Prints one line and returns CLI_EXIT_USAGE on bad input.

@@ -287,7 +287,7 @@ int run_once(RunOptions *o, SimTrainConfig *c) {
         if (rep.bar && rep.nsteps > 0)
             fputc('\n', stderr); // end the bar's line before the message
         const SimTrainer *ft = failed_trainer(trainers, o->nranks);
-        run_error("%s", ft->error[0] ? ft->error : sim_world_error(&w));
+        run_error_text(ft->error[0] ? ft->error : sim_world_error(&w));
         run_diag_report(o, &w, st, ft->error[0] ? ft->error : sim_world_error(&w));
         rc = exit_for(st, ft);
         if (run_memory_oom(o, c, &w))

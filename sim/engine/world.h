@@ -88,7 +88,9 @@ struct SimRank {
     int untimed;                    // 1 while sim_all_gather_untimed runs: the
                                     // backend's step reports leave no event,
                                     // and its flight recorder no history
-    char error[512];                // why this rank's last call failed, or ""
+    char error[2048];               // why this rank's last call failed, or "" (long
+                                    // enough for PyTorch's own texts, which DDP
+                                    // reproduces word for word)
 };
 
 struct SimWorld {

@@ -257,7 +257,7 @@ struct SimTrainer {
     void *strategy;        // the strategy's state on this rank (cfg->strategy)
     SimRank *rank;         // this trainer's rank (for the gradient hook)
     uint64_t capacity;     // the device capacity (see SimStrategyOps.backing_model)
-    char error[1024];      // why the last call failed
+    char error[2560];      // why the last call failed (a rank's error and where)
     int bad_input;         // 1: it failed because of bad input (a file, a value)
     int out_of_data;       // 1: uneven inputs without join: this rank's data ran
                            // out and it left the loop (sim_train_run returns)
