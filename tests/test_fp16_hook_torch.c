@@ -108,8 +108,8 @@ static int compare_all_reduce(const Cases *c, const uint16_t *ref) {
         at += (size_t)c->R * n;
         ref_at += n;
     }
-    printf("  R=%d: %d all_reduces, %zu elements, %zu differ from gloo\n", c->R, c->ncases,
-           c->total, differ);
+    printf("  R=%d: %d all_reduces, %zu elements, %zu (rank, element) pairs differ from gloo\n",
+           c->R, c->ncases, c->total, differ);
     return differ == 0 ? 0 : 1;
 }
 
@@ -172,8 +172,8 @@ static int compare_hook(const Grads *g, const float *ref) {
                         g->synced[(size_t)q * g->n + i], ref[i]);
         moved += g->synced[i] != g->local[i]; // the sync did something
     }
-    printf("  R=%d: fp16_compress_hook over %zu gradients, %zu differ from torch's\n", g->R,
-           g->n, differ);
+    printf("  R=%d: fp16_compress_hook over %zu gradients, %zu (rank, element) pairs differ "
+           "from torch's\n", g->R, g->n, differ);
     CHECK(moved > g->n / 2);
     return differ == 0 ? 0 : 1;
 }
