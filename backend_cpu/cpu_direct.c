@@ -12,6 +12,13 @@
 // have. In-place works too: only rank r ever reads or writes slice r, and it
 // reads a block from every rank before writing it anywhere.
 //
+// In fp16 and bf16 the pass adds each element's terms in the order gloo's
+// ring all_reduce adds them, rounding to the element type after every
+// addition (sim/coll/gloo_order.h): what dist.all_reduce of a half tensor
+// gives a PyTorch script on CPU, bit for bit. (In fp32 it keeps rank order:
+// an fp32 sum's order moves its last bits only, where a half sum rounded at
+// every hop can lose a whole small term.)
+//
 // A rendezvous before (every rank's buffers are ready and published) and a
 // barrier after (every slice of my recv buffer has been written) bound the
 // pass. The trace shows the schedule's steps, each with the pass's wall time.
@@ -22,6 +29,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "coll/gloo_order.h" // defines: sim_gloo_chunk_elems, sim_gloo_chunk_rank
 #include "cpu_internal.h"
 
 // Bytes of one block: sources and result stay in L1/L2 while it is reduced.
@@ -83,6 +91,24 @@ static void put_block(char *dst, const char *src, size_t n, int stream) {
     memcpy(dst, src, n);
 }
 
+// A half-precision block of n elements from element `first`: split where
+// gloo's ring chunks (of `chunk` elements) begin, each piece summed in its
+// chunk's order with rounding at every hop.
+static void reduce_half_block(CpuCtx *c, int parity, const SimCollArgs *a, size_t first,
+                              size_t n, size_t chunk, const void **srcs, unsigned char *out) {
+    int R = c->nranks;
+    size_t esz = sim_dtype_size(a->dtype);
+    for (size_t i = 0; i < n;) {
+        size_t e = first + i, g = e / chunk, piece = (g + 1) * chunk - e;
+        piece = piece < n - i ? piece : n - i;
+        for (int k = 0; k < R; k++)
+            srcs[k] = (const char *)cpu_slot(c, sim_gloo_chunk_rank(R, (int)g, k), parity)->send +
+                      e * esz;
+        sim_reduce_chain(out + i * esz, srcs, R, piece, a->dtype, a->op);
+        i += piece;
+    }
+}
+
 // Rank me's share of the pass: slice me of every buffer, block by block.
 static void fused_pass(CpuCtx *c, int me, const SimCollArgs *a, int parity) {
     const void **srcs = c->ranks[me].srcs;
@@ -96,12 +122,18 @@ static void fused_pass(CpuCtx *c, int me, const SimCollArgs *a, int parity) {
     // be overwritten. In place, the destination was just read: keep caching.
     double set_bytes = 2.0 * R * (double)a->count * (double)esz;
     int stream = set_bytes >= CPU_STREAM_MIN_BYTES && a->sendbuf != a->recvbuf;
+    int half = a->dtype == SIM_FP16 || a->dtype == SIM_BF16;
+    size_t chunk = half ? sim_gloo_chunk_elems(a->count, esz, R) : 0;
     for (size_t off = 0; off < len; off += blk) {
         size_t n = len - off < blk ? len - off : blk;
         size_t at = (begin + off) * esz;
-        for (int j = 0; j < R; j++)
-            srcs[j] = (const char *)cpu_slot(c, j, parity)->send + at;
-        reduce_block(tmp, srcs, R, n, a->dtype, a->op);
+        if (half) {
+            reduce_half_block(c, parity, a, begin + off, n, chunk, srcs, tmp);
+        } else {
+            for (int j = 0; j < R; j++)
+                srcs[j] = (const char *)cpu_slot(c, j, parity)->send + at;
+            reduce_block(tmp, srcs, R, n, a->dtype, a->op);
+        }
         if (a->op == SIM_AVG)
             sim_scale_avg(tmp, n, a->dtype, R);
         for (int j = 0; j < R; j++)

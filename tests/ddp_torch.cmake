@@ -12,3 +12,13 @@ ddplab_add_test(test_ddp_torch
   TIMEOUT 300)
 target_include_directories(test_ddp_torch PRIVATE ${CJSON_INCLUDE_DIR})
 add_dependencies(test_ddp_torch ddplab)
+
+# The half-precision all_reduce of simulated ranks and DDP's fp16 hook, bit
+# for bit against gloo's on 3, 4 and 5 ranks (R real processes each).
+# Label cpu: ranks are threads. Skipped (exit 77) without python3-torch.
+ddplab_add_test(test_fp16_hook_torch
+  SOURCES test_fp16_hook_torch.c test_ddp_util.c test_world.c test_env.c
+  LIBS ddplab_cpu ddplab_torch_ref
+  LABELS cpu
+  TIMEOUT 600)
+set_tests_properties(test_fp16_hook_torch PROPERTIES SKIP_RETURN_CODE 77)

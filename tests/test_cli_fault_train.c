@@ -94,7 +94,9 @@ static int test_unused(void) {
     // waited in the first bucket's all_reduce until the watchdog
     CHECK_STR_CONTAINS(r.err, "ddplab run: ddp (before forward): Expected to have finished "
                               "reduction in the prior iteration");
-    CHECK_STR_CONTAINS(r.err, "did not receive grad for rank 1: 2.bias");
+    CHECK_STR_CONTAINS(r.err, "\nParameter indices which did not receive grad for rank 1: 3\n");
+    CHECK_STR_CONTAINS(r.err, "\nddplab's diagnosis: in the backward of step 1, rank 1 gave no "
+                              "gradient to 2.bias (index 3)");
     CHECK_STR_CONTAINS(r.err, "watchdog");
     // the diagnosis names the rank that never arrived
     char *diag = tfile_read(in_dir("diag.txt"), NULL);
@@ -104,6 +106,19 @@ static int test_unused(void) {
     CHECK(tev_one_injected(trace, 1, "unused: parameter 2.bias") == 0);
     tcli_result_free(&r);
     unlink(in_dir("diag.txt"));
+
+    // TORCH_DISTRIBUTED_DEBUG=DETAIL (any case): PyTorch's text names the
+    // parameter too, before the indices
+    setenv("TORCH_DISTRIBUTED_DEBUG", "detail", 1);
+    RUN_CASE(r, "--steps", "4", "--watchdog", tenv_sanitized() ? "4" : "1", "--fault",
+             "unused:rank=1");
+    unsetenv("TORCH_DISTRIBUTED_DEBUG");
+    CHECK_EQ_INT(r.rc, 3);
+    CHECK_STR_CONTAINS(r.err, "(e.g. list, dict, iterable).\nParameters which did not receive "
+                              "grad for rank 1: 2.bias\nParameter indices which did not receive "
+                              "grad for rank 1: 3\nddplab's diagnosis: ");
+    CHECK(strstr(r.err, "In addition, you can set") == NULL);
+    tcli_result_free(&r);
 
     // with the loss all_reduced for logging, rank 1's logging all_reduce
     // meets rank 0's bucket all_reduce first: a mismatch, diagnosed at once

@@ -155,6 +155,48 @@ static int test_data_vs_model(void) {
     return 0;
 }
 
+// --batch against one replica's samples: a rank's share under DDP (ceil(N/R),
+// floor(N/R) with the sampler's drop_last), the whole dataset under dp,
+// whose --batch is the whole batch that one loader draws.
+static int test_batch_bounds(void) {
+    BAD(0, A("--strategy", "ddp", "-n", "8", "--data", "blobs:n=64,features=8,classes=3",
+             "--model", "mlp:8,16,3", "--batch", "9"),
+        "--batch: '9' is larger than the dataset (64 samples in blobs, per rank); "
+        "allowed: 1..8");
+    BAD(0, A("--strategy", "ddp", "-n", "3", "--data", "blobs:n=10", "--batch", "5"),
+        "--batch: '5' is larger than the dataset (10 samples in blobs, per rank); "
+        "allowed: 1..4");
+    BAD(0, A("--strategy", "ddp", "-n", "3", "--data", "blobs:n=10", "--batch", "4",
+             "--sampler-drop-last", "1"),
+        "--batch: '4' is larger than the dataset (10 samples in blobs, per rank); "
+        "allowed: 1..3");
+    BAD(0, A("--strategy", "ddp", "-n", "12", "--data", "blobs:n=10", "--batch", "1",
+             "--sampler-drop-last", "1"),
+        "--sampler-drop-last: '1' leaves no sample for a rank (10 samples in blobs over 12 "
+        "ranks); allowed: 0, or a dataset of at least 12 samples");
+    BAD(0, A("--strategy", "dp", "-n", "8", "--data", "blobs:n=64,features=8,classes=3",
+             "--model", "mlp:8,16,3", "--batch", "65"),
+        "--batch: '65' is larger than the dataset (64 samples in blobs); allowed: 1..64");
+    BAD(0, A("--sampler-drop-last", "2"), "--sampler-drop-last: '2' is not 0 or 1");
+    // TORCH_DISTRIBUTED_DEBUG other than OFF, INFO or DETAIL: PyTorch's text
+    setenv("TORCH_DISTRIBUTED_DEBUG", "verbose", 1);
+    BAD(0, A("--steps", "1"), "ddplab run: TORCH_DISTRIBUTED_DEBUG: 'verbose': The value of "
+                              "TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL.\n");
+    unsetenv("TORCH_DISTRIBUTED_DEBUG");
+    // the case that was refused as "allowed: 1..8": 13 of 64 samples, split
+    // over the 8 devices by torch.chunk
+    TcliResult r;
+    TCLI_RUN(r, exe, TIMEOUT_S, "run", "--strategy", "dp", "-n", "8", "--data",
+             "blobs:n=64,features=8,classes=3", "--model", "mlp:8,16,3", "--batch", "13",
+             "--steps", "2");
+    if (r.rc != 0)
+        fprintf(stderr, "dp --batch 13: rc %d\n%s", r.rc, r.err);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "done: 2 steps");
+    tcli_result_free(&r);
+    return 0;
+}
+
 // X.npy [n, 4] (with a NaN at sample 2 when nan is set) and y.npy [n]
 // labels (a 7 at index 6 when big is set).
 static int write_npy(int n, int nan, int big) {
@@ -337,6 +379,7 @@ int main(int argc, char **argv) {
     RUN(test_options);
     RUN(test_files);
     RUN(test_data_vs_model);
+    RUN(test_batch_bounds);
     RUN(test_bad_data);
     RUN(test_checkpoints);
     RUN(test_nonfinite_weights);

@@ -2,14 +2,18 @@
 // where rounding depends on the order of additions.
 //
 // Each algorithm reduces in its own order and rounds partial sums to the
-// storage type at its own places (the ring after every step, the direct pass
-// once), so results are checked against an fp64 reference within the bound
-// of recursive summation: |got - ref| <= R * u * sum_r |x_r| (+ u * |ref| for
-// the avg division), with u the unit roundoff (2^-11 fp16, 2^-8 bf16).
-// Two stronger checks hold exactly:
+// storage type after every addition, so results are checked against an fp64
+// reference within the bound of recursive summation: |got - ref| <= R * u *
+// sum_r |x_r| (+ u * |ref| for the avg division), with u the unit roundoff
+// (2^-11 fp16, 2^-8 bf16). Stronger checks hold exactly:
 //   - every rank ends with bitwise the same all_reduce result;
-//   - the direct pass sums in fp32 in rank order and rounds once, so its
-//     result equals that computed here.
+//   - the direct pass adds in the order of gloo's ring and rounds at every
+//     hop, so its result equals that computed here from gloo's rules
+//     (gloo/allreduce.cc: ceil-sized segments, chunk c summed from rank c-1
+//     down to rank c);
+//   - hand-worked cases: [1, 2^-11, 2^-11] placed on 3, 4 and 5 ranks every
+//     way give what gloo gives (measured with torch 1.13: on 3 ranks
+//     1.000977, 1.0, 1.0), and the same in bf16 with 2^-8.
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,6 +76,28 @@ static void make_inputs(Plan *p) {
         }
 }
 
+// gloo's chunk of element i (its own arithmetic, gloo/allreduce.cc): 2-byte
+// elements, 1 MiB segments at most, at least 2R segments, a multiple of R.
+static int gloo_chunk(size_t count, int R, size_t i) {
+    size_t bytes = count * 2, by_size = (bytes + (1u << 20) - 1) >> 20;
+    size_t nseg = by_size > (size_t)(2 * R) ? by_size : (size_t)(2 * R);
+    nseg = (nseg + (size_t)R - 1) / (size_t)R * (size_t)R;
+    size_t seg = (count + nseg - 1) / nseg; // elements per segment
+    return (int)(i / (seg * (nseg / (size_t)R)));
+}
+
+// Element i summed as gloo's ring sums it, rounded at every hop.
+static uint16_t gloo_sum(SimDtype dt, const uint16_t *in, int R, size_t i) {
+    int c = gloo_chunk(COUNT, R, i);
+    int q = ((c - 1) % R + R) % R;
+    float acc = (float)widen(dt, in[(size_t)q * COUNT + i]);
+    for (int k = 1; k < R; k++) {
+        q = ((c - 1 - k) % R + R) % R;
+        acc = (float)widen(dt, narrow(dt, acc + (float)widen(dt, in[(size_t)q * COUNT + i])));
+    }
+    return narrow(dt, acc);
+}
+
 static int check_case(const Plan *p, int c, double *worst) {
     const Case *k = &p->cases[c];
     int R = p->R;
@@ -80,17 +106,14 @@ static int check_case(const Plan *p, int c, double *worst) {
     const uint16_t *out = p->out + (size_t)c * (size_t)R * COUNT;
     for (size_t i = 0; i < COUNT; i++) {
         double ref = 0, mag = 0;
-        float seq32 = 0; // fp32, rank order: what the direct pass computes
         for (int q = 0; q < R; q++) {
             double x = widen(k->dt, in[(size_t)q * COUNT + i]);
             ref += x;
             mag += fabs(x);
-            seq32 = q == 0 ? (float)x : seq32 + (float)x;
         }
         if (k->op == SIM_AVG) {
             ref /= R;
             mag /= R;
-            seq32 /= (float)R;
         }
         double got = widen(k->dt, out[i]);
         double tol = R * u * mag + u * fabs(ref) + 1e-12;
@@ -103,7 +126,7 @@ static int check_case(const Plan *p, int c, double *worst) {
                     got, ref, tol);
             return 1;
         }
-        uint16_t want = narrow(k->dt, seq32); // the direct sum, rounded once
+        uint16_t want = gloo_sum(k->dt, in, R, i); // gloo's ring, hop by hop
         if (k->algo == SIM_ALGO_DIRECT && k->op == SIM_SUM && out[i] != want) {
             fprintf(stderr, "  R=%d %s direct [%zu]: 0x%04x, want 0x%04x\n", R,
                     sim_dtype_name(k->dt), i, out[i], want);
@@ -156,8 +179,103 @@ static int test_rounding(void) {
     return bad;
 }
 
+// ----------------------------------------------------------------------------
+// hand-worked: one large value and R-1 half-ulps of it. At 1.0 an fp16 ulp is
+// 2^-10, so 1 + 2^-11 is a tie and rounds (to even) back to 1; the half-ulps
+// survive only where gloo adds them together before the 1. On one element
+// (chunk 0: ranks, ..., 0) the 1 on rank 0 comes last:
+//   R=3  1 on rank 0: (e + e) + 1 = 1 + 2^-10               0x3c01
+//        1 on rank 1: (e + 1) + e = 1, then 1               0x3c00
+//        1 on rank 2: (1 + e) + e                           0x3c00
+//   R=4  1 on rank 0: ((e + e) + e) + 1 = 1 + 1.5 * 2^-10, a tie: 1 + 2^-9
+//                                                           0x3c02
+//        1 on rank 1: 2e + 1 = 1 + 2^-10, + e: a tie: 1 + 2^-9 0x3c02
+//        1 on rank 2, 3:                                    0x3c00
+//   R=5  1 on rank 0: 4e + 1 = 1 + 2^-9                     0x3c02
+//        1 on rank 1: 3e + 1 -> 1 + 2^-9, + e: a tie, stays 0x3c02
+//        1 on rank 2: 2e + 1 = 1 + 2^-10, + e -> 1 + 2^-9, + e stays 0x3c02
+//        1 on rank 3, 4:                                    0x3c00
+// A rank-order fp32 sum rounded once gives 1 + 2^-10 (R=3) for every
+// placement. In bf16 (ulp 2^-7 at 1.0, e = 2^-8) the same pattern: 0x3f81 /
+// 0x3f80 on 3 ranks. On 9 elements with the 1 of element i on rank i % 3,
+// gloo's chunks are elements 0-3, 4-7 and 8 (6 segments of 2), summed from
+// ranks 2, 0 and 1 down, so the 1 comes last for elements 0, 3 (rank 0),
+// 4, 7 (rank 1) and 8 (rank 2).
+
+enum { HAND_N = 9 };
+
+typedef struct {
+    SimDtype dt;
+    uint16_t one, half_ulp;
+    int placements;            // R single-element cases, then the 9-element one
+    uint16_t out[6][HAND_N];   // rank 0's results
+    SimStatus st[5];
+} Hand;
+
+static SimStatus hand_rank(SimRank *r, void *arg) {
+    Hand *h = arg;
+    int R = r->world->cfg.nranks, me = r->rank;
+    uint16_t buf[HAND_N];
+    SimStatus st = SIM_OK;
+    for (int p = 0; st == SIM_OK && p < R; p++) {
+        buf[0] = me == p ? h->one : h->half_ulp;
+        st = sim_all_reduce(r, buf, buf, 1, h->dt, SIM_SUM, SIM_ALGO_AUTO);
+        if (me == 0)
+            h->out[p][0] = buf[0];
+    }
+    for (int i = 0; i < HAND_N; i++)
+        buf[i] = i % R == me ? h->one : h->half_ulp;
+    if (st == SIM_OK)
+        st = sim_all_reduce(r, buf, buf, HAND_N, h->dt, SIM_SUM, SIM_ALGO_AUTO);
+    if (me == 0)
+        memcpy(h->out[R], buf, sizeof buf);
+    h->st[me] = st;
+    return st;
+}
+
+static int hand_case(SimDtype dt, int R, const uint16_t *want_one, const uint16_t *want_vec) {
+    Hand h;
+    memset(&h, 0, sizeof h);
+    h.dt = dt;
+    h.one = dt == SIM_FP16 ? 0x3c00 : 0x3f80;           // 1.0
+    h.half_ulp = dt == SIM_FP16 ? 0x1000 : 0x3b80;      // 2^-11, 2^-8
+    CHECK(widen(dt, h.half_ulp) == ldexp(1.0, dt == SIM_FP16 ? -11 : -8));
+    CHECK_EQ_INT(tworld_run_cpu(R, 0, hand_rank, &h), SIM_OK);
+    for (int p = 0; p < R; p++)
+        if (h.out[p][0] != want_one[p]) {
+            fprintf(stderr, "  %s R=%d, 1 on rank %d: 0x%04x, want 0x%04x\n",
+                    sim_dtype_name(dt), R, p, h.out[p][0], want_one[p]);
+            return 1;
+        }
+    for (int i = 0; want_vec && i < HAND_N; i++)
+        if (h.out[R][i] != want_vec[i]) {
+            fprintf(stderr, "  %s R=%d, 9 elements [%d]: 0x%04x, want 0x%04x\n",
+                    sim_dtype_name(dt), R, i, h.out[R][i], want_vec[i]);
+            return 1;
+        }
+    return 0;
+}
+
+static int test_hand_values(void) {
+    static const uint16_t r3[3] = {0x3c01, 0x3c00, 0x3c00};
+    static const uint16_t r4[4] = {0x3c02, 0x3c02, 0x3c00, 0x3c00};
+    static const uint16_t r5[5] = {0x3c02, 0x3c02, 0x3c02, 0x3c00, 0x3c00};
+    static const uint16_t v3[HAND_N] = {0x3c01, 0x3c00, 0x3c00, 0x3c01, 0x3c01,
+                                        0x3c00, 0x3c00, 0x3c01, 0x3c01};
+    static const uint16_t b3[3] = {0x3f81, 0x3f80, 0x3f80};
+    // 2 ranks: 1 + e is a tie either way round, as before
+    static const uint16_t r2[2] = {0x3c00, 0x3c00};
+    CHECK(hand_case(SIM_FP16, 3, r3, v3) == 0);
+    CHECK(hand_case(SIM_FP16, 4, r4, NULL) == 0);
+    CHECK(hand_case(SIM_FP16, 5, r5, NULL) == 0);
+    CHECK(hand_case(SIM_BF16, 3, b3, NULL) == 0);
+    CHECK(hand_case(SIM_FP16, 2, r2, NULL) == 0);
+    return 0;
+}
+
 int main(void) {
     int failures = 0;
+    RUN(test_hand_values);
     RUN(test_rounding);
     return failures != 0;
 }

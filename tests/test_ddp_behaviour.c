@@ -3,7 +3,8 @@
 // (a clear failure, not a hang), the bucket launch order (a late gradient
 // delays every later bucket), and the trace of an iteration (ready events,
 // launches and all_reduce steps in order, communication overlapping the
-// rest of backward).
+// rest of backward). `test_ddp_behaviour torch` compares the unused-parameter
+// error text with the installed torch's (exit 77 without it).
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,9 @@
 #include "strategy/ddp_internal.h"
 #include "test_ddp_util.h"
 #include "test_env.h"
+#include "test_files.h"
 #include "test_world.h"
+#include "torch_ref.h"
 
 // Ranks seeded differently end identical with the initial broadcast, and
 // differ without it.
@@ -73,26 +76,129 @@ static int test_buffer_broadcast(void) {
     return 0;
 }
 
+// PyTorch 1.13's text for the unused head of mlp:16,32,4,unused (3.weight,
+// 3.bias: indices 4 and 5) on rank 0 of 2, as `python3 -c` printed str(e) of
+// the RuntimeError that DDP raised at the third forward of the same model
+// (the head used on even iterations only), with TORCH_DISTRIBUTED_DEBUG
+// unset (off) and set to INFO (names) - word for word, line breaks included.
+static const char unused_head[] =
+    "ddp (before forward): Expected to have finished reduction in the prior iteration before "
+    "starting a new one. This error indicates that your module has parameters that were not "
+    "used in producing loss. You can enable unused parameter detection by passing the keyword "
+    "argument `find_unused_parameters=True` to `torch.nn.parallel.DistributedDataParallel`, "
+    "and by \nmaking sure all `forward` function outputs participate in calculating loss. "
+    "\nIf you already have done the above, then the distributed data parallel module wasn't "
+    "able to locate the output tensors in the return value of your module's `forward` "
+    "function. Please include the loss function and the structure of the return value of "
+    "`forward` of your module when reporting this issue (e.g. list, dict, iterable).\n";
+static const char unused_off[] =
+    "Parameter indices which did not receive grad for rank 0: 4 5\n In addition, you can set "
+    "the environment variable TORCH_DISTRIBUTED_DEBUG to either INFO or DETAIL to print out "
+    "information about which particular parameters did not receive gradient on this rank as "
+    "part of this error\n";
+static const char unused_info[] =
+    "Parameters which did not receive grad for rank 0: 3.bias, 3.weight\n"
+    "Parameter indices which did not receive grad for rank 0: 4 5\n";
+// ddplab's own diagnosis, the last line.
+static const char unused_diag[] =
+    "ddplab's diagnosis: in the backward of step 2, rank 0 gave no gradient to the parameters "
+    "3.weight, 3.bias (indices 4 5): the forward did not use them, so bucket 0 never became "
+    "ready, and neither its all_reduce nor any later bucket's was launched (buckets launch in "
+    "order); the reduction was left unfinished, and the optimizer step that followed used "
+    "gradients that were not averaged across the ranks. Use every parameter in forward, or "
+    "pass --find-unused-parameters (find_unused_parameters=True).";
+
 // The unused branch (used on even steps only) without
 // find_unused_parameters: step 2 leaves its parameters without gradients,
-// and step 3's forward fails with PyTorch's message naming them, at once.
+// and step 3's forward fails at once with PyTorch's text, exactly, then
+// ddplab's diagnosis; names in PyTorch's part only at INFO and DETAIL.
 static int test_unused_parameter_error(void) {
     SimDataset ds;
     SimModelSpec spec;
     CHECK(tddp_data_mlp(&ds, 512, "mlp:16,32,4,unused", &spec) == SIM_OK);
-    TddpRun t;
-    tddp_config(&t, &ds, &spec, 2, 4, 4);
-    t.use_ddp = 1;
-    CHECK(tddp_run(&t) == SIM_EPROTO);
-    CHECK_STR_CONTAINS(t.error, "Expected to have finished reduction in the prior iteration "
-                                "before starting a new one");
-    CHECK_STR_CONTAINS(t.error, "find_unused_parameters=True");
-    CHECK_STR_CONTAINS(t.error, "Parameters which did not receive grad for rank 0: ");
-    CHECK_STR_CONTAINS(t.error, "Parameter indices which did not receive grad for rank 0: ");
-    CHECK_STR_CONTAINS(t.error, "before forward");
-    // SIM_EPROTO, not the 5 s watchdog's SIM_ETIMEDOUT: no hang
-    tddp_free(&t);
+    const SimDdpDebugLevel levels[3] = {SIM_DDP_DEBUG_OFF, SIM_DDP_DEBUG_INFO,
+                                        SIM_DDP_DEBUG_DETAIL};
+    for (int k = 0; k < 3; k++) {
+        TddpRun t;
+        tddp_config(&t, &ds, &spec, 2, 4, 4);
+        t.use_ddp = 1;
+        t.ddp.debug_level = levels[k];
+        // SIM_EPROTO, not the 5 s watchdog's SIM_ETIMEDOUT: no hang
+        CHECK(tddp_run(&t) == SIM_EPROTO);
+        char want[2560];
+        snprintf(want, sizeof want, "%s%s%s", unused_head, k ? unused_info : unused_off,
+                 unused_diag);
+        if (strcmp(t.error, want) != 0)
+            fprintf(stderr, "debug %s:\n got: %s\nwant: %s\n", sim_ddp_debug_name(levels[k]),
+                    t.error, want);
+        CHECK(strcmp(t.error, want) == 0);
+        tddp_free(&t);
+    }
     sim_dataset_free(&ds);
+    return 0;
+}
+
+// PyTorch's part of ddplab's text (after "ddp (before forward): ", before
+// the diagnosis line) for the unused head at `level`, into out.
+static int pytorch_part(const SimDataset *ds, const SimModelSpec *spec, SimDdpDebugLevel level,
+                        char *out, size_t len) {
+    TddpRun t;
+    tddp_config(&t, ds, spec, 2, 4, 4);
+    t.use_ddp = 1;
+    t.ddp.debug_level = level;
+    CHECK(tddp_run(&t) == SIM_EPROTO);
+    const char *lead = "ddp (before forward): ", *diag = strstr(t.error, "\nddplab's diagnosis: ");
+    CHECK(strncmp(t.error, lead, strlen(lead)) == 0 && diag != NULL);
+    snprintf(out, len, "%.*s", (int)(diag - t.error - (int)strlen(lead)), t.error + strlen(lead));
+    tddp_free(&t);
+    return 0;
+}
+
+// The same texts against what the installed torch prints for the same
+// model (tests/conformance/ddp_error_ref.py: 2 gloo processes).
+static int test_unused_error_torch(void) {
+    char dir[512], path[600];
+    CHECK_EQ_INT(torchref_tmpdir(dir, sizeof dir), 0);
+    const char *args[] = {dir, "60", NULL};
+    int rc = torchref_run("ddp_error_ref.py", args);
+    snprintf(path, sizeof path, "%s/off.txt", dir);
+    char *off = rc == 0 ? tfile_read(path, NULL) : NULL;
+    snprintf(path, sizeof path, "%s/info.txt", dir);
+    char *info = rc == 0 ? tfile_read(path, NULL) : NULL;
+    torchref_rmdir(dir);
+    CHECK_EQ_INT(rc, 0);
+    CHECK(off != NULL && info != NULL);
+    SimDataset ds;
+    SimModelSpec spec;
+    CHECK(tddp_data_mlp(&ds, 512, "mlp:16,32,4,unused", &spec) == SIM_OK);
+    char mine[2560];
+    CHECK(pytorch_part(&ds, &spec, SIM_DDP_DEBUG_OFF, mine, sizeof mine) == 0);
+    if (strcmp(mine, off) != 0)
+        fprintf(stderr, "debug off:\nddplab: %s\n torch: %s\n", mine, off);
+    CHECK(strcmp(mine, off) == 0);
+    CHECK(pytorch_part(&ds, &spec, SIM_DDP_DEBUG_INFO, mine, sizeof mine) == 0);
+    if (strcmp(mine, info) != 0)
+        fprintf(stderr, "debug INFO:\nddplab: %s\n torch: %s\n", mine, info);
+    CHECK(strcmp(mine, info) == 0);
+    printf("  the texts at TORCH_DISTRIBUTED_DEBUG off and INFO equal torch's (%zu and %zu "
+           "bytes)\n", strlen(off), strlen(info));
+    free(off);
+    free(info);
+    sim_dataset_free(&ds);
+    return 0;
+}
+
+// TORCH_DISTRIBUTED_DEBUG's values as c10d takes them: the three names in
+// any case, nothing else (not even an empty value).
+static int test_debug_level_parse(void) {
+    SimDdpDebugLevel d = SIM_DDP_DEBUG_OFF;
+    CHECK(sim_ddp_debug_parse("INFO", &d) == 0 && d == SIM_DDP_DEBUG_INFO);
+    CHECK(sim_ddp_debug_parse("detail", &d) == 0 && d == SIM_DDP_DEBUG_DETAIL);
+    CHECK(sim_ddp_debug_parse("Off", &d) == 0 && d == SIM_DDP_DEBUG_OFF);
+    CHECK(sim_ddp_debug_parse("", &d) == -1);
+    CHECK(sim_ddp_debug_parse("1", &d) == -1);
+    CHECK(sim_ddp_debug_parse("DETAILS", &d) == -1);
+    CHECK(strcmp(sim_ddp_debug_name(SIM_DDP_DEBUG_INFO), "INFO") == 0);
     return 0;
 }
 
@@ -266,11 +372,18 @@ static int test_trace_overlap(void) {
     return 0;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     int failures = 0;
+    if (argc > 1 && strcmp(argv[1], "torch") == 0) {
+        if (!torchref_available())
+            return 77;
+        RUN(test_unused_error_torch);
+        return failures ? 1 : 0;
+    }
     RUN(test_init_broadcast);
     RUN(test_buffer_broadcast);
     RUN(test_unused_parameter_error);
+    RUN(test_debug_level_parse);
     RUN(test_launch_order);
     RUN(test_trace_overlap);
     return failures ? 1 : 0;

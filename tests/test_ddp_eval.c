@@ -26,7 +26,7 @@ typedef struct {
     SimEvalStats ev[R], evm[R];
     float *params;                    // rank 0's, after the steps
     SimStatus st;
-    char error[1024];
+    char error[2560];
 } EvalRun;
 
 static void eval_config(SimTrainConfig *c, const SimDataset *ds, const SimModelSpec *spec,

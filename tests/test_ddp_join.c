@@ -37,7 +37,7 @@ typedef struct {
     int shadows[R];
     int out_of_data[R];
     SimStatus st;
-    char error[1024];
+    char error[2560];
     double wall_s;
 } JoinRun;
 

@@ -21,7 +21,7 @@ typedef struct {
     void *after_arg;
     // results
     SimStatus st;
-    char error[1024];           // the first failing rank's error
+    char error[2560];           // the first failing rank's error
     float *params[TDDP_MAX_RANKS];
     float *buffers[TDDP_MAX_RANKS];
     size_t nparam, nbuffer;

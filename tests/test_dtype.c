@@ -105,6 +105,13 @@ static int test_reduce_kernels(void) {
     const void *hs[3] = {h0, h1, h2};
     sim_reduce_multi(hout, hs, 3, 1, SIM_FP16, SIM_SUM);
     CHECK_NEAR(sim_f16_to_f32(hout[0]), 2050.0, 0); // pairwise in fp16 would give 2048
+    // ... and hop by hop, as a ring computes it: 2048 + 1 is a tie (the fp16
+    // ulp at 2048 is 2), rounded to even 2048, twice
+    sim_reduce_chain(hout, hs, 3, 1, SIM_FP16, SIM_SUM);
+    CHECK_NEAR(sim_f16_to_f32(hout[0]), 2048.0, 0);
+    const void *hs_rev[3] = {h1, h2, h0}; // 1 + 1 first: exact, then 2048 + 2
+    sim_reduce_chain(hout, hs_rev, 3, 1, SIM_FP16, SIM_SUM);
+    CHECK_NEAR(sim_f16_to_f32(hout[0]), 2050.0, 0);
     sim_scale_avg(hout, 1, SIM_FP16, 2);
     CHECK_NEAR(sim_f16_to_f32(hout[0]), 1025.0, 0);
     int32_t iv[1] = {7};

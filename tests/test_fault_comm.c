@@ -47,7 +47,7 @@ typedef struct {
     int p2p;            // 1: instead, rank 0 sends to ranks 1 and 2
     // results
     SimStatus st, rank_st[FC_R];
-    char error[4096], rank_error[FC_R][512];
+    char error[4096], rank_error[FC_R][2048];
     float first[FC_R][FC_COLLS], last[FC_R][FC_COLLS]; // each buffer's ends
     double ret_wall[FC_R]; // wall seconds at which each rank returned
     double wall_s;

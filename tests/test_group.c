@@ -419,7 +419,7 @@ static int test_timing(void) {
 
 typedef struct {
     long long wrong[MAXR];
-    char why[MAXR][1024];
+    char why[MAXR][2304];
 } Errors;
 
 // Expects SIM_EINVAL and a message containing `needle`.

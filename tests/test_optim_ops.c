@@ -190,13 +190,16 @@ static int scaler_cycle(SimRank *r) {
     CHECK_EQ_INT(sim_tensor_download(r, &b.grad, out), SIM_OK);
     CHECK(out[0] == 0.25f && s.found_inf == 0);
     CHECK_EQ_INT(sim_scaler_unscale(&s, r, &b.grad, info, 2, NULL), SIM_EINVAL);
-    CHECK_STR_CONTAINS(r->error, "unscale() has already been called");
+    // torch.cuda.amp.GradScaler's texts (1.13), word for word
+    CHECK(strcmp(r->error, "grad scaler: unscale_() has already been called on this optimizer "
+                           "since the last update().") == 0);
     CHECK_EQ_INT(sim_scaler_step(&s, r, &o, 1.0, NULL, &stepped), SIM_OK);
     CHECK_EQ_INT(stepped, 1);
     CHECK_EQ_INT(sim_scaler_step(&s, r, &o, 1.0, NULL, &stepped), SIM_EINVAL);
-    CHECK_STR_CONTAINS(r->error, "step() has already been called");
+    CHECK(strcmp(r->error, "grad scaler: step() has already been called since the last "
+                           "update().") == 0);
     CHECK_EQ_INT(sim_scaler_unscale(&s, r, &b.grad, info, 2, NULL), SIM_EINVAL);
-    CHECK_STR_CONTAINS(r->error, "after step()");
+    CHECK(strcmp(r->error, "grad scaler: unscale_() is being called after step().") == 0);
     CHECK_EQ_INT(sim_scaler_update(&s, r), SIM_OK);
     CHECK(sim_scaler_get_scale(&s) == 65536.0f && s.growth_tracker == 1);
     // Second good step (step() unscales by itself): the scale doubles.
@@ -216,6 +219,7 @@ static int scaler_cycle(SimRank *r) {
     CHECK_EQ_INT(sim_tensor_download(r, &b.param, out), SIM_OK);
     CHECK(out[0] == -0.5f && out[5] == -0.5f); // untouched
     CHECK_EQ_INT(sim_scaler_update(&s, r), SIM_EINVAL); // no inf check since
+    CHECK(strcmp(r->error, "grad scaler: No inf checks were recorded prior to update.") == 0);
     // Disabled (amp off/bf16): steps even over an inf, scale stays 1.
     a.amp = SIM_BF16;
     sim_scaler_init(&s, &a, sim_amp_needs_scaler(&a));

@@ -7,13 +7,16 @@
 //                         batch, drop_last, loader drop_last) every rank's
 //                         batches equal DistributedSampler + DataLoader's
 //                         with shuffle off, and have the same sizes with
-//                         shuffle on. Exits 77 (skipped) without torch.
+//                         shuffle on; the training loop's batches per epoch
+//                         (--sampler-drop-last, --drop-last) equal
+//                         len(DataLoader). Exits 77 (skipped) without torch.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "data/sampler.h"
+#include "train/train.h" // defines: sim_train_batches_per_epoch
 #include "test_env.h"
 #include "test_files.h"
 #include "torch_ref.h"
@@ -338,9 +341,32 @@ static int make_cases(int64_t (*rows)[C_COLS], int cap) {
     return k;
 }
 
+// The training loop's batches per epoch for the case, from the settings
+// --sampler-drop-last (the sampler's drop_last) and --drop-last (the
+// loader's) fill: what `--epochs` and the run's table count.
+static int64_t loop_batches(const int64_t *row) {
+    SimTrainConfig tc;
+    SimDataset ds;
+    memset(&ds, 0, sizeof ds);
+    ds.n = row[C_N];
+    sim_train_config_default(&tc);
+    tc.data.set = &ds;
+    tc.data.batch = (int)row[C_B];
+    tc.data.sampler_drop_last = (int)row[C_DL];
+    tc.data.drop_last = (int)row[C_DLB];
+    return sim_train_batches_per_epoch(&tc, (int)row[C_R]);
+}
+
 // Compares the reference stream (per rank: batch count, then size and
 // indices per batch) with ddplab's, case by case.
 static int compare_case(const int64_t *row, const int64_t *ref, size_t len, size_t *pos) {
+    if (*pos < len && ref[*pos] != loop_batches(row)) {
+        fprintf(stderr, "N=%lld R=%lld batch=%lld drop_last=%lld loader drop_last=%lld: the "
+                "loop counts %lld batches per epoch, PyTorch %lld\n", (long long)row[C_N],
+                (long long)row[C_R], (long long)row[C_B], (long long)row[C_DL],
+                (long long)row[C_DLB], (long long)loop_batches(row), (long long)ref[*pos]);
+        return 1;
+    }
     for (int rank = 0; rank < (int)row[C_R]; rank++) {
         SimSamplerConfig c = config(row[C_N], (int)row[C_R], rank, (int)row[C_SHUF],
                                     (int)row[C_DL], (int)row[C_B], (int)row[C_DLB]);

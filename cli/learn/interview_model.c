@@ -18,7 +18,7 @@ typedef struct {
     const SimModelSpec *spec;
     int fsdp_ranks;
     IvModel *out;
-    char err[512];
+    char err[2048];
 } LoadCtx;
 
 static void on_ready(void *arg, int param) {

@@ -69,7 +69,7 @@ void plan_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // What one configuration gives (rank 0 standing for every rank).
 typedef struct {
     int ok;
-    char error[1024];
+    char error[2560];
     const char *strategy_label; // e.g. "fsdp full_shard", "ddp"
     int nranks, nodes;
     int64_t params;             // parameters of the model

@@ -75,6 +75,7 @@ typedef struct {
     int64_t stop_after;       // 0: not given
     int accum;
     int shuffle, drop_last;
+    int sampler_drop_last; // DistributedSampler(drop_last=...): --sampler-drop-last
     uint64_t seed;
     int rng;                  // SimRngKind: --rng ddplab|torch
     const char *save_data;    // --save-data DIR, or NULL
@@ -181,6 +182,9 @@ RunParse run_opt_fail(const char *opt, const char *val, const char *what,
                       const char *allowed);
 // Prints "ddplab run: <fmt>" as one line on stderr.
 void run_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// "ddplab run: MSG" as it is, line breaks included: the failure of a run as
+// the engine wrote it (PyTorch's multi-line texts, then ddplab's diagnosis).
+void run_error_text(const char *msg);
 
 // The dataset the options name, and the model when --model was not given.
 // Prints one line and returns CLI_EXIT_USAGE on bad input.

@@ -73,6 +73,27 @@ static int fit_model(RunOptions *o, const SimDataset *ds) {
     return CLI_EXIT_OK;
 }
 
+// --batch against the samples one replica of the sampler reads in an epoch:
+// a rank's share under DDP and the other per-rank strategies, the whole
+// dataset under dp, whose one loader draws the whole batch.
+static int check_batch(const RunOptions *o, const SimDataset *ds) {
+    int replicas = run_sampler_replicas(o);
+    int64_t per_rank = sim_sampler_num_samples(ds->n, replicas, o->sampler_drop_last);
+    if (per_rank < 1) {
+        run_error("--sampler-drop-last: '1' leaves no sample for a rank (%lld samples in %s "
+                  "over %d ranks); allowed: 0, or a dataset of at least %d samples",
+                  (long long)ds->n, ds->name, replicas, replicas);
+        return CLI_EXIT_USAGE;
+    }
+    if (o->batch > per_rank) {
+        run_error("--batch: '%d' is larger than the dataset (%lld samples in %s%s); allowed: "
+                  "1..%lld", o->batch, (long long)ds->n, ds->name,
+                  replicas > 1 ? ", per rank" : "", (long long)per_rank);
+        return CLI_EXIT_USAGE;
+    }
+    return CLI_EXIT_OK;
+}
+
 int run_data_load(RunOptions *o, SimDataset *ds) {
     char err[1024];
     int rc;
@@ -97,12 +118,5 @@ int run_data_load(RunOptions *o, SimDataset *ds) {
                   o->model_text ? o->model_text : "fitted to the data");
         return CLI_EXIT_USAGE;
     }
-    int64_t per_rank = sim_sampler_num_samples(ds->n, o->nranks, 0);
-    if (o->batch > per_rank) {
-        run_error("--batch: '%d' is larger than the dataset (%lld samples in %s%s); allowed: "
-                  "1..%lld", o->batch, (long long)ds->n, ds->name,
-                  o->nranks > 1 ? ", per rank" : "", (long long)per_rank);
-        return CLI_EXIT_USAGE;
-    }
-    return CLI_EXIT_OK;
+    return check_batch(o, ds);
 }

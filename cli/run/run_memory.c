@@ -107,7 +107,7 @@ void run_memory_table(const RunOptions *o, const SimWorld *w) {
 typedef struct {
     const SimTrainConfig *c;
     double psi, largest, act, other;
-    char error[512];
+    char error[2048];
 } Probe;
 
 // The model's sizes, from a phantom copy of it (nothing is allocated).

@@ -94,6 +94,7 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     c->loop.accum_tail = o->accum_tail; // before the steps of --epochs
     c->data.shuffle = o->shuffle;
     c->data.drop_last = o->drop_last;
+    c->data.sampler_drop_last = o->sampler_drop_last;
     c->seed = o->seed;
     c->rng = (SimRngKind)o->rng;
     c->opt = o->opt;
@@ -287,7 +288,7 @@ int run_once(RunOptions *o, SimTrainConfig *c) {
         if (rep.bar && rep.nsteps > 0)
             fputc('\n', stderr); // end the bar's line before the message
         const SimTrainer *ft = failed_trainer(trainers, o->nranks);
-        run_error("%s", ft->error[0] ? ft->error : sim_world_error(&w));
+        run_error_text(ft->error[0] ? ft->error : sim_world_error(&w));
         run_diag_report(o, &w, st, ft->error[0] ? ft->error : sim_world_error(&w));
         rc = exit_for(st, ft);
         if (run_memory_oom(o, c, &w))

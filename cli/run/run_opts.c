@@ -65,7 +65,11 @@ static const CliOptTable table = {
              "names (load_state_dict(strict=True) takes them), the optimizer state under\n"
              "optimizer/..., and the step, epoch, sampler, scaler and RNG state in the\n"
              "metadata, with a SHA-256 checksum. A resumed run repeats an uninterrupted\n"
-             "run's losses bit for bit.\n",
+             "run's losses bit for bit.\n"
+             "\n"
+             "environment: TORCH_DISTRIBUTED_DEBUG=OFF|INFO|DETAIL (any case), read as\n"
+             "PyTorch reads it: at INFO or DETAIL, DDP's errors (PyTorch's texts, word\n"
+             "for word) name the parameters they concern; any other value is refused.\n",
 };
 
 const CliOptTable *run_optab(void) {

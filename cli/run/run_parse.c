@@ -9,6 +9,7 @@
 #include "run/run.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -176,8 +177,21 @@ static RunParse check_strategy(RunOptions *o) {
     return RUN_PARSE_OK;
 }
 
+// TORCH_DISTRIBUTED_DEBUG, read as PyTorch reads it: unset is OFF; any value
+// but OFF, INFO or DETAIL (any case; an empty one too) stops the program with
+// PyTorch's own message, as `import torch.distributed` does.
+static RunParse read_debug_env(RunOptions *o) {
+    const char *v = getenv("TORCH_DISTRIBUTED_DEBUG");
+    o->ddp.debug_level = SIM_DDP_DEBUG_OFF;
+    if (v == NULL || sim_ddp_debug_parse(v, &o->ddp.debug_level) == 0)
+        return RUN_PARSE_OK;
+    run_error("TORCH_DISTRIBUTED_DEBUG: '%.40s': The value of TORCH_DISTRIBUTED_DEBUG must be "
+              "OFF, INFO, or DETAIL.", v);
+    return RUN_PARSE_ERROR;
+}
+
 static RunParse check_together(RunOptions *o) {
-    if (check_strategy(o) != RUN_PARSE_OK)
+    if (check_strategy(o) != RUN_PARSE_OK || read_debug_env(o) != RUN_PARSE_OK)
         return RUN_PARSE_ERROR;
     if (o->steps && o->epochs) {
         run_error("--epochs: cannot be combined with --steps; allowed: --steps N or --epochs E");

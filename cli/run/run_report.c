@@ -391,8 +391,10 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
     int64_t per_epoch = sim_train_batches_per_epoch(c, run_sampler_replicas(o));
     row(&tb, "steps", "%lld (%lld batches per epoch; %.2f epochs)", (long long)c->loop.steps,
         (long long)per_epoch, planned_epochs(c, per_epoch));
-    row(&tb, "sampler", "shuffle %s (seed %llu + epoch), drop_last %s", c->data.shuffle ? "on" : "off",
-        (unsigned long long)c->seed, c->data.drop_last ? "on" : "off");
+    row(&tb, "sampler", "shuffle %s (seed %llu + epoch), drop_last %s%s", c->data.shuffle ? "on" : "off",
+        (unsigned long long)c->seed, c->data.drop_last ? "on" : "off",
+        c->data.sampler_drop_last ? ", the sampler's drop_last on"
+                                  : "");
     optimizer_rows(&tb, c, R);
     start_rows(&tb, rep, t);
     row(&tb, "simulated hardware", "%s links, %s compute", o->sys.name,

@@ -116,7 +116,13 @@ static const CliOptRow rows[] = {
              "--seed + epoch)"},
     {.name = "drop-last", .kind = CLI_OPT_ENUM, .words = bits, .what = "0 or 1", .deflt = "0",
      .store = CLI_STORE_INT, AT(drop_last),
-     .help = "1: drop each epoch's short last batch"},
+     .help = "1: drop each epoch's short last batch (the\n"
+             "DataLoader's drop_last)"},
+    {.name = "sampler-drop-last", .kind = CLI_OPT_ENUM, .words = bits, .what = "0 or 1",
+     .deflt = "0", .store = CLI_STORE_INT, AT(sampler_drop_last),
+     .help = "1: the DistributedSampler's drop_last: cut\n"
+             "the epoch's tail so that every rank gets\n"
+             "floor(N/R) samples (0: pad to ceil(N/R))"},
     {.name = "seed", .kind = CLI_OPT_INT, .metavar = "N", .lo = 0, .hi = INT64_MAX,
      .deflt = "0", .store = CLI_STORE_U64, AT(seed),
      .help = "initial weights and the shuffle order"},

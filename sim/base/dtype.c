@@ -276,6 +276,34 @@ void sim_reduce_multi(void *dst, const void *const *src, int nsrc, size_t n,
     }
 }
 
+// acc[i] = round(acc[i] (op) src[i]) for a half type: one hop of a chain.
+static void hop_half(float *acc, const float *src, size_t n, SimDtype dt, SimRedOp op) {
+    acc_f32(acc, src, n, op);
+    for (size_t i = 0; i < n; i++)
+        acc[i] = dt == SIM_FP16 ? sim_f16_to_f32(sim_f32_to_f16(acc[i]))
+                                : sim_bf16_to_f32(sim_f32_to_bf16(acc[i]));
+}
+
+void sim_reduce_chain(void *dst, const void *const *src, int nsrc, size_t n, SimDtype dt,
+                      SimRedOp op) {
+    if (dt != SIM_FP16 && dt != SIM_BF16) {
+        sim_reduce_multi(dst, src, nsrc, n, dt, op);
+        return;
+    }
+    if (nsrc <= 0)
+        return;
+    for (size_t off = 0; off < n; off += BLOCK) {
+        size_t len = n - off < BLOCK ? n - off : BLOCK;
+        float acc[BLOCK], tmp[BLOCK];
+        widen_half(acc, (const uint16_t *)src[0] + off, len, dt);
+        for (int j = 1; j < nsrc; j++) {
+            widen_half(tmp, (const uint16_t *)src[j] + off, len, dt);
+            hop_half(acc, tmp, len, dt, op);
+        }
+        narrow_half((uint16_t *)dst + off, acc, len, dt); // exact: acc holds half values
+    }
+}
+
 void sim_reduce_inplace(void *dst, const void *src, size_t n, SimDtype dt, SimRedOp op) {
     if (dt == SIM_FP32 && (op == SIM_SUM || op == SIM_AVG)) {
         acc_f32((float *)dst, (const float *)src, n, op); // the hot path, no staging

@@ -59,6 +59,14 @@ void sim_reduce_inplace(void *dst, const void *src, size_t n, SimDtype dt,
 void sim_reduce_multi(void *dst, const void *const *src, int nsrc, size_t n,
                       SimDtype dt, SimRedOp op);
 
+// The same chain as a ring computes it, hop by hop: each partial result is
+// rounded to the element type before the next source is combined (for
+// fp16/bf16: widen, combine in fp32, round to nearest even, as gloo's
+// float16 and NCCL's half kernels do at every hop). For fp32 and the
+// integers the same as sim_reduce_multi. dst may alias one of the sources.
+void sim_reduce_chain(void *dst, const void *const *src, int nsrc, size_t n,
+                      SimDtype dt, SimRedOp op);
+
 // buf[i] /= nranks for i in [0, n): the final step of an AVG reduction.
 void sim_scale_avg(void *buf, size_t n, SimDtype dt, int nranks);
 

@@ -91,7 +91,9 @@ struct SimRank {
     struct SimPriceMemo *prices;    // the cost model's answers for this rank's
                                     // collectives (sim/engine/comm_price.h;
                                     // allocated on first use)
-    char error[512];                // why this rank's last call failed, or ""
+    char error[2048];               // why this rank's last call failed, or "" (long
+                                    // enough for PyTorch's own texts, which DDP
+                                    // reproduces word for word)
 };
 
 struct SimWorld {

@@ -82,6 +82,7 @@ void sim_scaler_init(SimGradScaler *s, const SimAmpOptions *o, int enabled) {
 
 float sim_scaler_get_scale(const SimGradScaler *s) { return s->enabled ? s->scale : 1.0f; }
 
+// The misuses torch.cuda.amp.GradScaler (1.13) refuses, in its words.
 static SimStatus stage_error(SimRank *r, const char *msg) {
     if (r)
         snprintf(r->error, sizeof r->error, "grad scaler: %s", msg);
@@ -93,9 +94,10 @@ SimStatus sim_scaler_unscale(SimGradScaler *s, SimRank *r, SimTensor *grad,
     if (!s->enabled)
         return SIM_OK;
     if (s->stage == SIM_SCALER_UNSCALED)
-        return stage_error(r, "unscale() has already been called since the last update()");
+        return stage_error(r, "unscale_() has already been called on this optimizer since the "
+                                  "last update().");
     if (s->stage == SIM_SCALER_STEPPED)
-        return stage_error(r, "unscale() is being called after step()");
+        return stage_error(r, "unscale_() is being called after step().");
     // torch takes the reciprocal in fp64 and rounds it to fp32.
     float inv = (float)(1.0 / (double)s->scale);
     int found = 0, i = 0, first;
@@ -125,7 +127,7 @@ SimStatus sim_scaler_step(SimGradScaler *s, SimRank *r, SimOptim *o, double lr,
         return SIM_OK;
     }
     if (s->stage == SIM_SCALER_STEPPED)
-        return stage_error(r, "step() has already been called since the last update()");
+        return stage_error(r, "step() has already been called since the last update().");
     if (s->stage == SIM_SCALER_READY)
         SIM_CHECK(sim_scaler_unscale(s, r, o->grad, o->params, o->nparams, has_grad));
     s->stage = SIM_SCALER_STEPPED;
@@ -163,7 +165,7 @@ SimStatus sim_scaler_update(SimGradScaler *s, SimRank *r) {
     if (!s->enabled)
         return SIM_OK;
     if (!s->recorded)
-        return stage_error(r, "no inf checks were recorded prior to update()");
+        return stage_error(r, "No inf checks were recorded prior to update.");
     sim_scaler_update_rule(&s->scale, &s->growth_tracker, s->found_inf, s->growth_factor,
                            s->backoff_factor, s->growth_interval);
     s->found_inf = 0;

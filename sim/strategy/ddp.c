@@ -148,31 +148,6 @@ static void ddp_teardown(void *state, SimRank *r) {
     free(s);
 }
 
-// ensure_prior_reduction_finished: PyTorch's message, with the parameters
-// named as TORCH_DISTRIBUTED_DEBUG=DETAIL names them.
-static SimStatus unfinished_reduction(DdpState *s, SimRank *r) {
-    char names[256] = "", idx[128] = "";
-    size_t nl = 0, il = 0;
-    for (int i = 0; i < s->m->nparams; i++) {
-        if (s->ready[i])
-            continue;
-        if (nl < sizeof names)
-            nl += (size_t)snprintf(names + nl, sizeof names - nl, "%s%s", nl ? ", " : "",
-                                   s->m->params[i].name);
-        if (il < sizeof idx)
-            il += (size_t)snprintf(idx + il, sizeof idx - il, "%s%d", il ? " " : "", i);
-    }
-    // r->error holds 512 bytes: PyTorch's text is shortened in the middle.
-    snprintf(r->error, sizeof r->error,
-             "Expected to have finished reduction in the prior iteration before starting a new "
-             "one. This error indicates that your module has parameters that were not used in "
-             "producing loss; enable unused parameter detection with "
-             "find_unused_parameters=True (--find-unused-parameters). Parameters which did not "
-             "receive grad for rank %d: %.76s. Parameter indices which did not receive grad "
-             "for rank %d: %.30s", r->rank, names, r->rank, idx);
-    return SIM_EPROTO;
-}
-
 // The plan rebuilt from s->ready_order, in place of the current one, with
 // its buckets.
 static SimStatus use_rebuilt_plan(DdpState *s, SimRank *r) {
@@ -303,10 +278,9 @@ static SimStatus ddp_timeline_read(void *state, SimRank *r, SimRecIn *in) {
 }
 
 static SimStatus ddp_before_forward(void *state, SimRank *r, SimTrainer *t, int sync) {
-    (void)t;
     DdpState *s = state;
-    if (s->require_finalize)
-        return unfinished_reduction(s, r);
+    if (s->require_finalize) // ensure_prior_reduction_finished
+        return ddp_error_unfinished(s, r, (long long)t->step);
     if (sync && s->forwards++ > 0)
         s->iteration++; // num_iterations (0-based): forwards that reduce
     if (s->join) // the same steps, with Join's all_reduces around them

@@ -7,7 +7,8 @@
 //                  (sim_ddp_initial_plan) and its flat bucket buffers
 //   each forward   the check that the previous reduction finished (else
 //                  PyTorch's "Expected to have finished reduction ..."
-//                  error, naming the parameters that got no gradient); the
+//                  error word for word, then ddplab's diagnosis naming the
+//                  parameters that got no gradient: ddp_errors.c); the
 //                  one-time bucket rebuild from the gradient-ready order of
 //                  the first reducing backward (rank 0's order, broadcast);
 //                  the buffer broadcast from rank 0 (broadcast_buffers)
@@ -56,6 +57,20 @@ typedef enum {
 // "allreduce", "fp16", "bf16", "sum"
 const char *sim_ddp_comm_hook_name(SimDdpCommHook h);
 
+// TORCH_DISTRIBUTED_DEBUG, as c10d reads it: at INFO and DETAIL PyTorch's
+// DDP errors name the parameters they concern (OFF: their indices only).
+typedef enum {
+    SIM_DDP_DEBUG_OFF = 0,
+    SIM_DDP_DEBUG_INFO,
+    SIM_DDP_DEBUG_DETAIL,
+} SimDdpDebugLevel;
+
+// "OFF", "INFO", "DETAIL" in any case, as c10d takes them; 0, or -1 for any
+// other value (PyTorch then refuses to start: "The value of
+// TORCH_DISTRIBUTED_DEBUG must be OFF, INFO, or DETAIL.").
+int sim_ddp_debug_parse(const char *s, SimDdpDebugLevel *out);
+const char *sim_ddp_debug_name(SimDdpDebugLevel d); // "OFF", "INFO", "DETAIL"
+
 typedef struct {
     SimDdpBucketOptions buckets;  // bucket_cap_mb, find_unused, static_graph, last cap
     int gradient_as_bucket_view;  // default 0
@@ -63,6 +78,8 @@ typedef struct {
     int init_broadcast;           // default 1 (0: --no-init-broadcast)
     FILE *print_buckets;          // non-NULL: rank 0 prints every new plan here
     SimDdpCommHook comm_hook;     // default SIM_DDP_HOOK_ALLREDUCE
+    SimDdpDebugLevel debug_level; // TORCH_DISTRIBUTED_DEBUG (the command line reads
+                                  // the environment); default OFF
 } SimDdpOptions;
 
 void sim_ddp_options_default(SimDdpOptions *o);

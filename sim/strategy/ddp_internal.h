@@ -43,7 +43,7 @@ typedef struct {
     int iteration;           // the current one's index (PyTorch's num_iterations - 1)
     int fwd_param_sync;      // PyTorch's require_forward_param_sync
     SimStatus hook_status;   // first failure inside a gradient hook
-    char hook_error[512];
+    char hook_error[2048];   // as long as SimRank.error, which it keeps
     int join;                // 1: uneven inputs under Join (the trainer's cfg->data.join)
     int shadowed;            // 1: shadowed at least once in this join context
 } DdpState;
@@ -60,6 +60,13 @@ SimStatus ddp_reducer_mark_ready(DdpState *s, SimRank *r, int param);
 // finalize_backward: waits for the launched buckets and, when all of them
 // were launched, copies the results into the gradients.
 SimStatus ddp_reducer_finalize(DdpState *s, SimRank *r);
+
+// PyTorch's "Expected to have finished reduction in the prior iteration ..."
+// for the parameters not ready in s->ready, word for word as
+// s->o->debug_level shapes it, then ddplab's diagnosis on a line of its own,
+// into r->error (ddp_errors.c). `step`: the step whose backward left the
+// reduction unfinished. Returns SIM_EPROTO.
+SimStatus ddp_error_unfinished(const DdpState *s, SimRank *r, long long step);
 
 // The one-time bucket rebuild, if this forward is its iteration (ddp.c).
 SimStatus ddp_rebuild(DdpState *s, SimRank *r);

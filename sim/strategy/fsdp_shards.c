@@ -117,9 +117,11 @@ static int file_name(char *out, size_t n, const char *path, int local, int64_t s
 // ----------------------------------------------------------------------------
 // the ranks' agreement
 
+// The reason travels as its first REASON_BYTES - 1 bytes (a checkpoint's
+// reasons are short; the size is that of the broadcast the trace shows).
 #define REASON_BYTES 1024
 #define AGREE_WORDS (2 + REASON_BYTES / 4)
-_Static_assert(sizeof(((SimTrainer *)0)->error) == REASON_BYTES, "the reason is t->error");
+_Static_assert(sizeof(((SimTrainer *)0)->error) >= REASON_BYTES, "the reason is in t->error");
 
 static SimStatus int_tensor(SimRank *r, SimTensor *v, size_t n) {
     int64_t shape[1] = {(int64_t)n};
@@ -152,6 +154,7 @@ SimStatus fsdp_agree(FsdpState *s, SimRank *r, SimTrainer *t, SimStatus mine) {
             words[0] = (int32_t)mine;
             words[1] = t->bad_input;
             memcpy(words + 2, t->error, REASON_BYTES);
+            ((char *)(words + 2))[REASON_BYTES - 1] = '\0';
         }
         st = sim_tensor_upload(r, &v, words);
         if (st == SIM_OK)

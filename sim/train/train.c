@@ -100,7 +100,8 @@ SimStatus sim_train_check_data(const SimModelSpec *s, const SimDataset *ds, char
 int64_t sim_train_batches_per_epoch(const SimTrainConfig *c, int nranks) {
     if (sim_fault_find(c->faults, SIM_FAULT_NO_SAMPLER, -1))
         nranks = 1; // no DistributedSampler: each rank's epoch is the whole dataset
-    int64_t per_rank = sim_sampler_num_samples(c->data.set ? c->data.set->n : 0, nranks, 0);
+    int64_t per_rank = sim_sampler_num_samples(c->data.set ? c->data.set->n : 0, nranks,
+                                               c->data.sampler_drop_last);
     return sim_sampler_batches_of(per_rank, c->data.batch, c->data.drop_last);
 }
 
@@ -133,6 +134,7 @@ static SimStatus setup_data(SimTrainer *t, SimRank *r) {
     sc.seed = (int64_t)c->seed;
     sc.rng = c->rng;
     sc.batch_size = c->data.batch;
+    sc.drop_last = c->data.sampler_drop_last;
     sc.drop_last_batch = c->data.drop_last;
     if (sim_sampler_init(&t->sampler, &sc, err, sizeof err) != SIM_OK)
         return sim_train_fail(t, 1, SIM_EINVAL, "sampler: %s", err);

@@ -128,7 +128,9 @@ typedef struct {
     const SimDataset *set;    // read-only, shared by the ranks
     int batch;                // samples per micro-batch per rank
     int shuffle;              // DistributedSampler shuffle (PyTorch default 1)
-    int drop_last;            // drop a short last batch of each epoch
+    int drop_last;            // the loader's: drop a short last batch of each epoch
+    int sampler_drop_last;    // the sampler's: cut the tail so that every rank gets
+                              // floor(N/R) samples instead of padding to ceil(N/R)
     int sampler_replicas;     // 0: the sampler splits each epoch over the world's
                               // ranks; k > 0: over k replicas, rank r reading
                               // share r % k (the planner: 1, so that a small
@@ -257,7 +259,7 @@ struct SimTrainer {
     void *strategy;        // the strategy's state on this rank (cfg->strategy)
     SimRank *rank;         // this trainer's rank (for the gradient hook)
     uint64_t capacity;     // the device capacity (see SimStrategyOps.backing_model)
-    char error[1024];      // why the last call failed
+    char error[2560];      // why the last call failed (a rank's error and where)
     int bad_input;         // 1: it failed because of bad input (a file, a value)
     int out_of_data;       // 1: uneven inputs without join: this rank's data ran
                            // out and it left the loop (sim_train_run returns)

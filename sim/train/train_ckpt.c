@@ -20,11 +20,14 @@
 #include "train/train_internal.h"
 
 // Settings a resumed run must keep so that it takes the same batches.
-enum { K_BATCH, K_ACCUM, K_SEED, K_SHUFFLE, K_DROP_LAST, K_DATASET_SIZE, K_KEEP };
-static const char *const keep_keys[K_KEEP] = {"batch",   "accum",     "seed",
-                                              "shuffle", "drop_last", "dataset_size"};
+enum { K_BATCH, K_ACCUM, K_SEED, K_SHUFFLE, K_DROP_LAST, K_DATASET_SIZE, K_SAMPLER_DROP_LAST,
+       K_KEEP };
+static const char *const keep_keys[K_KEEP] = {"batch",        "accum",     "seed",
+                                              "shuffle",      "drop_last", "dataset_size",
+                                              "sampler_drop_last"};
 static const char *const keep_what[K_KEEP] = {"--batch",   "--accum",     "--seed",
-                                              "--shuffle", "--drop-last", "the dataset size"};
+                                              "--shuffle", "--drop-last", "the dataset size",
+                                              "--sampler-drop-last"};
 
 static void keep_values(const SimTrainer *t, int64_t v[K_KEEP]) {
     const SimTrainConfig *c = t->cfg;
@@ -34,6 +37,7 @@ static void keep_values(const SimTrainer *t, int64_t v[K_KEEP]) {
     v[K_SHUFFLE] = c->data.shuffle;
     v[K_DROP_LAST] = c->data.drop_last;
     v[K_DATASET_SIZE] = c->data.set->n;
+    v[K_SAMPLER_DROP_LAST] = c->data.sampler_drop_last;
 }
 
 // ----------------------------------------------------------------------------
@@ -176,7 +180,10 @@ static SimStatus read_scalars(SimTrainer *t, const SimCkpt *c, SimTrainScalars *
     keep_values(t, keep);
     for (int k = 0; k < K_KEEP; k++) {
         int64_t v;
-        if (sim_ckpt_meta_i64(c, keep_keys[k], &v) != 0)
+        // checkpoints written before --sampler-drop-last existed were saved without it
+        if (k == K_SAMPLER_DROP_LAST && sim_ckpt_meta(c, keep_keys[k]) == NULL)
+            v = 0;
+        else if (sim_ckpt_meta_i64(c, keep_keys[k], &v) != 0)
             return bad(t, c, "corrupt metadata: a run setting is missing or malformed");
         if (v != keep[k])
             return sim_train_fail(t, 1, SIM_EINVAL, "--resume: %s was saved with %s %" PRId64
