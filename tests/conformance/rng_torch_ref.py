@@ -2,7 +2,7 @@
 beside `ddplab run --strategy ddp -n R --rng torch --seed S`, and nothing
 taken from ddplab but the dataset's .npy files (--save-data).
 
-Usage: rng_torch_ref.py worker RANK R STORE CASEDIR     (one rank)
+Usage: rng_torch_ref.py worker RANK R TIMEOUT_S STORE CASEDIR   (one rank)
        rng_torch_ref.py R TIMEOUT_S CASEDIR              (the launcher)
 
 CASEDIR/case.txt holds "key=value" lines: spec (the --model text: an mlp or
@@ -24,9 +24,7 @@ any left, so that a hang fails instead of lingering.
 import datetime
 import os
 import signal
-import subprocess
 import sys
-import time
 
 import numpy as np
 import torch
@@ -37,6 +35,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, Dataset, DistributedSampler, TensorDataset
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import launch_workers  # noqa: E402  (the deadline-bound launcher)
 from model_ref import MiniGPT  # noqa: E402  (ddplab's gpt as a torch module)
 
 
@@ -133,11 +132,11 @@ def run_case(d, rank, world):
               f"loss {losses[0]:.6f} -> {losses[-1]:.6f}", flush=True)
 
 
-def worker(rank, world, store, d):
-    signal.alarm(300)  # a worker never outlives a lost launcher for long
+def worker(rank, world, timeout, store, d):
+    signal.alarm(int(timeout) + 5)  # a worker never outlives its launcher for long
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank,
-                            world_size=world, timeout=datetime.timedelta(seconds=120))
+                            world_size=world, timeout=datetime.timedelta(seconds=timeout))
     try:
         run_case(d, rank, world)
         dist.barrier()
@@ -150,36 +149,13 @@ def launch(world, timeout, d):
     store = f"{d}/gloo_store"
     if os.path.exists(store):
         os.unlink(store)
-    env = dict(os.environ, GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1",
-               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), "worker", str(r),
-                               str(world), store, d], env=env)
-             for r in range(world)]
-    deadline = time.monotonic() + timeout
-    status = 0
-    try:
-        for r, p in enumerate(procs):
-            try:
-                rc = p.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                print(f"rng_torch_ref: rank {r} still running after {timeout} s: killed",
-                      file=sys.stderr)
-                rc = 124
-            if rc != 0:
-                status = rc
-                print(f"rng_torch_ref: rank {r} exited with {rc}", file=sys.stderr)
-                break  # the others would wait on it: end them all now
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    return 1 if status else 0
+    return launch_workers(__file__, world, timeout, [store, d], tag="rng_torch_ref")
 
 
 def main():
-    if len(sys.argv) == 6 and sys.argv[1] == "worker":
-        return worker(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5])
+    if len(sys.argv) == 7 and sys.argv[1] == "worker":
+        return worker(int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), sys.argv[5],
+                      sys.argv[6])
     if len(sys.argv) != 4:
         print("usage: rng_torch_ref.py R TIMEOUT_S CASEDIR", file=sys.stderr)
         return 2
