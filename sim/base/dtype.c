@@ -58,13 +58,13 @@ int sim_redop_parse(const char *s, SimRedOp *out) {
 // ----------------------------------------------------------------------------
 // fp16 / bf16 conversions
 
-static uint32_t f32_bits(float f) {
+uint32_t sim_f32_bits(float f) {
     uint32_t x;
     memcpy(&x, &f, sizeof x);
     return x;
 }
 
-static float f32_from_bits(uint32_t x) {
+float sim_f32_from_bits(uint32_t x) {
     float f;
     memcpy(&f, &x, sizeof f);
     return f;
@@ -81,7 +81,7 @@ static uint32_t shift_round_even(uint32_t m, int shift) {
 }
 
 uint16_t sim_f32_to_f16(float f) {
-    uint32_t x = f32_bits(f);
+    uint32_t x = sim_f32_bits(f);
     uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
     int exp = (int)((x >> 23) & 0xffu);
     uint32_t mant = x & 0x7fffffu;
@@ -109,22 +109,22 @@ float sim_f16_to_f32(uint16_t h) {
     uint32_t mant = h & 0x3ffu;
     if (exp == 0) {
         if (mant == 0)
-            return f32_from_bits(sign);
+            return sim_f32_from_bits(sign);
         int k = 0; // normalise the subnormal
         while (!(mant & 0x400u)) {
             mant <<= 1;
             k++;
         }
         mant &= 0x3ffu;
-        return f32_from_bits(sign | ((uint32_t)(127 - 14 - k) << 23) | (mant << 13));
+        return sim_f32_from_bits(sign | ((uint32_t)(127 - 14 - k) << 23) | (mant << 13));
     }
     if (exp == 31)
-        return f32_from_bits(sign | 0x7f800000u | (mant << 13));
-    return f32_from_bits(sign | ((exp - 15 + 127) << 23) | (mant << 13));
+        return sim_f32_from_bits(sign | 0x7f800000u | (mant << 13));
+    return sim_f32_from_bits(sign | ((exp - 15 + 127) << 23) | (mant << 13));
 }
 
 uint16_t sim_f32_to_bf16(float f) {
-    uint32_t x = f32_bits(f);
+    uint32_t x = sim_f32_bits(f);
     if ((x & 0x7fffffffu) > 0x7f800000u) // NaN: keep it quiet
         return (uint16_t)((x >> 16) | 0x40u);
     uint32_t bias = 0x7fffu + ((x >> 16) & 1u);
@@ -132,7 +132,7 @@ uint16_t sim_f32_to_bf16(float f) {
 }
 
 float sim_bf16_to_f32(uint16_t b) {
-    return f32_from_bits((uint32_t)b << 16);
+    return sim_f32_from_bits((uint32_t)b << 16);
 }
 
 // ----------------------------------------------------------------------------

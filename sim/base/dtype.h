@@ -38,6 +38,9 @@ const char *sim_redop_name(SimRedOp op); // "sum", "avg", "max", "min", "prod"
 int sim_redop_parse(const char *s, SimRedOp *out);
 
 // IEEE binary16 and bfloat16 conversions, round-to-nearest-even, NaN kept NaN.
+// A float's bits and back (memcpy: no aliasing rules broken).
+uint32_t sim_f32_bits(float f);
+float sim_f32_from_bits(uint32_t x);
 uint16_t sim_f32_to_f16(float f);
 float sim_f16_to_f32(uint16_t h);
 uint16_t sim_f32_to_bf16(float f);

@@ -21,21 +21,9 @@
 //   r cos(theta) now and r sin(theta) kept in the generator for the next
 //   scalar draw (torch.manual_seed clears it); rounded to float.
 #include <math.h>
-#include <string.h>
 
+#include "base/dtype.h" // defines: sim_f32_bits, sim_f32_from_bits
 #include "base/torch_gen.h"
-
-static float from_bits(uint32_t u) {
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static uint32_t to_bits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
 
 // log256_ps for x in (0, 1]: x = m 2^e with m in [sqrt(1/2), sqrt(2)),
 // log(m) by a degree-9 polynomial in m - 1, e log 2 added in two parts.
@@ -43,12 +31,12 @@ static float mathfun_log(float x) {
     static const float p[9] = {7.0376836292E-2f,  -1.1514610310E-1f, 1.1676998740E-1f,
                                -1.2420140846E-1f, 1.4249322787E-1f,  -1.6668057665E-1f,
                                2.0000714765E-1f,  -2.4999993993E-1f, 3.3333331174E-1f};
-    const float min_norm = from_bits(0x00800000u); // denormals are cut off
+    const float min_norm = sim_f32_from_bits(0x00800000u); // denormals are cut off
     if (x < min_norm)
         x = min_norm;
-    uint32_t u = to_bits(x);
+    uint32_t u = sim_f32_bits(x);
     float e = (float)((int32_t)(u >> 23) - 0x7f) + 1.0f;
-    x = from_bits((u & ~0x7f800000u) | to_bits(0.5f)); // the mantissa in [0.5, 1)
+    x = sim_f32_from_bits((u & ~0x7f800000u) | sim_f32_bits(0.5f)); // the mantissa in [0.5, 1)
     float low = x < 0.707106781186547524f ? x : 0.0f;
     x = x - 1.0f;
     if (low != 0.0f)
@@ -69,7 +57,7 @@ static float mathfun_log(float x) {
 // parts), then the sine and cosine polynomials, chosen and signed by the
 // octant.
 static void mathfun_sincos(float x, float *s, float *c) {
-    uint32_t sign_sin = to_bits(x) & 0x80000000u;
+    uint32_t sign_sin = sim_f32_bits(x) & 0x80000000u;
     x = fabsf(x);
     int32_t j = (int32_t)(x * 1.27323954473516f); // 4 / pi
     j = (j + 1) & ~1;
@@ -89,8 +77,8 @@ static void mathfun_sincos(float x, float *s, float *c) {
     float ys = fmaf(fmaf(-1.9515295891E-4f, z, 8.3321608736E-3f), z, -1.6666654611E-1f);
     ys = ys * z;
     ys = fmaf(ys, x, x);
-    *s = from_bits(to_bits(sine_poly ? ys : yc) ^ sign_sin);
-    *c = from_bits(to_bits(sine_poly ? yc : ys) ^ sign_cos);
+    *s = sim_f32_from_bits(sim_f32_bits(sine_poly ? ys : yc) ^ sign_sin);
+    *c = sim_f32_from_bits(sim_f32_bits(sine_poly ? yc : ys) ^ sign_cos);
 }
 
 // normal_fill_16_AVX2: v[16] uniforms in, normals out.
