@@ -40,9 +40,7 @@ import contextlib
 import datetime
 import os
 import signal
-import subprocess
 import sys
-import time
 
 import numpy as np
 import torch
@@ -50,6 +48,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import launch_workers  # noqa: E402  (the deadline-bound launcher)
 import train_ref  # noqa: E402  (safetensors reader, ddplab's permutation, data, optimizers)
 from model_ref import build  # noqa: E402
 
@@ -164,33 +163,7 @@ def launch(world, timeout, dirs):
     store = f"{dirs[0]}/gloo_store"
     if os.path.exists(store):
         os.unlink(store)
-    env = dict(os.environ, GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1",
-               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    procs = [subprocess.Popen([sys.executable, os.path.abspath(__file__), "worker", str(r),
-                               str(world), str(timeout), store] + dirs, env=env)
-             for r in range(world)]
-    deadline = time.monotonic() + timeout
-    status = 0
-    try:
-        for r, p in enumerate(procs):
-            left = max(0.1, deadline - time.monotonic())
-            try:
-                rc = p.wait(timeout=left)
-            except subprocess.TimeoutExpired:
-                print(f"ddp_ref: rank {r} still running after {timeout} s: killed",
-                      file=sys.stderr)
-                rc = 124
-            if rc != 0 and status == 0:
-                status = rc
-                print(f"ddp_ref: rank {r} exited with {rc}", file=sys.stderr)
-            if rc != 0:
-                break  # the others would wait on it: end them all now
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    return 1 if status else 0
+    return launch_workers(__file__, world, timeout, [store] + dirs, tag="ddp_ref")
 
 
 def main():
