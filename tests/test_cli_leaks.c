@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -129,19 +130,22 @@ static void test_on_sigint(int sig) {
 }
 
 // Waits until the run has put its own SIGINT handler in place of this
-// test's, lets it train a little, and sends one SIGINT to the process.
+// test's and has logged a finished step (its --metrics file, arg, is not
+// empty: on a busy machine that takes as long as it takes), then sends one
+// SIGINT to the process.
 static void *interrupter(void *arg) {
-    (void)arg;
-    struct timespec nap = {0, 5 * 1000 * 1000}, train = {0, 100 * 1000 * 1000};
+    const char *metrics = arg;
+    struct timespec nap = {0, 5 * 1000 * 1000};
     for (;;) {
         if (atomic_load(&run_over))
             return NULL;
         struct sigaction cur;
-        if (sigaction(SIGINT, NULL, &cur) == 0 && cur.sa_handler != test_on_sigint)
+        struct stat st;
+        if (sigaction(SIGINT, NULL, &cur) == 0 && cur.sa_handler != test_on_sigint &&
+            stat(metrics, &st) == 0 && st.st_size > 0)
             break;
         nanosleep(&nap, NULL);
     }
-    nanosleep(&train, NULL);
     kill(getpid(), SIGINT);
     return NULL;
 }
@@ -155,9 +159,11 @@ static int interrupted_run(void) {
     atomic_store(&test_sigints, 0);
     atomic_store(&run_over, 0);
     pthread_t th;
-    CHECK(pthread_create(&th, NULL, interrupter, NULL) == 0);
+    static char metrics[600];
+    snprintf(metrics, sizeof metrics, "%s", tcli_path(dir, "int.jsonl"));
+    CHECK(pthread_create(&th, NULL, interrupter, metrics) == 0);
     const char *args[] = {"run", "--strategy", "ddp", "-n", "4", "--steps", "100000000",
-                          "--metrics", tcli_path(dir, "int.jsonl"), "--trace",
+                          "--metrics", metrics, "--trace",
                           tcli_path(dir, "int.ddptrace"), NULL};
     int rc = run_quiet(args);
     atomic_store(&run_over, 1);
