@@ -241,6 +241,24 @@ static void sleep_s(double s) {
     nanosleep(&ts, NULL);
 }
 
+// Starts argv (argv[0] the program) with its streams on /dev/null; the
+// child's pid, or -1.
+static pid_t spawn_quiet(const char *const *argv) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
 // A run that saves after every step, killed with SIGKILL `delay` seconds
 // after its first checkpoint appeared: the checkpoint at the path is whole
 // (its checksum holds) and the run resumes from it.
@@ -249,19 +267,8 @@ static int kill_once(double delay) {
     const char *ck = in_dir("ck.st");
     const char *argv[] = {exe, "run", BASE, "--steps", "1000000", "--save", ck,
                           "--save-every", "1", NULL};
-    fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = spawn_quiet(argv);
     CHECK(pid >= 0);
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, 0);
-            dup2(null, 1);
-            dup2(null, 2);
-        }
-        execv(exe, (char *const *)argv);
-        _exit(127);
-    }
     double t0 = now_s();
     while (!tfile_exists(ck) && now_s() - t0 < 15)
         sleep_s(0.001);
@@ -475,19 +482,8 @@ static int test_metrics_kill9(void) {
     remove_with("m.jsonl");
     const char *m = in_dir("m.jsonl");
     const char *argv[] = {exe, "run", BASE, "--steps", "1000000", "--metrics", m, NULL};
-    fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = spawn_quiet(argv);
     CHECK(pid >= 0);
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, 0);
-            dup2(null, 1);
-            dup2(null, 2);
-        }
-        execv(exe, (char *const *)argv);
-        _exit(127);
-    }
     double t0 = now_s();
     size_t len = 0;
     for (char *t = NULL; len < 4000 && now_s() - t0 < 15; sleep_s(0.002)) {

@@ -29,29 +29,20 @@ import sys
 import numpy as np
 import torch
 import torch.distributed as dist
-import torch.nn as nn
 import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, Dataset, DistributedSampler, TensorDataset
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import launch_workers  # noqa: E402  (the deadline-bound launcher)
-from model_ref import MiniGPT  # noqa: E402  (ddplab's gpt as a torch module)
+from model_ref import MiniGPT, build_mlp  # noqa: E402  (ddplab's models as torch modules)
 
 
 def build(spec):
-    """nn.Sequential(Linear, [BatchNorm1d,] Act, ..., Linear) for mlp:W0,...,Wk[,bn][,act=gelu]."""
-    fields = spec.split(":", 1)[1].split(",")
-    widths = [int(f) for f in fields if f[0].isdigit()]
-    act = nn.GELU if "act=gelu" in fields else nn.ReLU
-    mods = []
-    for i in range(len(widths) - 1):
-        mods.append(nn.Linear(widths[i], widths[i + 1]))
-        if i < len(widths) - 2:
-            if "bn" in fields:
-                mods.append(nn.BatchNorm1d(widths[i + 1]))
-            mods.append(act())
-    return nn.Sequential(*mods)
+    """model_ref's nn.Sequential for an mlp: spec, built (and so initialised)
+    right after torch.manual_seed, as the learner's script builds it."""
+    model, _, _ = build_mlp(spec.split(":", 1)[1].split(","))
+    return model
 
 
 class Windows(Dataset):
