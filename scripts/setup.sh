@@ -9,6 +9,8 @@ PACKAGES=(
   libopenblas-dev                     # CBLAS for CPU math
   libncurses-dev                      # terminal view
   libsdl2-dev libsdl2-ttf-dev         # window view
+  libcairo2-dev libpango1.0-dev       # vector drawing and text: window, frames, charts
+  libgif-dev                          # animated GIF export
   fonts-dejavu-core                   # its font (DejaVu Sans Mono)
   libpng-dev                          # PNG plots
   libmd4c-dev                         # the lesson parser (Markdown)
