@@ -79,6 +79,23 @@ SimStatus viz_sdl_png(VizModel *m, size_t i, double frac, const VizViewOpts *o,
     return t->png(m, i, frac, o, path, err, errlen);
 }
 
+SimStatus viz_sdl_frame(VizModel *m, size_t i, double frac, const VizViewOpts *o, int w, int h,
+                        uint8_t *rgba, char *err, size_t errlen) {
+    const VizSdlPlugin *t = table();
+    if (t == NULL)
+        return sim_errbuf_fail(err, errlen, SIM_ENOTSUP, "cannot draw the frame: %s",
+                               plugin.error);
+    return t->frame(m, i, frac, o, w, h, rgba, err, errlen);
+}
+
+SimStatus viz_chart_write(const VizChart *c, const char *path, char *err, size_t errlen) {
+    const VizSdlPlugin *t = table();
+    if (t == NULL)
+        return sim_errbuf_fail(err, errlen, SIM_ENOTSUP, "cannot draw %s: %s",
+                               path ? path : "the chart", plugin.error);
+    return t->chart(c, path, err, errlen);
+}
+
 // Whether this build has the view, not whether it loads: the callers check
 // their options with it before anything runs (cli/core/viz_cli.c,
 // cli/lesson/lesson_cmd.c), and a check must not cost SDL's start. A

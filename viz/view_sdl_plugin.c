@@ -14,6 +14,8 @@ static const VizSdlPlugin table = {
     .version = VIZ_SDL_PLUGIN_VERSION,
     .run = viz_sdl_run,
     .png = viz_sdl_png,
+    .frame = viz_sdl_frame,
+    .chart = viz_chart_write,
 };
 
 const VizSdlPlugin *viz_sdl_plugin_entry(const char *version, size_t table_size, char *err,

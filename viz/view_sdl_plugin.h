@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "chart.h" // defines: VizChart
 #include "views.h" // defines: VizSource, VizViewOpts, VizModel
 
 // The plugin's file name (found by sim_plugin_open, sim/base/plugin.h), and
@@ -17,14 +18,19 @@
 #define VIZ_SDL_PLUGIN_FILE "ddplab-sdl.so"
 #define VIZ_SDL_PLUGIN_ENTRY "viz_sdl_plugin_entry"
 // The table's layout and meaning; changed with either.
-#define VIZ_SDL_PLUGIN_VERSION 1
+#define VIZ_SDL_PLUGIN_VERSION 2
 
-// The view as the plugin holds it: viz_sdl_run and viz_sdl_png (views.h).
+// The view as the plugin holds it: viz_sdl_run, viz_sdl_png and viz_sdl_frame
+// (views.h), and the charts (viz_chart_write, chart.h).
 typedef struct {
     int version; // VIZ_SDL_PLUGIN_VERSION
     SimStatus (*run)(VizSource *src, const VizViewOpts *o, char *err, size_t errlen);
     SimStatus (*png)(VizModel *m, size_t i, double frac, const VizViewOpts *o, const char *path,
                      char *err, size_t errlen);
+    SimStatus (*frame)(VizModel *m, size_t i, double frac, const VizViewOpts *o, int w, int h,
+                       uint8_t *rgba, char *err, size_t errlen);
+    // viz_chart_write (chart.h): the charts are drawn with the same library
+    SimStatus (*chart)(const VizChart *c, const char *path, char *err, size_t errlen);
 } VizSdlPlugin;
 
 // The entry point. The plugin carries no scene, layout or engine of its own:

@@ -11,6 +11,7 @@
 #define DDPLAB_VIZ_VIEWS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "base/status.h" // defines: SimStatus
@@ -85,6 +86,13 @@ SimStatus viz_sdl_run(VizSource *src, const VizViewOpts *o, char *err, size_t er
 // writes it as a PNG. frac animates towards event i + 1 (0..1).
 SimStatus viz_sdl_png(VizModel *m, size_t i, double frac, const VizViewOpts *o,
                       const char *path, char *err, size_t errlen);
-int viz_sdl_available(void);    // 1: built with SDL2 + SDL2_ttf
+// Draws event i (frac of the way towards event i + 1, 0..1) as the window
+// shows it, offscreen, into rgba: h rows of w pixels, 4 bytes a pixel in
+// the order r, g, b, a (a = 255), top row first, no padding. The frames an
+// animation export writes (viz/gif.h) come from here. SIM_EINVAL for i out
+// of range or a size the layout cannot use, SIM_ENOTSUP without the view.
+SimStatus viz_sdl_frame(VizModel *m, size_t i, double frac, const VizViewOpts *o, int w, int h,
+                        uint8_t *rgba, char *err, size_t errlen);
+int viz_sdl_available(void);    // 1: built with SDL2, cairo and pango
 
 #endif
