@@ -96,6 +96,19 @@ size_t viz_model_next(const VizModel *m, size_t i, VizJump k, int dir);
 // belong to the model and stay valid until the next sync or free.
 size_t viz_model_loss(const VizModel *m, const double **x, const double **y);
 size_t viz_model_memory(const VizModel *m, int rank, const double **x, const double **y);
+// Rank r's device memory by category after each of its memory events (the
+// points of viz_model_memory; scene_memcats.c): n points, x[n] in
+// simulated seconds, bytes[n][c] the bytes of category c (SIM_MEM_*;
+// SIM_MEM_BACKING is 0: it is not the run's memory). Allocated here:
+// release with viz_mem_cats_free. SIM_EINVAL for a rank not in the trace,
+// SIM_ENOMEM.
+typedef struct {
+    size_t n;
+    double *x;                          // [n]
+    double (*bytes)[SIM_MEM_CAT_COUNT]; // [n][SIM_MEM_CAT_COUNT]
+} VizMemCats;
+SimStatus viz_model_memory_cats(const VizModel *m, int rank, VizMemCats *out);
+void viz_mem_cats_free(VizMemCats *c);
 
 // ---------------------------------------------------------------------------
 // The scene

@@ -96,6 +96,14 @@ SimStatus viz_chart_write(const VizChart *c, const char *path, char *err, size_t
     return t->chart(c, path, err, errlen);
 }
 
+// As viz_sdl_available: the build has the plugin that draws the charts;
+// one that cannot load is named when a chart is written.
+int viz_chart_available(char *err, size_t errlen) {
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    return 1;
+}
+
 // Whether this build has the view, not whether it loads: the callers check
 // their options with it before anything runs (cli/core/viz_cli.c,
 // cli/lesson/lesson_cmd.c), and a check must not cost SDL's start. A

@@ -43,6 +43,12 @@ SimStatus viz_chart_write(const VizChart *c, const char *path, char *err, size_t
                            path ? path : "the chart", missing);
 }
 
+int viz_chart_available(char *err, size_t errlen) {
+    sim_errbuf_fail(err, errlen, SIM_ENOTSUP, "charts are drawn with cairo and pango, and %s",
+                    missing);
+    return 0;
+}
+
 int viz_sdl_available(void) {
     return 0;
 }

@@ -14,8 +14,9 @@
 
 #include "core/cli.h"  // defines: CLI_EXIT_*
 #include "core/opts.h" // defines: cli_opt_shown, cli_opt_output_problem
-#include "plot.h"      // defines: viz_png_available
-#include "plots.h"     // defines: viz_plot_loss_png, viz_plot_memory_png
+#include "base/errbuf.h" // defines: sim_errbuf_fail
+#include "chart.h"     // defines: viz_chart_write, viz_chart_available
+#include "plots.h"     // defines: viz_plot_loss, viz_plot_memory
 
 static int fail(const char *prog, const char *opt, const char *value, const char *what,
                 const char *allowed) {
@@ -62,6 +63,23 @@ static int check_out(const char *prog, const char *opt, const char *path) {
     return 0;
 }
 
+// A chart's file: a format charts are written as, in a build that draws them.
+static int check_chart(const char *prog, const char *opt, const char *path) {
+    if (path == NULL)
+        return 0;
+    if (!viz_chart_format_ok(path)) {
+        fprintf(stderr, "%s: %s %s: unknown chart format: the file name must end in "
+                VIZ_CHART_FORMATS "\n", prog, opt, path);
+        return -1;
+    }
+    char why[256];
+    if (!viz_chart_available(why, sizeof why)) {
+        fprintf(stderr, "%s: %s: %s\n", prog, opt, why);
+        return -1;
+    }
+    return 0;
+}
+
 int cli_viz_check(const CliViz *v, const char *prog) {
     if (check_out(prog, "png", v->png) || check_out(prog, "plot", v->plot_loss) ||
         check_out(prog, "plot-memory", v->plot_memory))
@@ -72,11 +90,9 @@ int cli_viz_check(const CliViz *v, const char *prog) {
                 "shows the same frame as text\n", prog);
         return -1;
     }
-    if ((v->plot_loss || v->plot_memory) && !viz_png_available()) {
-        fprintf(stderr, "%s: --plot needs libpng (apt-get install libpng-dev, then rebuild)\n",
-                prog);
+    if (check_chart(prog, "--plot", v->plot_loss) ||
+        check_chart(prog, "--plot-memory", v->plot_memory))
         return -1;
-    }
     if (v->mode && strcmp(v->mode, "ncurses") == 0 && !viz_curses_available()) {
         fprintf(stderr, "%s: --viz ncurses: this build has no ncurses (apt-get install "
                 "libncurses-dev, then rebuild); --viz text works everywhere\n", prog);
@@ -157,23 +173,39 @@ size_t cli_viz_at(VizModel *m, const char *at, const char *prog) {
     return resolve_at(m, at, 0, prog);
 }
 
+// Builds one of the trace's charts (plots.h) and draws it into path.
+typedef SimStatus (*PlotFn)(const VizModel *m, VizPlot *p, char *err, size_t errlen);
+static SimStatus write_plot(const VizModel *m, PlotFn build, const char *path, char *err,
+                            size_t errlen) {
+    VizPlot *p = malloc(sizeof *p); // large: series, panels and their texts
+    if (p == NULL)
+        return sim_errbuf_fail(err, errlen, SIM_ENOMEM, "out of memory");
+    SimStatus st = build(m, p, err, errlen);
+    if (st == SIM_OK)
+        st = viz_chart_write(&p->chart, path, err, errlen);
+    viz_plot_free(p);
+    free(p);
+    return st;
+}
+
 int cli_viz_pictures(VizSource *src, const CliViz *v, const char *prog) {
     char err[512];
     if (src->model == NULL)
         return CLI_EXIT_OK;
     if (v->plot_loss) {
-        if (viz_plot_loss_png(src->model, v->plot_loss, err, sizeof err) != SIM_OK) {
+        if (write_plot(src->model, viz_plot_loss, v->plot_loss, err, sizeof err) != SIM_OK) {
             fprintf(stderr, "%s: --plot: %s\n", prog, err);
             return CLI_EXIT_INTERNAL;
         }
         printf("plot: %s (loss per iteration)\n", v->plot_loss);
     }
     if (v->plot_memory) {
-        if (viz_plot_memory_png(src->model, v->plot_memory, err, sizeof err) != SIM_OK) {
+        if (write_plot(src->model, viz_plot_memory, v->plot_memory, err, sizeof err) !=
+            SIM_OK) {
             fprintf(stderr, "%s: --plot-memory: %s\n", prog, err);
             return CLI_EXIT_INTERNAL;
         }
-        printf("plot: %s (device memory per rank)\n", v->plot_memory);
+        printf("plot: %s (device memory by category per rank)\n", v->plot_memory);
     }
     if (v->png) {
         size_t last = viz_model_count(src->model) - 1;

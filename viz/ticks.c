@@ -1,5 +1,4 @@
-// viz/plot_ticks.c: choosing an axis's ticks and writing their labels (see
-// plot.h: VizTicks).
+// viz/ticks.c: choosing an axis's ticks and writing their labels (ticks.h).
 //
 // Linear: the smallest step of the form {1, 2, 5} x 10^e that gives at most
 // max_ticks ticks once the range is widened to multiples of the step. Log:
@@ -8,7 +7,7 @@
 // covers less than one. Labels are formatted with integer
 // arithmetic, never printf's %f / %e, so they read "1.5" whatever
 // LC_NUMERIC a program set.
-#include "plot.h"
+#include "ticks.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,0 +1,102 @@
+// viz/chart_layout.c: where the title, the legend and the panels of a chart
+// go. Top to bottom: the title, the subtitle, the legend (wrapped into
+// rows), then the panels in a grid (each with its title above, its y tick
+// labels and axis label at its left, its x tick labels below), and the x
+// axis' label under the bottom row. Sizes follow the font size, which
+// follows the image's size.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/errbuf.h"
+#include "chart_draw.h"
+
+static int columns_of(const VizChart *c) {
+    if (c->columns > 0)
+        return c->columns < c->npanels ? c->columns : c->npanels;
+    return c->npanels <= 3 ? 1 : 2;
+}
+
+// The widest y label a panel needs at its left: tick labels, or the rows'
+// names of a bar panel.
+static double left_labels_w(VizGfx *g, const VizChartPanel *p, const VizChartScale *ys,
+                            double px) {
+    double most = 0, w;
+    char buf[48];
+    if (p->nrows > 0) {
+        for (int i = 0; i < p->nrows; i++) {
+            viz_gfx_text_size(g, p->rows[i] ? p->rows[i] : "", px, VIZ_FONT_SANS, &w, NULL);
+            most = w > most ? w : most;
+        }
+        return most;
+    }
+    for (int i = 0; i < ys->t.n; i++) {
+        viz_chart_tick_label(ys, ys->t.v[i], buf, sizeof buf);
+        viz_gfx_text_size(g, buf, px, VIZ_FONT_SANS, &w, NULL);
+        most = w > most ? w : most;
+    }
+    return most;
+}
+
+// The legend's rows: items laid left to right, wrapped at width w. Returns
+// its height.
+static double legend_height(VizGfx *g, const VizChartLayout *l, double w, double px) {
+    if (l->nlegend == 0)
+        return 0;
+    double x = 0, rows = 1, tw;
+    for (int i = 0; i < l->nlegend; i++) {
+        viz_gfx_text_size(g, l->legend[i].label, px, VIZ_FONT_SANS, &tw, NULL);
+        double item = px * 2.2 + tw + px * 1.6;
+        if (x > 0 && x + item > w)
+            rows++, x = 0;
+        x += item;
+    }
+    return rows * px * 1.6;
+}
+
+SimStatus viz_chart_layout(VizGfx *g, const VizChart *c, int w, int h, VizChartLayout *l,
+                           char *err, size_t errlen) {
+    memset(l, 0, sizeof *l);
+    l->w = w, l->h = h;
+    double scale = fmin(w / (double)VIZ_CHART_DEFAULT_W, h / (double)VIZ_CHART_DEFAULT_H);
+    double px = fmax(10, 13 * fmax(scale, 0.8));
+    l->font_px = px;
+    l->npanels = c->npanels;
+    for (int p = 0; p < c->npanels; p++) {
+        SimStatus st = viz_chart_scales(c, p, &l->panel[p].xs, &l->panel[p].ys, err, errlen);
+        if (st != SIM_OK)
+            return st;
+    }
+    viz_chart_collect_legend(c, l);
+
+    double pad = px * 1.2, top = pad;
+    l->title_y = top;
+    if (c->title)
+        top += px * 1.45 * 1.4;
+    l->subtitle_y = top;
+    if (c->subtitle)
+        top += px * 1.5;
+    double lh = legend_height(g, l, w - 2 * pad, px);
+    l->legend_box = (VizBox){pad, top + px * 0.3, w - 2 * pad, lh};
+    top += lh + (lh > 0 ? px * 0.6 : 0);
+    double bottom = h - pad - (c->x.label ? px * 1.6 : 0);
+
+    int cols = columns_of(c), rows = (c->npanels + cols - 1) / cols;
+    double cell_w = (w - 2 * pad) / cols, cell_h = (bottom - top) / rows;
+    for (int p = 0; p < c->npanels; p++) {
+        const VizChartPanel *pn = &c->panels[p];
+        VizChartPlace *pl = &l->panel[p];
+        double cx = pad + (p % cols) * cell_w, cy = top + (p / cols) * cell_h;
+        double head = pn->title ? px * 1.7 : px * 0.6;
+        double ylab = pn->y.label ? px * 1.8 : 0;
+        double left = ylab + left_labels_w(g, pn, &pl->ys, px) + px * 0.8;
+        double foot = px * 1.9; // the x tick labels
+        double gap = cols > 1 && p % cols != cols - 1 ? px * 1.5 : px * 0.8;
+        pl->cell = (VizBox){cx, cy, cell_w, cell_h};
+        pl->area = (VizBox){cx + left, cy + head, cell_w - left - gap, cell_h - head - foot};
+        if (pl->area.w < 20 || pl->area.h < 20)
+            return sim_errbuf_fail(err, errlen, SIM_EINVAL, "the chart is too small for "
+                                   "its %d panel%s", c->npanels, c->npanels == 1 ? "" : "s");
+    }
+    return SIM_OK;
+}
