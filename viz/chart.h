@@ -36,6 +36,7 @@ typedef enum {
     VIZ_UNIT_NONE = 0,  // plain numbers (loss, tokens/s)
     VIZ_UNIT_SECONDS,   // us, ms or s
     VIZ_UNIT_BYTES,     // bytes, KiB, MiB, GiB, TiB (powers of 1024)
+    VIZ_UNIT_BYTES_SI,  // bytes, kB, MB, GB, TB (powers of 1000, as a planner quotes)
     VIZ_UNIT_BYTES_S,   // B/s, KB/s .. TB/s (powers of 1000, as bandwidth is quoted)
 } VizChartUnit;
 
@@ -92,6 +93,7 @@ typedef struct {
     double y;
     const char *label;
     VizChartInk ink;
+    int shade_above;    // tint what lies above the line (what does not fit)
 } VizChartRule;
 
 // A note at a data point: a ring at (x, y) and the text beside it ("peak

@@ -54,6 +54,21 @@ static double legend_height(VizGfx *g, const VizChartLayout *l, double w, double
     return rows * px * 1.6;
 }
 
+// Panels of one column start their data at the same x (the widest left
+// margin of the column), so that a shared x axis lines up.
+static void align_columns(VizChartLayout *l, int n, int cols) {
+    for (int col = 0; col < cols; col++) {
+        double x = 0;
+        for (int p = col; p < n; p += cols)
+            x = l->panel[p].area.x > x ? l->panel[p].area.x : x;
+        for (int p = col; p < n; p += cols) {
+            VizBox *a = &l->panel[p].area;
+            a->w -= x - a->x;
+            a->x = x;
+        }
+    }
+}
+
 SimStatus viz_chart_layout(VizGfx *g, const VizChart *c, int w, int h, VizChartLayout *l,
                            char *err, size_t errlen) {
     memset(l, 0, sizeof *l);
@@ -94,9 +109,11 @@ SimStatus viz_chart_layout(VizGfx *g, const VizChart *c, int w, int h, VizChartL
         double gap = cols > 1 && p % cols != cols - 1 ? px * 1.5 : px * 0.8;
         pl->cell = (VizBox){cx, cy, cell_w, cell_h};
         pl->area = (VizBox){cx + left, cy + head, cell_w - left - gap, cell_h - head - foot};
-        if (pl->area.w < 20 || pl->area.h < 20)
+    }
+    align_columns(l, c->npanels, cols);
+    for (int p = 0; p < c->npanels; p++)
+        if (l->panel[p].area.w < 20 || l->panel[p].area.h < 20)
             return sim_errbuf_fail(err, errlen, SIM_EINVAL, "the chart is too small for "
                                    "its %d panel%s", c->npanels, c->npanels == 1 ? "" : "s");
-    }
     return SIM_OK;
 }

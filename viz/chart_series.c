@@ -122,6 +122,11 @@ static void draw_rule(VizGfx *g, const VizChartPlace *pl, const VizChartRule *r,
         return;
     VizRgba col = viz_chart_ink(r->ink, 0);
     cairo_t *cr = g->cr;
+    if (r->shade_above && y > pl->area.y) {
+        viz_gfx_set(cr, viz_rgba_alpha(col, 0.07));
+        cairo_rectangle(cr, pl->area.x, pl->area.y, pl->area.w, y - pl->area.y);
+        cairo_fill(cr);
+    }
     double d[2] = {px * 0.7, px * 0.35};
     cairo_set_dash(cr, d, 2, 0);
     cairo_set_line_width(cr, px * 0.15);
@@ -174,7 +179,9 @@ static SimStatus draw_panel(VizGfx *g, const VizChartPanel *pn, const VizChartPl
     if (base == NULL)
         return SIM_ENOMEM;
     cairo_save(cr);
-    cairo_rectangle(cr, pl->area.x, pl->area.y - px * 0.5, pl->area.w + 1, pl->area.h + px);
+    // a mark on the frame shows whole: the clip reaches past the area
+    cairo_rectangle(cr, pl->area.x - px * 0.6, pl->area.y - px * 0.6, pl->area.w + px * 1.2,
+                    pl->area.h + px * 1.2);
     cairo_clip(cr);
     for (int k = 0; k < pn->nseries; k++) { // areas first: the lines go over them
         const VizChartSeries *s = &pn->series[k];

@@ -157,7 +157,7 @@ static void capacity(VizPlot *p, const VizModel *m, const MemData *d, char *said
     }
     snprintf(p->rule_text, sizeof p->rule_text, "device capacity %s", cs);
     for (int s = 0; s < p->chart.npanels; s++) {
-        p->rule[s] = (VizChartRule){(double)cap, p->rule_text, {VIZ_INK_ALERT, 0}};
+        p->rule[s] = (VizChartRule){(double)cap, p->rule_text, {VIZ_INK_ALERT, 0}, 1};
         p->panel[s].rules = &p->rule[s];
         p->panel[s].nrules = 1;
     }

@@ -10,6 +10,8 @@ static const VizUnitChoice bytes[] = {{"bytes", 1},
                                 {"MiB", 1024.0 * 1024},
                                 {"GiB", 1024.0 * 1024 * 1024},
                                 {"TiB", 1024.0 * 1024 * 1024 * 1024}};
+static const VizUnitChoice si[] = {{"bytes", 1}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9},
+                                   {"TB", 1e12}};
 static const VizUnitChoice rates[] = {{"B/s", 1},   {"KB/s", 1e3}, {"MB/s", 1e6},
                                 {"GB/s", 1e9}, {"TB/s", 1e12}};
 
@@ -20,6 +22,8 @@ VizUnitChoice viz_unit_pick(VizChartUnit u, double v) {
         t = seconds, n = 3;
     else if (u == VIZ_UNIT_BYTES)
         t = bytes, n = 5;
+    else if (u == VIZ_UNIT_BYTES_SI)
+        t = si, n = 5;
     else if (u == VIZ_UNIT_BYTES_S)
         t = rates, n = 5;
     if (t == NULL)

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "core/cli.h" // defines: CLI_EXIT_*, plan_main
-#include "plot.h"     // defines: viz_plot_png
 
 // A candidate configuration: o with one change, described in `how`.
 typedef struct {
@@ -147,41 +146,6 @@ static int plan_compare(const PlanOptions *o) {
     return CLI_EXIT_OK;
 }
 
-// The sweep's plot: tokens per second per GPU, and the peak memory per GPU
-// in GB, against the ranks.
-static int sweep_plot(const PlanOptions *o, const PlanResult *r, int n) {
-    double *x = calloc((size_t)n * 3 + 1, sizeof *x);
-    if (!x)
-        return CLI_EXIT_INTERNAL;
-    double *tps = x + n, *mem = x + 2 * n;
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        if (!r[i].ok || r[i].step_s <= 0)
-            continue;
-        x[k] = r[i].nranks;
-        tps[k] = r[i].tokens_per_step / r[i].step_s / r[i].nranks;
-        mem[k] = (double)r[i].mem.peak[SIM_MEM_DEVICE] / 1e9;
-        k++;
-    }
-    if (k == 0) {
-        free(x);
-        plan_error("--plot: no world size of the sweep was planned; nothing to draw");
-        return CLI_EXIT_CHECK;
-    }
-    char title[200], err[300];
-    snprintf(title, sizeof title, "%s, %s on %s", o->model_text, o->strategy, o->device.name);
-    VizSeries s[2] = {{"tokens/s per GPU", k, x, tps}, {"peak GB per GPU", k, x, mem}};
-    VizPlotSpec spec = {title, "ranks", "tokens/s per GPU, GB per GPU", 1, 1, 0, 0};
-    SimStatus st = viz_plot_png(o->plot, &spec, s, 2, err, sizeof err);
-    free(x);
-    if (st != SIM_OK) {
-        plan_error("--plot: %s", err);
-        return st == SIM_ENOTSUP ? CLI_EXIT_INTERNAL : CLI_EXIT_USAGE;
-    }
-    fprintf(stderr, "ddplab plan: wrote %s\n", o->plot);
-    return CLI_EXIT_OK;
-}
-
 static int plan_sweep(const PlanOptions *o) {
     PlanResult *r = calloc((size_t)o->nsweep, sizeof *r);
     if (!r)
@@ -202,7 +166,7 @@ static int plan_sweep(const PlanOptions *o) {
         plan_run(&v, &r[i]);
     }
     plan_report_sweep(stdout, o, r, o->nsweep);
-    int code = o->plot ? sweep_plot(o, r, o->nsweep) : CLI_EXIT_OK;
+    int code = o->plot ? plan_plot_sweep(o, r, o->nsweep) : CLI_EXIT_OK;
     free(r);
     return code;
 }

@@ -101,5 +101,8 @@ int plan_run(const PlanOptions *o, PlanResult *res);
 void plan_report(FILE *out, const PlanOptions *o, const PlanResult *r);
 void plan_report_compare(FILE *out, const PlanOptions *o, const PlanResult *r, int n);
 void plan_report_sweep(FILE *out, const PlanOptions *o, const PlanResult *r, int n);
+// --plot FILE with --sweep (plan_plot.c): throughput and peak memory per
+// GPU against the ranks, the capacity marked. Returns an exit code.
+int plan_plot_sweep(const PlanOptions *o, const PlanResult *r, int n);
 
 #endif

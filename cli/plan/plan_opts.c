@@ -183,7 +183,8 @@ static const CliOptRow rows[] = {
      .help = "a scaling table over world sizes (nodes of --gpus-per-node)"},
     {.name = "plot", .kind = CLI_OPT_PATH, .metavar = "FILE.png", .id = PO_PLOT,
      .store = CLI_STORE_TEXT, AT(plot),
-     .help = "with --sweep: tokens/s and memory against ranks"},
+     .help = "with --sweep: tokens/s and peak memory against ranks, the capacity marked "
+             "(.png, .svg or .pdf)"},
     {.name = "trace", .kind = CLI_OPT_PATH, .metavar = "FILE", .id = PO_TRACE,
      .store = CLI_STORE_TEXT, AT(trace),
      .help = "the simulated steps as Chrome trace JSON (Perfetto, `ddplab trace`)"},

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "chart.h"           // defines: viz_chart_format_ok, viz_chart_available
 #include "core/optable.h"   // defines: cli_optab_parse, cli_optab_verror
 #include "core/opts.h"      // defines: cli_opt_output_problem
 #include "plan/plan_opts.h" // defines: PlanOptId
@@ -146,6 +147,16 @@ static PlanParse check(PlanOptions *o, const char *const *set) {
     }
     if (o->plot && !o->nsweep) {
         plan_error("--plot: needs --sweep; allowed: --sweep ranks=8,16,... --plot FILE.png");
+        return PLAN_PARSE_ERROR;
+    }
+    char why[256];
+    if (o->plot && !viz_chart_format_ok(o->plot)) {
+        plan_error("--plot %s: unknown chart format: the file name must end in "
+                   VIZ_CHART_FORMATS, o->plot);
+        return PLAN_PARSE_ERROR;
+    }
+    if (o->plot && !viz_chart_available(why, sizeof why)) {
+        plan_error("--plot: %s", why);
         return PLAN_PARSE_ERROR;
     }
     if (o->compare && o->nsweep) {
