@@ -92,6 +92,8 @@ SimStatus viz_chart_write(const VizChart *c, const char *path, char *err, size_t
         return st;
     int w, h;
     size_of(c, &w, &h);
+    if (viz_gfx_format(path) == VIZ_GFX_SVG)
+        return viz_chart_write_svg(c, path, w, h, err, errlen);
     // VizGfxDrawFn takes a mutable context; the chart is only read
     return viz_gfx_write(path, w, h, draw_cb, (void *)c, err, errlen);
 }

@@ -6,6 +6,7 @@
 //   chart_axes.c    gridlines, ticks, tick labels, axis labels, panel titles
 //   chart_series.c  lines, steps, stacked areas, marks, bars, rules, notes
 //   chart_legend.c  one entry per distinct label, in a row under the title
+//   chart_svg.c     SVG files, with the title as text
 //
 // The layout is computed before anything is drawn and can be had on its
 // own (viz_chart_render), so tests find where each panel and value landed.
@@ -90,5 +91,9 @@ SimStatus viz_chart_draw(const VizChart *c, cairo_t *cr, int w, int h, VizChartL
 // NULL, the layout.
 SimStatus viz_chart_render(const VizChart *c, cairo_surface_t **out, VizChartLayout *l,
                            char *err, size_t errlen);
+
+// c as an SVG file of w x h (chart_svg.c), with <title> and <desc>.
+SimStatus viz_chart_write_svg(const VizChart *c, const char *path, int w, int h, char *err,
+                              size_t errlen);
 
 #endif

@@ -107,8 +107,8 @@ static void tight(VizChartScale *s, Span sp, int from_zero) {
     s->lo = lo, s->hi = hi;
 }
 
-static SimStatus make_scale(const VizChartAxis *a, Span sp, VizChartScale *s, char *err,
-                            size_t errlen, const char *which) {
+static SimStatus make_scale(const VizChartAxis *a, Span sp, int fit, VizChartScale *s,
+                            char *err, size_t errlen, const char *which) {
     memset(s, 0, sizeof *s);
     s->kind = a->unit;
     s->div = 1;
@@ -133,7 +133,7 @@ static SimStatus make_scale(const VizChartAxis *a, Span sp, VizChartScale *s, ch
     s->lo = s->t.lo, s->hi = s->t.hi;
     if (a->integer)
         whole_ticks(s);
-    if (which[0] == 'x')
+    if (fit)
         tight(s, sp, a->from_zero);
     return SIM_OK;
 }
@@ -147,7 +147,11 @@ SimStatus viz_chart_scales(const VizChart *c, int p, VizChartScale *xs, VizChart
         int mine = k == p || c->share_y;
         panel_span(&c->panels[k], lx, c->panels[p].y.log != 0, &sx, mine ? &sy : &ignore);
     }
-    SimStatus st = make_scale(&c->x, sx, xs, err, errlen, "x");
+    // bars end anywhere: their axis ends at a round value
+    int bars = 0;
+    for (int k = 0; k < c->npanels; k++)
+        bars |= is_bars(&c->panels[k]);
+    SimStatus st = make_scale(&c->x, sx, !bars, xs, err, errlen, "x");
     if (st != SIM_OK)
         return st;
     if (is_bars(&c->panels[p])) { // rows, top to bottom: no ticks
@@ -156,7 +160,7 @@ SimStatus viz_chart_scales(const VizChart *c, int p, VizChartScale *xs, VizChart
         ys->lo = c->panels[p].nrows - 0.5, ys->hi = -0.5;
         return SIM_OK;
     }
-    return make_scale(&c->panels[p].y, sy, ys, err, errlen, "y");
+    return make_scale(&c->panels[p].y, sy, 0, ys, err, errlen, "y");
 }
 
 double viz_chart_px(const VizChartScale *s, double v, double a, double b) {

@@ -199,7 +199,8 @@ static const CliOptRow rows[] = {
      .store = CLI_STORE_TEXT, AT(plot),
      .help = "a chart of bus bandwidth against size:\n"
              "measured out-of-place and in-place, and the\n"
-             "simulated hardware (log-log)"},
+             "simulated hardware (log-log); .png, .svg\n"
+             "or .pdf by the file name"},
     {.name = "csv", .kind = CLI_OPT_FLAG, .id = BO_CSV, .store = CLI_STORE_INT, AT(csv),
      .help = "CSV instead of the table, one row per size\n"
              "and mode: collective,algo,ranks,bytes,count,\n"

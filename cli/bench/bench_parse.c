@@ -16,7 +16,7 @@
 #include "core/backends.h"    // defines: cli_backend_default
 #include "core/optable.h"     // defines: cli_optab_parse, cli_optab_fail
 #include "core/opts.h"        // defines: cli_opt_vline, cli_opt_output_problem
-#include "plot.h"             // defines: viz_png_available
+#include "chart.h"            // defines: viz_chart_format_ok, viz_chart_available
 
 // ----------------------------------------------------------------------------
 // messages
@@ -177,9 +177,14 @@ static BenchParse check_together(BenchOptions *o, const OptSeen *seen) {
         return BENCH_PARSE_ERROR;
     if (o->plot && check_output("plot", o->plot) != BENCH_PARSE_OK)
         return BENCH_PARSE_ERROR;
-    if (o->plot && !viz_png_available())
-        return opt_fail("plot", o->plot, "a build with libpng (apt-get "
-                        "install libpng-dev, then rebuild)", "cannot be written by this build");
+    char why[256];
+    if (o->plot && !viz_chart_format_ok(o->plot))
+        return opt_fail("plot", o->plot, "a file name ending in " VIZ_CHART_FORMATS,
+                        "is of an unknown chart format");
+    if (o->plot && !viz_chart_available(why, sizeof why)) {
+        fprintf(stderr, "ddplab bench: --plot: %s\n", why);
+        return BENCH_PARSE_ERROR;
+    }
     if (o->trace && o->calibrate && strcmp(o->trace, o->calibrate) == 0)
         return opt_fail("trace", o->trace, "a file other than --calibrate's",
                         "is also the --calibrate file");

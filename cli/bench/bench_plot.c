@@ -1,23 +1,23 @@
-// cli/bench/bench_plot.c: `ddplab bench --plot FILE.png`: bus bandwidth against
-// message size (both axes logarithmic), one line each for the measured
-// out-of-place and in-place calls and one for the simulated hardware, so
-// the latency-bound start, the bandwidth plateau and the gap to the
-// modelled links read at a glance.
+// cli/bench/bench_plot.c: `ddplab bench --plot FILE`: bus bandwidth against
+// message size (sizes on a log-2 axis, bandwidth on a log-10 one), one line
+// each for the measured out-of-place and in-place calls and a dashed one for
+// the simulated hardware, so the latency-bound start, the bandwidth plateau
+// and the gap to the modelled links read at a glance. .png, .svg or .pdf.
 #include "bench/bench.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "plot.h" // defines: viz_plot_png, VizSeries
+#include "chart.h" // defines: VizChart, viz_chart_write
 
-// GB/s (1e9 bytes) for bytes moved in secs; NaN when there is no time, so
+// Bytes per second for bytes moved in secs; NaN when there is no time, so
 // the chart leaves the point out.
 static double busbw(const BenchOptions *o, size_t count, double secs) {
     if (!(secs > 0))
         return NAN;
     double bytes = sim_coll_algbw_bytes(o->coll, count, o->dtype, o->nranks);
-    return bytes / secs / 1e9 * sim_coll_busbw_factor(o->coll, o->nranks);
+    return bytes / secs * sim_coll_busbw_factor(o->coll, o->nranks);
 }
 
 int bench_plot(const BenchRun *run, const char *path, char *err, size_t errlen) {
@@ -39,18 +39,29 @@ int bench_plot(const BenchRun *run, const char *path, char *err, size_t errlen) 
     }
     char sim_label[96], title[128];
     snprintf(sim_label, sizeof sim_label, "simulated (%s)", o->sys.name);
-    snprintf(title, sizeof title, "%s, %s, %d ranks: bus bandwidth", bench_coll_name(o->coll),
+    snprintf(title, sizeof title, "%s, %s, %d ranks: bus bandwidth per size", bench_coll_name(o->coll),
              sim_algo_name(bench_algo_resolved(o)), o->nranks);
-    VizSeries s[3];
+    VizChartSeries s[3];
     int ns = 0;
+    size_t k = (size_t)n;
     if (o->modes & BENCH_OUT_OF_PLACE)
-        s[ns++] = (VizSeries){"measured, out-of-place", n, x, y_oop};
+        s[ns++] = (VizChartSeries){.label = "measured, out-of-place", .kind = VIZ_CHART_LINE,
+                                   .ink = {VIZ_INK_AUTO, 0}, .n = k, .x = x, .y = y_oop,
+                                   .dots = 1};
     if (o->modes & BENCH_IN_PLACE)
-        s[ns++] = (VizSeries){"measured, in-place", n, x, y_ip};
-    s[ns++] = (VizSeries){sim_label, n, x, y_sim};
-    VizPlotSpec spec = {.title = title, .xlabel = "message size (bytes)",
-                        .ylabel = "busbw (GB/s)", .logx = 2, .logy = 10};
-    SimStatus st = viz_plot_png(path, &spec, s, ns, err, errlen);
+        s[ns++] = (VizChartSeries){.label = "measured, in-place", .kind = VIZ_CHART_LINE,
+                                   .ink = {VIZ_INK_AUTO, 1}, .n = k, .x = x, .y = y_ip,
+                                   .dots = 1};
+    s[ns++] = (VizChartSeries){.label = sim_label, .kind = VIZ_CHART_LINE,
+                               .ink = {VIZ_INK_MUTED, 0}, .n = k, .x = x, .y = y_sim,
+                               .dashed = 1};
+    VizChartPanel panel = {.y = {.label = "bus bandwidth", .unit = VIZ_UNIT_BYTES_S,
+                                 .log = 10},
+                           .series = s, .nseries = ns};
+    VizChart c = {.title = title,
+                  .x = {.label = "message size", .unit = VIZ_UNIT_BYTES, .log = 2},
+                  .panels = &panel, .npanels = 1};
+    SimStatus st = viz_chart_write(&c, path, err, errlen);
     free(x);
     return st == SIM_OK ? 0 : -1;
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/cli.h" // defines: CLI_EXIT_*
-#include "plot.h"     // defines: viz_png_available
+#include "chart.h"    // defines: viz_chart_format_ok, viz_chart_available
 
 void report_help(FILE *out) {
     fputs("usage: ddplab report TRACE [--clock sim|wall|both] [--from-step K] [--json]\n"
@@ -140,9 +140,14 @@ int report_opts_parse(int argc, char **argv, ReportOptions *o) {
                 "ddplab run --trace FILE.ddptrace)\n", prog);
         return CLI_EXIT_USAGE;
     }
-    if (o->png != NULL && !viz_png_available()) {
-        fprintf(stderr, "%s: --png: this build has no PNG output (built without libpng; "
-                "apt-get install libpng-dev and rebuild, or leave out --png)\n", prog);
+    char why[256];
+    if (o->png != NULL && !viz_chart_format_ok(o->png)) {
+        fprintf(stderr, "%s: --png %s: unknown chart format: the file name must end in "
+                VIZ_CHART_FORMATS "\n", prog, o->png);
+        return CLI_EXIT_USAGE;
+    }
+    if (o->png != NULL && !viz_chart_available(why, sizeof why)) {
+        fprintf(stderr, "%s: --png: %s (or leave out --png)\n", prog, why);
         return CLI_EXIT_USAGE;
     }
     return 0;

@@ -55,7 +55,8 @@ void report_print_clocks(FILE *out, const SimTraceReport *sim, const SimTraceRep
 // most measured time (0: all).
 void report_print_ops(FILE *out, const SimReportOps *ops, int top);
 // A stacked horizontal bar per rank: compute, exposed comm, data wait,
-// idle (report_png.c). SIM_ENOTSUP without libpng, SIM_EIO, SIM_ENOMEM.
+// idle (report_png.c), as .png, .svg or .pdf. SIM_ENOTSUP without the chart
+// plugin, SIM_EINVAL, SIM_EIO, SIM_ENOMEM.
 SimStatus report_png(const char *path, const VizTrace *t, const SimTraceReport *r, char *err,
                      size_t errlen);
 
