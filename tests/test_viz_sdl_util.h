@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plot.h"   // defines: VizImage
+#include "image.h"  // defines: VizImage
 #include "vtrace.h" // defines: VizTrace
 
 // The trace of `count` sum all_reduces of fp32 buffers (elements given) on

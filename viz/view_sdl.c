@@ -359,9 +359,9 @@ SimStatus viz_sdl_png(VizModel *m, size_t i, double frac, const VizViewOpts *o,
                                i, count);
     int w = o && o->png_w > 0 ? o->png_w : VIZ_SDL_PNG_W;
     int h = o && o->png_h > 0 ? o->png_h : VIZ_SDL_PNG_H;
-    if (w > VIZ_PLOT_MAX_SIDE || h > VIZ_PLOT_MAX_SIDE)
+    if (w > VIZ_IMAGE_MAX_SIDE || h > VIZ_IMAGE_MAX_SIDE)
         return sim_errbuf_fail(err, errlen, SIM_EINVAL, "a %d x %d image is too large (at most "
-                               "%d pixels a side)", w, h, VIZ_PLOT_MAX_SIDE);
+                               "%d pixels a side)", w, h, VIZ_IMAGE_MAX_SIDE);
     if (!viz_png_available())
         return viz_png_write(path, NULL, err, errlen); // says which package is missing
     Uint32 sdl_before = SDL_WasInit(SDL_INIT_EVERYTHING);

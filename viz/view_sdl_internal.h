@@ -25,7 +25,7 @@
 #include "canvas.h" // defines: VizCanvas, VizCell, VizStyle
 #include "layout.h" // defines: VizLayout
 #include "player.h" // defines: VizPlayer
-#include "plot.h"   // defines: VizImage
+#include "image.h"  // defines: VizImage
 #include "scene.h"  // defines: VizModel, VizScene
 #include "views.h"  // defines: VizSource, VizViewOpts
 

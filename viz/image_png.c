@@ -1,14 +1,22 @@
-// viz/plot_png.c: an RGB image as a PNG file, through libpng's simplified
+// viz/image_png.c: an RGB image as a PNG file, through libpng's simplified
 // write API (png_image, libpng 1.6+), into a file replaced atomically
 // (sim/base/outfile.h). Built without libpng, the writer says which package to
 // install instead.
-#include "plot.h"
+#include "image.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/errbuf.h"
 #include "base/outfile.h"
+
+void viz_image_free(VizImage *img) {
+    if (img == NULL)
+        return;
+    free(img->rgb);
+    memset(img, 0, sizeof(*img));
+}
 
 #ifdef DDPLAB_HAVE_PNG
 #include <png.h>
