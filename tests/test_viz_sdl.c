@@ -1,5 +1,5 @@
-// tests/test_viz_sdl.c: the SDL2 view (viz/views.h, viz/view_sdl*.c) and the
-// trace charts (viz/plots.h). Every part runs without a display: frames
+// tests/test_viz_sdl.c: the SDL2 view (viz/views.h, viz/view_sdl*.c); the
+// charts are tests/test_viz_chart.c. Every part runs without a display: frames
 // are drawn by the software renderer on a surface, the window by SDL's
 // dummy video driver.
 //
@@ -21,10 +21,8 @@
 //   test_viz_sdl nodisplay  an impossible video driver, or no display at
 //                         all: SIM_ENOTSUP naming --viz ncurses; --png
 //                         still works
-//   test_viz_sdl plots    the loss and memory charts of an FSDP run
 //
-// Exits 77 (skipped) when the build has no SDL2 (the plots need only
-// libpng) or no libpng. With
+// Exits 77 (skipped) when the build has no SDL2 or no libpng. With
 // DDPLAB_SDL_TEST_OUT=DIR the PNGs are written there and kept.
 #include <math.h>
 #include <stdint.h>
@@ -34,8 +32,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "plot.h"
-#include "plots.h"
+#include "image.h"
 #include "scene.h"
 #include "test_env.h"
 #include "test_files.h"
@@ -838,86 +835,19 @@ static int test_nodisplay(void) {
 
 #endif // DDPLAB_HAVE_SDL
 
-// ----------------------------------------------------------------------------
-// plots
-
-static int count_colour(const VizImage *img, const uint8_t c[3]) {
-    int n = 0;
-    for (int y = 0; y < img->h; y++)
-        for (int x = 0; x < img->w; x++)
-            n += memcmp(pixel(img, x, y), c, 3) == 0;
-    return n;
-}
-
-static int test_plots(void) {
-    VizTrace t;
-    CHECK_EQ_INT(tsdl_fsdp_trace(&t, 4, 3), SIM_OK);
-    char err[512];
-    VizModel *m = viz_model_new(&t, err, sizeof err);
-    CHECK(m != NULL);
-    const double *x, *y;
-    CHECK_EQ_INT(viz_model_loss(m, &x, &y), 3);
-    const char *loss = out_path("fsdp-loss.png"), *mem = out_path("fsdp-memory.png");
-    SimStatus st = viz_plot_loss_png(m, loss, err, sizeof err);
-    if (st != SIM_OK)
-        fprintf(stderr, "loss: %s\n", err);
-    CHECK_EQ_INT(st, SIM_OK);
-    VizImage img;
-    uint8_t c[3];
-    CHECK_EQ_INT(tsdl_png_read(loss, &img), 0);
-    CHECK_EQ_INT(img.w, VIZ_PLOT_DEFAULT_WIDTH);
-    CHECK_EQ_INT(img.h, VIZ_PLOT_DEFAULT_HEIGHT);
-    viz_plot_series_colour(0, c);
-    int n = count_colour(&img, c);
-    viz_image_free(&img);
-    CHECK(n > 100); // three markers, two segments, the legend
-
-    st = viz_plot_memory_png(m, mem, err, sizeof err);
-    if (st != SIM_OK)
-        fprintf(stderr, "memory: %s\n", err);
-    CHECK_EQ_INT(st, SIM_OK);
-    CHECK_EQ_INT(tsdl_png_read(mem, &img), 0);
-    for (int r = 0; r < 4; r++) { // every rank is a series (its legend entry at least)
-        viz_plot_series_colour(r, c);
-        CHECK(count_colour(&img, c) > 20);
-    }
-    viz_plot_series_colour(4, c); // and there are only four
-    int extra = count_colour(&img, c);
-    viz_image_free(&img);
-    CHECK_EQ_INT(extra, 0);
-    viz_model_free(m);
-    viz_trace_free(&t);
-
-    // A benchmark's trace has no loss: said, nothing written.
-    CHECK_EQ_INT(tsdl_ring_trace(&t, 2, 1, 256), SIM_OK);
-    m = viz_model_new(&t, err, sizeof err);
-    CHECK(m != NULL);
-    const char *none = out_path("ring-loss.png");
-    CHECK_EQ_INT(viz_plot_loss_png(m, none, err, sizeof err), SIM_EINVAL);
-    CHECK_STR_CONTAINS(err, "no loss");
-    CHECK(!tfile_exists(none));
-    viz_model_free(m);
-    viz_trace_free(&t);
-    return 0;
-}
-
-
 int main(int argc, char **argv) {
     const char *part = argc > 1 ? argv[1] : "parts";
-    char err[256];
 #ifndef DDPLAB_HAVE_SDL
-    if (strcmp(part, "plots") != 0) {
-        CHECK_EQ_INT(viz_sdl_available(), 0);
-        CHECK_EQ_INT(viz_sdl_run(NULL, NULL, err, sizeof err), SIM_ENOTSUP);
-        CHECK_STR_CONTAINS(err, "libsdl2-dev libsdl2-ttf-dev");
-        printf("skipped: this build has no SDL2\n");
-        return 77;
-    }
+    char err[256];
+    CHECK_EQ_INT(viz_sdl_available(), 0);
+    CHECK_EQ_INT(viz_sdl_run(NULL, NULL, err, sizeof err), SIM_ENOTSUP);
+    CHECK_STR_CONTAINS(err, "libsdl2-dev libsdl2-ttf-dev");
+    printf("skipped: this build has no SDL2\n");
+    return 77;
 #else
     CHECK_EQ_INT(viz_sdl_available(), 1);
 #endif
     if (!viz_png_available()) {
-        CHECK_EQ_INT(viz_plot_loss_png(NULL, "x.png", err, sizeof err), SIM_EINVAL);
         printf("skipped: this build has no libpng\n");
         return 77;
     }
@@ -929,10 +859,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "cannot make a scratch directory\n");
         return 1;
     }
-    if (strcmp(part, "plots") == 0) {
-        RUN(test_plots);
 #ifdef DDPLAB_HAVE_SDL
-    } else if (strcmp(part, "parts") == 0) {
+    if (strcmp(part, "parts") == 0) {
         RUN(test_shapes);
         RUN(test_glyph_cache);
         RUN(test_bar_tween);
@@ -945,9 +873,10 @@ int main(int argc, char **argv) {
         RUN(test_window);
     } else if (strcmp(part, "nodisplay") == 0) {
         RUN(test_nodisplay);
+    } else
 #endif
-    } else {
-        fprintf(stderr, "usage: test_viz_sdl parts|frames|window|nodisplay|plots\n");
+    {
+        fprintf(stderr, "usage: test_viz_sdl parts|frames|window|nodisplay\n");
         failures++;
     }
     if (keep_out)

@@ -1,6 +1,6 @@
-# The SDL2 view (viz/view_sdl*.c) and the charts of a trace (viz/plots.c),
-# without a display: frames drawn offscreen by the software renderer, the
-# window under SDL's dummy video driver. Engine traces of a ring all_reduce
+# The SDL2 view (viz/view_sdl*.c), without a display: frames drawn
+# offscreen by the software renderer, the window under SDL's dummy video
+# driver; the charts are test_viz_chart (viz_chart.cmake). Engine traces of a ring all_reduce
 # and of FSDP come from CPU ranks (label cpu). Each part exits 77 (skipped)
 # when the build has no SDL2 or no libpng. The view is linked in
 # (ddplab_viz_sdl; the stub without SDL2), not loaded as the program's
@@ -20,7 +20,7 @@ if(DDPLAB_HAVE_PNG)
   target_link_libraries(test_viz_sdl_parts PRIVATE PNG::PNG)
   target_compile_definitions(test_viz_sdl_parts PRIVATE DDPLAB_HAVE_PNG=1)
 endif()
-foreach(part IN ITEMS frames window nodisplay plots)
+foreach(part IN ITEMS frames window nodisplay)
   add_test(NAME test_viz_sdl_${part} COMMAND test_viz_sdl_parts ${part})
   set_tests_properties(test_viz_sdl_${part} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
     LABELS cpu)

@@ -163,8 +163,13 @@ static void draw_note(VizGfx *g, const VizChartPlace *pl, const VizChartNote *n,
     double ty = y - th - px * 0.4;
     if (ty < pl->area.y)
         ty = y + px * 0.5;
-    viz_gfx_fill_round(cr, tx - px * 0.25, ty - px * 0.1, tw + px * 0.5, th + px * 0.2,
-                       px * 0.25, viz_rgba_alpha(viz_rgb(0xffffff), 0.85));
+    // an opaque label: the data under it gives way to the words
+    viz_gfx_round_rect(cr, tx - px * 0.3, ty - px * 0.1, tw + px * 0.6, th + px * 0.2, px * 0.25);
+    viz_gfx_set(cr, viz_rgb(0xffffff));
+    cairo_fill_preserve(cr);
+    viz_gfx_set(cr, viz_rgb(0xbbbbbb));
+    cairo_set_line_width(cr, 1);
+    cairo_stroke(cr);
     viz_gfx_text(g, tx, ty, n->text, px * 0.95, VIZ_FONT_SANS, ink, VIZ_ALIGN_LEFT);
 }
 

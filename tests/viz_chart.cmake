@@ -1,0 +1,14 @@
+# The charts as drawn (viz/chart*.c): pixels, layout, SVG, golden images in
+# tests/data (regenerating them: tests/test_viz_chart.c). Linked with the SDL
+# view's library, which holds the drawing; in a build without it, the stub
+# is checked and the test is skipped (77).
+ddplab_add_test(test_viz_chart
+  SOURCES test_viz_chart.c test_chart_trace.c test_files.c
+  LIBS ddplab_viz_sdl
+  ARGS ${CMAKE_CURRENT_SOURCE_DIR}/data
+  LABELS sim
+  TIMEOUT 60)
+if(DDPLAB_HAVE_SDL)
+  target_link_libraries(test_viz_chart PRIVATE PkgConfig::CAIRO)
+  target_compile_definitions(test_viz_chart PRIVATE DDPLAB_HAVE_SDL=1)
+endif()
