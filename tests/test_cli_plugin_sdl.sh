@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # tests/test_cli_plugin_sdl.sh DDPLAB PLUGIN: the SDL2 view is a plugin
-# (ddplab-sdl.so) that the program loads only when a window or an SDL-drawn
-# PNG is asked for (viz/view_sdl_load.c):
+# (ddplab-sdl.so) that the program loads only when a window, an SDL-drawn
+# PNG or a chart (drawn with cairo) is asked for (viz/view_sdl_load.c):
 #   a. the program links no SDL library (libSDL2, libSDL2_ttf);
-#   b. --help, a plan, a small cpu run (with a trace and a libpng chart) and
-#      a text replay load none either, nor the plugin (the dynamic loader's
-#      own account, LD_DEBUG=files);
+#   b. --help, a plan, a small cpu run (with a trace) and a text replay load
+#      none either, nor the plugin (the dynamic loader's own account,
+#      LD_DEBUG=files);
 #   c. `replay --png` loads the plugin and writes a PNG of the frame (1600 x
 #      1000), as does `run --png`; `replay --viz sdl` opens and closes the
-#      window through it under SDL's dummy video driver;
+#      window through it under SDL's dummy video driver; `run --plot` and
+#      `replay --plot-memory` load it and write their charts (PNG, SVG);
 #   d. with DDPLAB_PLUGIN_DIR at an empty folder, --png stops with exit 4
 #      and --viz sdl with exit 2 (the codes of the view's other failures:
 #      a frame that cannot be drawn, a window that cannot open), each with
@@ -39,7 +40,7 @@ links_none SDL "$libs"
 # b. what it loads (loaded, tests/plugin_util.sh)
 small="run --strategy ddp -n 4 --data blobs --model mlp:16,8,4 --steps 20"
 for cmd in "--help" "plan --model gpt2 -n 8" "$small" \
-           "$small --trace t.ddptrace --plot loss.png" "replay t.ddptrace --viz text"; do
+           "$small --trace t.ddptrace" "replay t.ddptrace --viz text"; do
     # shellcheck disable=SC2086 # the words of cmd are the command's
     files=$(loaded "$ddplab" $cmd)
     [ -n "$files" ] || failed "ddplab $cmd: LD_DEBUG=files listed no file"
@@ -67,10 +68,18 @@ for cmd in "replay t.ddptrace --png frame.png --at bucket-launch:1" "$small --pn
 done
 files=$(loaded "$ddplab" replay t.ddptrace --viz sdl)
 grep -q "ddplab-sdl.so" <<<"$files" || failed "replay --viz sdl did not load the plugin"
+for cmd in "$small --plot loss.png" "replay t.ddptrace --plot-memory mem.svg"; do
+    # shellcheck disable=SC2086
+    files=$(loaded "$ddplab" $cmd)
+    grep -q "ddplab-sdl.so" <<<"$files" || failed "ddplab $cmd did not load the plugin"
+done
+[ "$(png_size loss.png)" = "960 600" ] || failed "--plot: loss.png is not a 960 x 600 PNG"
+head -c 5 mem.svg 2>/dev/null | grep -q '<?xml' || failed "--plot-memory: mem.svg is not SVG"
 
 # d. no plugin where DDPLAB_PLUGIN_DIR points
 mkdir "$tmp/empty"
-for want in "4 replay t.ddptrace --png none.png" "2 replay t.ddptrace --viz sdl"; do
+for want in "4 replay t.ddptrace --png none.png" "2 replay t.ddptrace --viz sdl" \
+            "4 replay t.ddptrace --plot-memory none.svg"; do
     read -r code cmd <<<"$want"
     # shellcheck disable=SC2086
     out=$(DDPLAB_PLUGIN_DIR="$tmp/empty" "$ddplab" $cmd 2>&1)
@@ -83,6 +92,7 @@ for want in "4 replay t.ddptrace --png none.png" "2 replay t.ddptrace --viz sdl"
         failed "ddplab $cmd without the plugin: DDPLAB_PLUGIN_DIR is not named: $out"
 done
 [ -e none.png ] && failed "--png without the plugin wrote none.png"
+[ -e none.svg ] && failed "--plot-memory without the plugin wrote none.svg"
 [ -f "$plugin" ] || failed "no plugin at $plugin"
-[ $fail -eq 0 ] && echo "ok: no SDL library linked or loaded but for a window or --png; a missing plugin is named"
+[ $fail -eq 0 ] && echo "ok: no SDL library linked or loaded but for a window, --png or a chart; a missing plugin is named"
 exit $fail
