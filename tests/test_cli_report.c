@@ -8,8 +8,9 @@
 //                for its compute, about 3x the others' mean
 //   data wait    --sample-cost 0.001 with no loader workers: data wait is
 //                the largest share on every rank, and the reason given
-//   png          a PNG file (or, in a build without libpng, exit 2 and a
-//                message naming PNG)
+//   png          a PNG file and an SVG one with the title as text (or, in a
+//                build without the chart plugin, exit 2 and a message
+//                naming cairo); an unknown extension: exit 2, nothing written
 //   bad inputs   a missing file, garbage, a truncated trace, a Chrome trace
 //                cut short or with a foreign event, a trace with no steps
 //                (a benchmark), an unknown option, no trace: one
@@ -167,9 +168,28 @@ static int test_ddp(void) {
         CHECK_STR_CONTAINS(r.out, "chart: ");
     } else {
         CHECK_EQ_INT(r.rc, 2);
-        CHECK_STR_CONTAINS(r.err, "PNG");
+        CHECK_STR_CONTAINS(r.err, "cairo");
         CHECK(!tfile_exists(png));
     }
+    int drawn = r.rc == 0;
+    tcli_result_free(&r);
+    const char *svg = in_dir("time.svg");
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin, "--png", svg);
+    if (drawn) {
+        CHECK_EQ_INT(r.rc, 0);
+        char *text = tfile_read(svg, NULL);
+        CHECK(text != NULL);
+        int ok = strncmp(text, "<?xml", 5) == 0 && strstr(text, "<title>time per rank over ") &&
+                 strstr(text, "</svg>");
+        free(text);
+        CHECK(ok);
+    }
+    tcli_result_free(&r);
+    const char *gif = in_dir("time.gif");
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin, "--png", gif);
+    CHECK_EQ_INT(r.rc, 2);
+    CHECK_STR_CONTAINS(r.err, ".png, .svg or .pdf");
+    CHECK(!tfile_exists(gif));
     tcli_result_free(&r);
     return 0;
 }

@@ -115,6 +115,16 @@ static int test_pictures(void) {
     CHECK(file_size(path("loss.png")) > 1000);
     CHECK(file_size(path("mem.png")) > 1000);
     tcli_result_free(&r);
+    // from a recorded trace, as SVG; an unknown extension stops before the replay
+    TCLI_RUN(r, exe, 120, "replay", path("ddp.ddptrace"), "--plot-memory", path("mem.svg"));
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK(file_size(path("mem.svg")) > 1000);
+    tcli_result_free(&r);
+    TCLI_RUN(r, exe, 120, "replay", path("ddp.ddptrace"), "--plot-memory", path("mem.bmp"));
+    CHECK_EQ_INT(r.rc, 2);
+    CHECK(strstr(r.err, "unknown chart format") != NULL);
+    CHECK(file_size(path("mem.bmp")) < 0);
+    tcli_result_free(&r);
     TCLI_RUN(r, exe, 120, "bench", "-n", "4", "-b", "1K", "-e", "64K", "--plot", path("bw.png"));
     CHECK_EQ_INT(r.rc, 0);
     CHECK(strstr(r.out, "bw.png") != NULL);
