@@ -12,7 +12,7 @@ PACKAGES=(
   libcairo2-dev libpango1.0-dev       # vector drawing and text: window, frames, charts
   libgif-dev                          # animated GIF export
   fonts-dejavu-core                   # its font (DejaVu Sans Mono)
-  libpng-dev                          # PNG plots
+  libpng-dev                          # PNG frames of the SDL view (charts: cairo)
   libmd4c-dev                         # the lesson parser (Markdown)
   openmpi-bin libopenmpi-dev          # the collective peer for benchmarks
   tmux                                # terminal UI tests
