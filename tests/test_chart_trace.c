@@ -48,6 +48,26 @@ static int marker(VizTrace *t, double ms, const char *label, int step, double lo
     return viz_trace_add(t, &e, NULL) == SIM_OK ? 0 : -1;
 }
 
+int tct_long_trace(VizTrace *t, int n) {
+    SimTraceInfo info;
+    memset(&info, 0, sizeof info);
+    info.nodes = 1;
+    if (viz_trace_init(t, 1, &info, "test") != SIM_OK)
+        return -1;
+    Ledger l = {t, 0, 0};
+    int bad = mem(&l, 0, SIM_MEM_PARAM, TCT_MIB, 0);
+    for (int i = 0; i < n && !bad; i++) {
+        double act = (i == n / 2 ? 10 : 1) * TCT_MIB;
+        bad |= mem(&l, 1e-3 * (2 * i + 1), SIM_MEM_ACT, act, 0);
+        bad |= mem(&l, 1e-3 * (2 * i + 2), SIM_MEM_ACT, act, 1);
+    }
+    if (bad) {
+        viz_trace_free(t);
+        return -1;
+    }
+    return 0;
+}
+
 int tct_memory_trace(VizTrace *t, int nranks, int differ, uint64_t capacity) {
     SimTraceInfo info;
     memset(&info, 0, sizeof info);

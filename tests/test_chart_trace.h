@@ -15,4 +15,9 @@
 // or -1 out of memory. Release with viz_trace_free.
 int tct_memory_trace(VizTrace *t, int nranks, int differ, uint64_t capacity);
 
+// One rank: params 1 MiB, then n pairs of 1 MiB activations allocated and
+// freed 1 us apart, the pair at n / 2 of 10 MiB (the peak, 11 MiB). Returns
+// 0, or -1 out of memory.
+int tct_long_trace(VizTrace *t, int n);
+
 #endif

@@ -372,6 +372,33 @@ static int test_memory_capacity(void) {
     return 0;
 }
 
+// A long trace is thinned to VIZ_PLOT_MAX_POINTS a series, and the peak
+// stays in it.
+static int test_memory_thinned(void) {
+    VizTrace t;
+    CHECK_EQ_INT(tct_long_trace(&t, 5000), 0);
+    char err[256];
+    VizModel *m = viz_model_new(&t, err, sizeof err);
+    CHECK(m != NULL);
+    VizPlot p;
+    CHECK_EQ_INT(viz_plot_memory(m, &p, err, sizeof err), SIM_OK);
+    const VizChartPanel *pn = &p.panel[0];
+    CHECK_EQ_INT(pn->nseries, 2); // params, activations
+    CHECK(pn->series[0].n <= VIZ_PLOT_MAX_POINTS && pn->series[0].n > VIZ_PLOT_MAX_POINTS / 2);
+    double top = 0;
+    for (size_t i = 0; i < pn->series[0].n; i++) {
+        double sum = pn->series[0].y[i] + pn->series[1].y[i];
+        top = sum > top ? sum : top;
+    }
+    CHECK_NEAR(top, 11 * TCT_MIB, 0);
+    CHECK_NEAR(p.note[0].y, 11 * TCT_MIB, 0);
+    CHECK_NEAR(p.note[0].x, (2 * 2500 + 1) * 1e-6, 1e-12);
+    viz_plot_free(&p);
+    viz_model_free(m);
+    viz_trace_free(&t);
+    return 0;
+}
+
 static int test_loss(void) {
     VizTrace t;
     VizModel *m = model_of(&t, 2, 0, 0);
@@ -409,6 +436,7 @@ int main(void) {
     RUN(test_memory_alike);
     RUN(test_memory_differ);
     RUN(test_memory_capacity);
+    RUN(test_memory_thinned);
     RUN(test_loss);
     RUN(test_plot_errors);
     return failures != 0;
