@@ -51,7 +51,8 @@ typedef struct {
 // Where a colour comes from: the palette the view uses for the same thing
 // (viz/paint.h), so that a category or a rank has one colour everywhere.
 typedef enum {
-    VIZ_INK_AUTO = 0,  // the series' own colour: index in the chart's cycle
+    VIZ_INK_AUTO = 0,  // a cycle of eight hues: index 1..7 picks one, 0 takes the
+                       // series' position in its panel
     VIZ_INK_MEMCAT,    // memory category index (SIM_MEM_*): viz_mem_colour
     VIZ_INK_RANKOF,    // rank index: viz_rank_colour
     VIZ_INK_HEX,       // index is 0xRRGGBB
@@ -68,6 +69,7 @@ typedef enum {
     VIZ_CHART_LINE = 0, // points joined by segments (NaN breaks the line)
     VIZ_CHART_STEP,     // holds each value until the next point's x
     VIZ_CHART_AREA,     // a step, filled, stacked on the panel's earlier areas
+                        // (a panel's areas share their points' x: same n, same x)
     VIZ_CHART_MARKS,    // points only: dots
     VIZ_CHART_CROSSES,  // points only: crosses (a configuration that fails)
     VIZ_CHART_BARS,     // horizontal bars: y[i] is the row (0 at the top),

@@ -2,6 +2,7 @@
 // ticks, the axis lines at the left and bottom, tick labels, the y axis'
 // label turned up the left side, the panel's title above it, and the
 // chart's title, subtitle and x axis label.
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ static void grid_x(VizGfx *g, const VizChartPlace *pl, double px, int labels) {
     for (int i = 0; i < pl->xs.t.n; i++) {
         double v = pl->xs.t.v[i] * pl->xs.div;
         double x = viz_chart_px_x(pl, v);
-        if (x != x || x < pl->area.x - 0.5 || x > pl->area.x + pl->area.w + 0.5)
+        if (isnan(x) || x < pl->area.x - 0.5 || x > pl->area.x + pl->area.w + 0.5)
             continue;
         viz_gfx_set(cr, grid);
         cairo_set_line_width(cr, 1);
@@ -46,7 +47,7 @@ static void grid_y(VizGfx *g, const VizChartPlace *pl, double px) {
     for (int i = 0; i < pl->ys.t.n; i++) {
         double v = pl->ys.t.v[i] * pl->ys.div;
         double y = viz_chart_px_y(pl, v);
-        if (y != y || y < pl->area.y - 0.5 || y > pl->area.y + pl->area.h + 0.5)
+        if (isnan(y) || y < pl->area.y - 0.5 || y > pl->area.y + pl->area.h + 0.5)
             continue;
         viz_gfx_set(cr, grid);
         cairo_set_line_width(cr, 1);

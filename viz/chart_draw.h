@@ -79,8 +79,10 @@ VizRgba viz_chart_ink(VizChartInk k, int series_index);
 void viz_chart_draw_axes(VizGfx *g, const VizChart *c, const VizChartLayout *l);
 SimStatus viz_chart_draw_series(VizGfx *g, const VizChart *c, const VizChartLayout *l);
 void viz_chart_draw_legend(VizGfx *g, const VizChart *c, const VizChartLayout *l);
-// The legend's entries (chart_legend.c), collected into l.
+// The legend's entries (chart_legend.c), collected into l; the width one
+// takes in its row (the layout and the drawing wrap the rows alike).
 void viz_chart_collect_legend(const VizChart *c, VizChartLayout *l);
+double viz_chart_legend_item_w(VizGfx *g, const VizChartLegendItem *it, double px);
 
 // The whole chart onto cr (w x h pixels), and where things went when l is
 // not NULL.

@@ -43,10 +43,9 @@ static double left_labels_w(VizGfx *g, const VizChartPanel *p, const VizChartSca
 static double legend_height(VizGfx *g, const VizChartLayout *l, double w, double px) {
     if (l->nlegend == 0)
         return 0;
-    double x = 0, rows = 1, tw;
+    double x = 0, rows = 1;
     for (int i = 0; i < l->nlegend; i++) {
-        viz_gfx_text_size(g, l->legend[i].label, px, VIZ_FONT_SANS, &tw, NULL);
-        double item = px * 2.2 + tw + px * 1.6;
+        double item = viz_chart_legend_item_w(g, &l->legend[i], px);
         if (x > 0 && x + item > w)
             rows++, x = 0;
         x += item;

@@ -56,6 +56,12 @@ void viz_chart_collect_legend(const VizChart *c, VizChartLayout *l) {
     }
 }
 
+double viz_chart_legend_item_w(VizGfx *g, const VizChartLegendItem *it, double px) {
+    double tw;
+    viz_gfx_text_size(g, it->label, px, VIZ_FONT_SANS, &tw, NULL);
+    return px * 2.2 + tw + px * 1.6; // swatch, gap, label, space to the next
+}
+
 // The swatch of one entry at (x, y), size px: a filled square for areas
 // and bars, a short line for lines and steps, a dot or a cross for marks.
 static void swatch(cairo_t *cr, const VizChartLegendItem *it, double x, double y, double px) {
@@ -90,12 +96,11 @@ static void swatch(cairo_t *cr, const VizChartLegendItem *it, double x, double y
 
 void viz_chart_draw_legend(VizGfx *g, const VizChart *c, const VizChartLayout *l) {
     (void)c;
-    double px = l->font_px, x = l->legend_box.x, y = l->legend_box.y, tw;
+    double px = l->font_px, x = l->legend_box.x, y = l->legend_box.y;
     VizRgba ink = viz_rgb(0x333333);
     for (int i = 0; i < l->nlegend; i++) {
         const VizChartLegendItem *it = &l->legend[i];
-        viz_gfx_text_size(g, it->label, px, VIZ_FONT_SANS, &tw, NULL);
-        double item = px * 2.2 + tw + px * 1.6;
+        double item = viz_chart_legend_item_w(g, it, px);
         if (x > l->legend_box.x && x + item > l->legend_box.x + l->legend_box.w)
             x = l->legend_box.x, y += px * 1.6;
         swatch(g->cr, it, x, y + px * 0.1, px);

@@ -8,7 +8,8 @@
 #include "chart_draw.h"
 #include "units.h"
 
-enum { MAX_TICKS = 8 };
+// Ticks an axis aims at, at most: the x axis is the wider one.
+enum { MAX_TICKS_X = 10, MAX_TICKS_Y = 8 };
 
 // The extent of the values an axis shows.
 typedef struct {
@@ -112,11 +113,12 @@ static SimStatus make_scale(const VizChartAxis *a, Span sp, int fit, VizChartSca
     memset(s, 0, sizeof *s);
     s->kind = a->unit;
     s->div = 1;
+    int max_ticks = which[0] == 'x' ? MAX_TICKS_X : MAX_TICKS_Y;
     if (!sp.any)
         return sim_errbuf_fail(err, errlen, SIM_EINVAL, "nothing to draw on the %s axis", which);
     if (a->log == 2 || a->log == 10) {
         s->log = a->log;
-        if (viz_ticks_log(sp.lo, sp.hi, a->log, MAX_TICKS, &s->t) != SIM_OK)
+        if (viz_ticks_log(sp.lo, sp.hi, a->log, max_ticks, &s->t) != SIM_OK)
             return sim_errbuf_fail(err, errlen, SIM_EINVAL, "cannot place the %s axis' ticks",
                                    which);
         s->lo = s->t.lo, s->hi = s->t.hi;
@@ -127,7 +129,7 @@ static SimStatus make_scale(const VizChartAxis *a, Span sp, int fit, VizChartSca
     VizUnitChoice u = viz_unit_pick(a->unit, fmax(fabs(sp.lo), fabs(sp.hi)));
     s->div = u.div;
     snprintf(s->unit, sizeof s->unit, "%s", u.name);
-    if (viz_ticks_linear(sp.lo / u.div, sp.hi / u.div, MAX_TICKS, &s->t) != SIM_OK)
+    if (viz_ticks_linear(sp.lo / u.div, sp.hi / u.div, max_ticks, &s->t) != SIM_OK)
         return sim_errbuf_fail(err, errlen, SIM_EINVAL, "cannot place the %s axis' ticks",
                                which);
     s->lo = s->t.lo, s->hi = s->t.hi;
