@@ -111,6 +111,11 @@ static int test_pictures(void) {
     TcliResult r;
     TCLI_RUN(r, exe, 120, DDP_RUN, "--plot", path("loss.png"), "--plot-memory",
              path("mem.png"));
+    if (r.rc == 2 && strstr(r.err, "cairo") != NULL) { // a build without the chart plugin
+        CHECK(file_size(path("loss.png")) < 0);
+        tcli_result_free(&r);
+        return 0;
+    }
     CHECK_EQ_INT(r.rc, 0);
     CHECK(file_size(path("loss.png")) > 1000);
     CHECK(file_size(path("mem.png")) > 1000);

@@ -91,9 +91,11 @@ static const CliOptRow rows[] = {
      .help = "draw the frame at --at to a PNG (SDL2,\n"
              "offscreen: no display needed)"},
     {.name = "plot", .kind = CLI_OPT_PATH, .metavar = "FILE.png",
-     .store = CLI_STORE_TEXT, AT(plot_loss), .help = "the loss per iteration as a chart"},
+     .store = CLI_STORE_TEXT, AT(plot_loss),
+     .help = "the loss per iteration as a chart (.png, .svg or .pdf)"},
     {.name = "plot-memory", .kind = CLI_OPT_PATH, .metavar = "FILE.png",
-     .store = CLI_STORE_TEXT, AT(plot_memory), .help = "device memory of each rank over time"},
+     .store = CLI_STORE_TEXT, AT(plot_memory),
+     .help = "device memory over time by category, a panel per rank when they differ"},
 };
 #define NROWS (int)(sizeof rows / sizeof rows[0])
 
