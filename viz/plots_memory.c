@@ -202,10 +202,14 @@ static SimStatus build(VizPlot *p, const VizModel *m, const MemData *d, char *er
     if (p->chart.height > VIZ_CHART_MAX_SIDE)
         p->chart.height = VIZ_CHART_MAX_SIDE;
     capacity(p, m, d, cap, sizeof cap);
+    char compared[48] = "";
+    if (d->shown < nranks)
+        snprintf(compared, sizeof compared, " (ranks 0-%d of %d compared)", d->shown - 1,
+                 nranks);
     if (same)
         snprintf(p->subtitle, sizeof p->subtitle, "%s%s%s", nranks > 1 ? "the ranks hold "
-                 "the same memory (within 1% of the peak): one panel" : "one rank", cap,
-                 "");
+                 "the same memory (within 1% of the peak): one panel" : "one rank", compared,
+                 cap);
     else if (d->shown < nranks)
         snprintf(p->subtitle, sizeof p->subtitle, "the ranks differ: a panel each, ranks "
                  "0-%d of %d shown%s", d->shown - 1, nranks, cap);
