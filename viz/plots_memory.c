@@ -163,24 +163,39 @@ static void capacity(VizPlot *p, const VizModel *m, const MemData *d, char *said
     }
 }
 
-static SimStatus build(VizPlot *p, const VizModel *m, const MemData *d, char *err,
-                       size_t errlen) {
-    int nranks = viz_model_trace(m)->nranks, same = d->shown == 1;
-    if (!same)
-        same = alike(d->mc, d->shown, d->tmax, VIZ_PLOT_ALIKE * d->peak);
-    int npanels = same ? 1 : d->shown, ncats = 0;
+// The subtitle: one panel or a panel each, which ranks, the capacity.
+static void write_subtitle(VizPlot *p, int same, int shown, int nranks, const char *cap) {
+    char compared[48] = "";
+    if (shown < nranks)
+        snprintf(compared, sizeof compared, " (ranks 0-%d of %d compared)", shown - 1, nranks);
+    if (same && nranks > 1)
+        snprintf(p->subtitle, sizeof p->subtitle, "the ranks hold the same memory (within "
+                 "1%% of the peak): one panel%s%s", compared, cap);
+    else if (same)
+        snprintf(p->subtitle, sizeof p->subtitle, "one rank%s", cap);
+    else if (shown < nranks)
+        snprintf(p->subtitle, sizeof p->subtitle, "the ranks differ: a panel each, ranks "
+                 "0-%d of %d shown%s", shown - 1, nranks, cap);
+    else
+        snprintf(p->subtitle, sizeof p->subtitle, "the ranks differ: a panel each, one "
+                 "scale%s", cap);
+}
+
+// The panels, rank s in panel s: each series' points into p->buf, [npanels]
+// blocks of x and one y per category used, at most VIZ_PLOT_MAX_POINTS each.
+static SimStatus fill_panels(VizPlot *p, const MemData *d, int npanels, int same, int nranks) {
+    int ncats = 0;
     for (int c = 0; c < SIM_MEM_CAT_COUNT; c++)
         ncats += d->used[c];
     size_t most = 0;
     for (int r = 0; r < npanels; r++)
         most = d->mc[r].n > most ? d->mc[r].n : most;
+    size_t kept = most < VIZ_PLOT_MAX_POINTS ? most : VIZ_PLOT_MAX_POINTS;
     size_t *pick = malloc((most ? most : 1) * sizeof *pick);
-    p->buf = malloc((size_t)npanels * (1 + (size_t)ncats) *
-                    (most < VIZ_PLOT_MAX_POINTS ? most : VIZ_PLOT_MAX_POINTS) * sizeof *p->buf +
-                    1);
+    p->buf = malloc(((size_t)npanels * (1 + (size_t)ncats) * kept + 1) * sizeof *p->buf);
     if (pick == NULL || p->buf == NULL) {
         free(pick);
-        return sim_errbuf_fail(err, errlen, SIM_ENOMEM, "out of memory for the memory chart");
+        return SIM_ENOMEM;
     }
     double *next = p->buf;
     for (int s = 0; s < npanels; s++) {
@@ -191,31 +206,30 @@ static SimStatus build(VizPlot *p, const VizModel *m, const MemData *d, char *er
         p->panel[s].title = p->panel_title[s];
     }
     free(pick);
+    return SIM_OK;
+}
+
+static SimStatus build(VizPlot *p, const VizModel *m, const MemData *d, char *err,
+                       size_t errlen) {
+    int nranks = viz_model_trace(m)->nranks, same = d->shown == 1;
+    if (!same)
+        same = alike(d->mc, d->shown, d->tmax, VIZ_PLOT_ALIKE * d->peak);
+    int npanels = same ? 1 : d->shown;
+    if (fill_panels(p, d, npanels, same, nranks) != SIM_OK)
+        return sim_errbuf_fail(err, errlen, SIM_ENOMEM, "out of memory for the memory chart");
     char name[64], cap[96];
     viz_plot_run_name(m, name, sizeof name);
     snprintf(p->title, sizeof p->title, "device memory by category (%s)", name);
+    // small multiples: two columns of about 200 pixels a row
+    int h = npanels > 2 ? 200 * ((npanels + 1) / 2) + 240 : 0;
     p->chart = (VizChart){.title = p->title, .subtitle = p->subtitle,
                           .x = {.label = "simulated time", .unit = VIZ_UNIT_SECONDS,
                                 .from_zero = 1},
                           .panels = p->panel, .npanels = npanels, .share_y = 1,
-                          .height = npanels > 2 ? 200 * ((npanels + 1) / 2) + 240 : 0};
-    if (p->chart.height > VIZ_CHART_MAX_SIDE)
-        p->chart.height = VIZ_CHART_MAX_SIDE;
+                          .columns = npanels > 2 ? 2 : 1,
+                          .height = h < VIZ_CHART_MAX_SIDE ? h : VIZ_CHART_MAX_SIDE};
     capacity(p, m, d, cap, sizeof cap);
-    char compared[48] = "";
-    if (d->shown < nranks)
-        snprintf(compared, sizeof compared, " (ranks 0-%d of %d compared)", d->shown - 1,
-                 nranks);
-    if (same)
-        snprintf(p->subtitle, sizeof p->subtitle, "%s%s%s", nranks > 1 ? "the ranks hold "
-                 "the same memory (within 1% of the peak): one panel" : "one rank", compared,
-                 cap);
-    else if (d->shown < nranks)
-        snprintf(p->subtitle, sizeof p->subtitle, "the ranks differ: a panel each, ranks "
-                 "0-%d of %d shown%s", d->shown - 1, nranks, cap);
-    else
-        snprintf(p->subtitle, sizeof p->subtitle, "the ranks differ: a panel each, one "
-                 "scale%s", cap);
+    write_subtitle(p, same, d->shown, nranks, cap);
     return SIM_OK;
 }
 
