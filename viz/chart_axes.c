@@ -118,7 +118,7 @@ void viz_chart_draw_axes(VizGfx *g, const VizChart *c, const VizChartLayout *l) 
             viz_gfx_text(g, tx, ty, pn->title, px * 1.05, VIZ_FONT_SANS_BOLD, title,
                          VIZ_ALIGN_LEFT);
         }
-        if (pn->y.label) {
+        if (pl->y_title) {
             y_title(g, pn, pl, px, pl->cell.x + px * 0.1);
         }
         if (pl->area.y + pl->area.h > bottom)

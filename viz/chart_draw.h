@@ -34,6 +34,7 @@ typedef struct {
 typedef struct {
     VizBox area;
     VizBox cell;       // the panel with its titles and labels
+    int y_title;       // its y axis is labelled (small multiples: the left column's)
     VizChartScale xs, ys;
 } VizChartPlace;
 

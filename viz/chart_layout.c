@@ -102,7 +102,9 @@ SimStatus viz_chart_layout(VizGfx *g, const VizChart *c, int w, int h, VizChartL
         VizChartPlace *pl = &l->panel[p];
         double cx = pad + (p % cols) * cell_w, cy = top + (p / cols) * cell_h;
         double head = pn->title ? px * 1.7 : px * 0.6;
-        double ylab = pn->y.label ? px * 1.8 : 0;
+        // small multiples share one y scale: its label once a row, at the left
+        pl->y_title = pn->y.label != NULL && (!c->share_y || p % cols == 0);
+        double ylab = pl->y_title ? px * 1.8 : 0;
         double left = ylab + left_labels_w(g, pn, &pl->ys, px) + px * 0.8;
         double foot = px * 1.9; // the x tick labels
         double gap = cols > 1 && p % cols != cols - 1 ? px * 1.5 : px * 0.8;
