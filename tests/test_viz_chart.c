@@ -25,7 +25,9 @@
 #include "test_files.h"
 
 #ifdef DDPLAB_HAVE_SDL
+#ifdef DDPLAB_HAVE_FONTCONFIG
 #include <fontconfig/fontconfig.h>
+#endif
 
 #include "chart_draw.h"
 
@@ -392,7 +394,9 @@ int main(int argc, char **argv) {
     // go so that LeakSanitizer sees what the charts hold and nothing else
     pango_cairo_font_map_set_default(NULL);
     cairo_debug_reset_static_data();
+#ifdef DDPLAB_HAVE_FONTCONFIG
     FcFini();
+#endif
     return failures != 0;
 }
 #else
