@@ -1,6 +1,7 @@
 // viz/image.h: an RGB image in memory and its encoding as a PNG file, for
-// the SDL view's frames read back from its renderer (view_sdl.c). The
-// charts (chart.h) are drawn and written with cairo instead. Without libpng
+// the SDL view's frames read back from its renderer (view_sdl.c). Part of
+// the view's library and plugin, so libpng is the plugin's, not the
+// program's. The charts (chart.h) are drawn and written with cairo instead. Without libpng
 // at build time the encoding returns SIM_ENOTSUP with a message that names
 // the package libpng-dev.
 #ifndef DDPLAB_VIZ_IMAGE_H
