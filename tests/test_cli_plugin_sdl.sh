@@ -2,7 +2,8 @@
 # tests/test_cli_plugin_sdl.sh DDPLAB PLUGIN: the SDL2 view is a plugin
 # (ddplab-sdl.so) that the program loads only when a window, an SDL-drawn
 # PNG or a chart (drawn with cairo) is asked for (viz/view_sdl_load.c):
-#   a. the program links no SDL library (libSDL2, libSDL2_ttf);
+#   a. the program links no SDL library (libSDL2, libSDL2_ttf), nor cairo,
+#      pango or libpng (the charts and the frames are the plugin's);
 #   b. --help, a plan, a small cpu run (with a trace) and a text replay load
 #      none either, nor the plugin (the dynamic loader's own account,
 #      LD_DEBUG=files);
@@ -36,6 +37,7 @@ unset DDPLAB_PLUGIN_DIR
 # a. what the program links
 libs='libSDL2(_ttf)?[-.]'
 links_none SDL "$libs"
+links_none drawing 'lib(cairo|pango[a-z0-9]*|png[0-9]*)[-.]'
 
 # b. what it loads (loaded, tests/plugin_util.sh)
 small="run --strategy ddp -n 4 --data blobs --model mlp:16,8,4 --steps 20"
