@@ -6,7 +6,8 @@
 #include "base/errbuf.h"
 
 static const char missing[] = "this ddplab was built without SDL2 (install the packages "
-                              "libsdl2-dev libcairo2-dev libpango1.0-dev, then rebuild)";
+                              "libsdl2-dev libsdl2-ttf-dev libcairo2-dev libpango1.0-dev, then "
+                              "rebuild)";
 
 SimStatus viz_sdl_run(VizSource *src, const VizViewOpts *o, char *err, size_t errlen) {
     (void)src;
