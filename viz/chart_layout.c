@@ -68,6 +68,40 @@ static void align_columns(VizChartLayout *l, int n, int cols) {
     }
 }
 
+// The bands above the panels: title, subtitle, legend. Returns where the
+// panels start.
+static double place_bands(VizGfx *g, const VizChart *c, VizChartLayout *l, double pad) {
+    double px = l->font_px, top = pad;
+    l->title_y = top;
+    if (c->title)
+        top += px * 1.45 * 1.4;
+    l->subtitle_y = top;
+    if (c->subtitle)
+        top += px * 1.5;
+    double lh = legend_height(g, l, l->w - 2 * pad, px);
+    l->legend_box = (VizBox){pad, top + px * 0.3, l->w - 2 * pad, lh};
+    return top + lh + (lh > 0 ? px * 0.6 : 0);
+}
+
+// Panel p in its cell of the grid (cols columns of cell_w x cell_h from
+// (x0, y0)): titles above, y labels at the left, x tick labels below.
+static void place_panel(VizGfx *g, const VizChart *c, VizChartLayout *l, int p, int cols,
+                        double x0, double y0, double cell_w, double cell_h) {
+    const VizChartPanel *pn = &c->panels[p];
+    VizChartPlace *pl = &l->panel[p];
+    double px = l->font_px;
+    double cx = x0 + (p % cols) * cell_w, cy = y0 + (p / cols) * cell_h;
+    double head = pn->title ? px * 1.7 : px * 0.6;
+    // small multiples share one y scale: its label once a row, at the left
+    pl->y_title = pn->y.label != NULL && (!c->share_y || p % cols == 0);
+    double ylab = pl->y_title ? px * 1.8 : 0;
+    double left = ylab + left_labels_w(g, pn, &pl->ys, px) + px * 0.8;
+    double foot = px * 1.9; // the x tick labels
+    double gap = cols > 1 && p % cols != cols - 1 ? px * 1.5 : px * 0.8;
+    pl->cell = (VizBox){cx, cy, cell_w, cell_h};
+    pl->area = (VizBox){cx + left, cy + head, cell_w - left - gap, cell_h - head - foot};
+}
+
 SimStatus viz_chart_layout(VizGfx *g, const VizChart *c, int w, int h, VizChartLayout *l,
                            char *err, size_t errlen) {
     memset(l, 0, sizeof *l);
@@ -82,35 +116,12 @@ SimStatus viz_chart_layout(VizGfx *g, const VizChart *c, int w, int h, VizChartL
             return st;
     }
     viz_chart_collect_legend(c, l);
-
-    double pad = px * 1.2, top = pad;
-    l->title_y = top;
-    if (c->title)
-        top += px * 1.45 * 1.4;
-    l->subtitle_y = top;
-    if (c->subtitle)
-        top += px * 1.5;
-    double lh = legend_height(g, l, w - 2 * pad, px);
-    l->legend_box = (VizBox){pad, top + px * 0.3, w - 2 * pad, lh};
-    top += lh + (lh > 0 ? px * 0.6 : 0);
+    double pad = px * 1.2, top = place_bands(g, c, l, pad);
     double bottom = h - pad - (c->x.label ? px * 1.6 : 0);
-
     int cols = columns_of(c), rows = (c->npanels + cols - 1) / cols;
     double cell_w = (w - 2 * pad) / cols, cell_h = (bottom - top) / rows;
-    for (int p = 0; p < c->npanels; p++) {
-        const VizChartPanel *pn = &c->panels[p];
-        VizChartPlace *pl = &l->panel[p];
-        double cx = pad + (p % cols) * cell_w, cy = top + (p / cols) * cell_h;
-        double head = pn->title ? px * 1.7 : px * 0.6;
-        // small multiples share one y scale: its label once a row, at the left
-        pl->y_title = pn->y.label != NULL && (!c->share_y || p % cols == 0);
-        double ylab = pl->y_title ? px * 1.8 : 0;
-        double left = ylab + left_labels_w(g, pn, &pl->ys, px) + px * 0.8;
-        double foot = px * 1.9; // the x tick labels
-        double gap = cols > 1 && p % cols != cols - 1 ? px * 1.5 : px * 0.8;
-        pl->cell = (VizBox){cx, cy, cell_w, cell_h};
-        pl->area = (VizBox){cx + left, cy + head, cell_w - left - gap, cell_h - head - foot};
-    }
+    for (int p = 0; p < c->npanels; p++)
+        place_panel(g, c, l, p, cols, pad, top, cell_w, cell_h);
     align_columns(l, c->npanels, cols);
     for (int p = 0; p < c->npanels; p++)
         if (l->panel[p].area.w < 20 || l->panel[p].area.h < 20)
