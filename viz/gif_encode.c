@@ -50,10 +50,14 @@ SimStatus viz_gif_enc_open(VizGifEnc **out, FILE *f, int w, int h, const VizGifP
     *out = NULL;
     VizGifEnc *e = calloc(1, sizeof *e);
     uint8_t *row = malloc((size_t)w);
+    // The map's entries past the palette (a power of two's padding, the
+    // spare index) repeat its first colour, so that a reader looking for a
+    // pixel's nearest entry in the whole map finds a palette colour.
     GifColorType colours[VIZ_GIF_MAX_COLOURS];
-    memset(colours, 0, sizeof colours);
-    for (int i = 0; i < p->n; i++)
-        colours[i] = (GifColorType){p->rgb[i][0], p->rgb[i][1], p->rgb[i][2]};
+    for (int i = 0; i < VIZ_GIF_MAX_COLOURS; i++) {
+        const uint8_t *c = p->rgb[i < p->n ? i : 0];
+        colours[i] = (GifColorType){c[0], c[1], c[2]};
+    }
     ColorMapObject *map = GifMakeMapObject(map_size(p->n), colours);
     if (e == NULL || row == NULL || map == NULL) {
         free(e);
