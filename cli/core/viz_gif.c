@@ -39,15 +39,17 @@ static size_t default_last(VizModel *m, size_t first) {
 int cli_viz_gif_range(VizModel *m, const CliViz *v, const char *prog, size_t *first,
                       size_t *last) {
     const char *from = v->from ? v->from : v->at;
-    size_t a = position(m, v->from ? "from" : "at", from, 0, prog);
+    const char *from_opt = v->from ? "from" : "at";
+    size_t a = position(m, from_opt, from, 0, prog);
     if (a == SIZE_MAX)
         return -1;
     size_t b = v->to ? position(m, "to", v->to, 0, prog) : default_last(m, a);
     if (b == SIZE_MAX)
         return -1;
     if (a > b) {
-        fprintf(stderr, "%s: --from %s (event %zu) comes after --to %s (event %zu); allowed: "
-                "a --to at or after --from\n", prog, from ? from : "0", a, v->to, b);
+        fprintf(stderr, "%s: --%s %s (event %zu) comes after --to %s (event %zu); allowed: "
+                "a --to at or after --%s\n", prog, from ? from_opt : "from", from ? from : "0",
+                a, v->to, b, from ? from_opt : "from");
         return -1;
     }
     *first = a;

@@ -145,7 +145,7 @@ static const CliOptRow rows[] = {
      .help = "--gif: its last event (included), as --at\n"
              "takes it; at most 600 frames in all"},
     {.name = "gif-size", .kind = CLI_OPT_STRING, .metavar = "WxH", .what = "a size",
-     .allowed = "WIDTHxHEIGHT in pixels, 1 to 8192 each (1600x1000)", .deflt = "1600x1000",
+     .allowed = "WIDTHxHEIGHT in pixels, 1 to 8192 each (e.g. 1200x750)", .deflt = "1600x1000",
      .apply = set_gif_size, .help = "--gif: the frames' size in pixels"},
     {.name = "gif-fps", .kind = CLI_OPT_INT, .lo = 1, .hi = 50, .what = "a frame rate",
      .allowed = "1 to 50 frames per second", .deflt = "10", .apply = note_gif,
