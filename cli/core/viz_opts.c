@@ -140,10 +140,11 @@ static const CliOptRow rows[] = {
     {.name = "to", .kind = CLI_OPT_STRING, .metavar = "POS", .what = "a position",
      .allowed = "an event number N, iN (iteration N), or KIND[:K] (the K-th bucket-launch, "
                 "gather, ... from 0)",
-     .deflt = "the end of --from's iteration, at most 200 events", .apply = check_gif_at,
+     .deflt = "the end of --from's iteration", .apply = check_gif_at,
      .store = CLI_STORE_TEXT, AT(to),
      .help = "--gif: its last event (included), as --at\n"
-             "takes it; at most 600 frames in all"},
+             "takes it; by default 200 events at most,\n"
+             "and 600 frames in all"},
     {.name = "gif-size", .kind = CLI_OPT_STRING, .metavar = "WxH", .what = "a size",
      .allowed = "WIDTHxHEIGHT in pixels, 1 to 8192 each (e.g. 1200x750)", .deflt = "1600x1000",
      .apply = set_gif_size, .help = "--gif: the frames' size in pixels"},

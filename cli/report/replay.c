@@ -29,7 +29,7 @@ void replay_help(FILE *out) {
           "  ddplab replay run.ddptrace\n"
           "  ddplab replay run.ddptrace --viz text --viz-stops bucket-launch\n"
           "  ddplab replay run.ddptrace --png frame.png --at bucket-launch:1\n"
-          "  ddplab replay run.ddptrace --gif step.gif --from coll:0 --to coll:1\n"
+          "  ddplab replay run.ddptrace --gif step.gif --from coll-step:0 --to coll-step:5\n"
           "\n"
           "exit codes:\n",
           out);
