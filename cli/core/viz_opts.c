@@ -9,6 +9,7 @@
 
 #include "core/optable.h" // defines: CliOptRow, cli_optab_set, cli_optab_reject
 #include "core/viz_cli.h" // defines: CliViz
+#include "gif.h"          // defines: VIZ_GIF_MAX_SIDE
 
 static const char *const modes[] = {"text", "ncurses", "sdl", "none", NULL};
 // viz_jump_parse's names, in the order the help lists them
@@ -80,7 +81,7 @@ static int set_gif_size(const CliOptCtx *cx, const CliOptRow *row, const CliOptV
         h = strtol(hs, &end, 10);
         ok = end != hs && *end == '\0' && isdigit((unsigned char)hs[0]);
     }
-    if (!ok || w < 1 || h < 1 || w > 8192 || h > 8192)
+    if (!ok || w < 1 || h < 1 || w > VIZ_GIF_MAX_SIDE || h > VIZ_GIF_MAX_SIDE)
         return cli_optab_reject(cx, row, v->text);
     viz->gif_w = (int)w;
     viz->gif_h = (int)h;
