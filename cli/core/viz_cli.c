@@ -1,7 +1,8 @@
 // cli/core/viz_cli.c: the view options' checks and showing a trace with them
 // (their rows are in viz_opts.c): --viz picks the renderer (text frames on
 // stdout, the ncurses screen, the SDL2 window), --png draws one frame
-// offscreen, --plot / --plot-memory write charts of the whole trace.
+// offscreen, --gif animates a span of events (viz_gif.c), --plot /
+// --plot-memory write charts of the whole trace.
 #include "core/viz_cli.h"
 
 #include <ctype.h>
@@ -16,6 +17,7 @@
 #include "core/opts.h" // defines: cli_opt_shown, cli_opt_output_problem
 #include "base/errbuf.h" // defines: sim_errbuf_fail
 #include "chart.h"     // defines: viz_chart_write, viz_chart_available
+#include "gif.h"       // defines: viz_gif_available
 #include "plots.h"     // defines: viz_plot_loss, viz_plot_memory
 
 static int fail(const char *prog, const char *opt, const char *value, const char *what,
@@ -80,6 +82,32 @@ static int check_chart(const char *prog, const char *opt, const char *path) {
     return 0;
 }
 
+// --gif and its options: the file, a build that can draw and encode it,
+// and no --from, --to, --gif-* without it.
+static int check_gif(const CliViz *v, const char *prog) {
+    if (v->gif == NULL) {
+        if (!v->gif_opts)
+            return 0;
+        fprintf(stderr, "%s: --from, --to and --gif-* choose what --gif animates; allowed: "
+                "add --gif FILE.gif (--at chooses the frame of --png and the views)\n", prog);
+        return -1;
+    }
+    if (check_out(prog, "gif", v->gif))
+        return -1;
+    if (!viz_sdl_available()) {
+        fprintf(stderr, "%s: --gif draws its frames with the SDL2 view, which this build lacks "
+                "(apt-get install libsdl2-dev libsdl2-ttf-dev libcairo2-dev libpango1.0-dev, "
+                "then rebuild); --viz text shows the same frames as text\n", prog);
+        return -1;
+    }
+    if (!viz_gif_available()) {
+        fprintf(stderr, "%s: --gif needs giflib, which this build lacks (apt-get install "
+                "libgif-dev, then rebuild); --png draws one frame\n", prog);
+        return -1;
+    }
+    return 0;
+}
+
 int cli_viz_check(const CliViz *v, const char *prog) {
     if (check_out(prog, "png", v->png) || check_out(prog, "plot", v->plot_loss) ||
         check_out(prog, "plot-memory", v->plot_memory))
@@ -90,6 +118,8 @@ int cli_viz_check(const CliViz *v, const char *prog) {
                 "shows the same frame as text\n", prog);
         return -1;
     }
+    if (check_gif(v, prog) != 0)
+        return -1;
     if (check_chart(prog, "--plot", v->plot_loss) ||
         check_chart(prog, "--plot-memory", v->plot_memory))
         return -1;
@@ -107,7 +137,7 @@ int cli_viz_check(const CliViz *v, const char *prog) {
 }
 
 int cli_viz_wanted(const CliViz *v) {
-    return v->mode || v->png || v->plot_loss || v->plot_memory;
+    return v->mode || v->png || v->gif || v->plot_loss || v->plot_memory;
 }
 
 int cli_viz_interactive(const CliViz *v) {
@@ -220,6 +250,8 @@ int cli_viz_pictures(VizSource *src, const CliViz *v, const char *prog) {
         }
         printf("frame: %s (event %zu of %zu)\n", v->png, at, viz_model_count(src->model));
     }
+    if (v->gif)
+        return cli_viz_gif(src->model, v, prog);
     return CLI_EXIT_OK;
 }
 

@@ -1,7 +1,8 @@
 // cli/core/viz_cli.h: the view options that `ddplab run` and `ddplab replay`
-// share (--viz, --viz-stops, --viz-width, --viz-speed, --at, --png, --plot,
+// share (--viz, --viz-stops, --viz-width, --viz-speed, --at, --png, --gif
+// and its --from, --to, --gif-size, --gif-fps, --gif-tween, --plot,
 // --plot-memory, --ascii): their rows (viz_opts.c), their checks, and
-// showing a trace with them (viz_cli.c).
+// showing a trace with them (viz_cli.c; the animation: viz_gif.c).
 #ifndef DDPLAB_CLI_VIZ_CLI_H
 #define DDPLAB_CLI_VIZ_CLI_H
 
@@ -18,6 +19,12 @@ typedef struct {
     double speed;            // --viz-speed events per second (0: the view's default)
     const char *at;          // --at N | iN | KIND[:K] (NULL: the start; --png: the end)
     const char *png;         // --png FILE: the frame at --at, drawn offscreen
+    const char *gif;         // --gif FILE: the frames --from .. --to, animated
+    const char *from, *to;   // --from POS, --to POS (NULL: see cli_viz_gif_range)
+    int gif_w, gif_h;        // --gif-size WxH (0: --png's size)
+    int gif_fps;             // --gif-fps N (0: CLI_VIZ_GIF_FPS)
+    int gif_tween;           // --gif-tween K: frames between two events
+    int gif_opts;            // an option of the --gif family was given
     const char *plot_loss;   // --plot FILE.png: loss per iteration
     const char *plot_memory; // --plot-memory FILE.png: device memory per rank
     int ascii;               // --ascii: text frames without Unicode
@@ -47,6 +54,24 @@ int cli_viz_wanted(const CliViz *v);
 // 1 when the chosen view is interactive (ncurses, SDL2 window) and must
 // run live beside the engine.
 int cli_viz_interactive(const CliViz *v);
+// --gif: the defaults, and the most frames one animation may hold.
+enum {
+    CLI_VIZ_GIF_FPS = 10,
+    CLI_VIZ_GIF_SPAN = 200,       // events after --from when --to is not given
+    CLI_VIZ_GIF_MAX_FRAMES = 600, // a minute at 10 frames a second
+    CLI_VIZ_GIF_HOLD_CS = 100,    // the last frame stays at least 1 s before the loop
+};
+// The events --gif animates, first .. last (inclusive): --from (else --at,
+// else the start) to --to (else the end of first's iteration, at most
+// CLI_VIZ_GIF_SPAN - 1 events on). 0, or -1 after printing why.
+int cli_viz_gif_range(VizModel *m, const CliViz *v, const char *prog, size_t *first,
+                      size_t *last);
+// Writes --gif: the frames of cli_viz_gif_range, K in-between frames
+// after each event but the last (--gif-tween), with progress on stderr
+// when it is a terminal. Returns an exit code (CLI_EXIT_*), after printing
+// any problem.
+int cli_viz_gif(VizModel *m, const CliViz *v, const char *prog);
+
 // The help lines of these options, in the style of the commands' help.
 void cli_viz_help(FILE *out);
 

@@ -2,12 +2,14 @@
 // (core/optable.h), which `ddplab run` lists in its own table and `ddplab
 // replay` sets one by one (cli_viz_set): the same names, values and
 // messages in both.
+#include <ctype.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/optable.h" // defines: CliOptRow, cli_optab_set, cli_optab_reject
 #include "core/viz_cli.h" // defines: CliViz
+#include "gif.h"          // defines: VIZ_GIF_MAX_SIDE
 
 static const char *const modes[] = {"text", "ncurses", "sdl", "none", NULL};
 // viz_jump_parse's names, in the order the help lists them
@@ -51,6 +53,42 @@ static int check_at(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue
     return cli_viz_at_ok(v->text) ? 0 : cli_optab_reject(cx, row, v->text);
 }
 
+// --from, --to: a position as --at takes it; remembered as a --gif option.
+static int check_gif_at(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                        void *dest) {
+    ((CliViz *)dest)->gif_opts = 1;
+    return check_at(cx, row, v, dest);
+}
+
+// --gif-fps, --gif-tween: the kind checked the range.
+static int note_gif(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                    void *dest) {
+    (void)cx, (void)row, (void)v;
+    ((CliViz *)dest)->gif_opts = 1;
+    return 0;
+}
+
+// --gif-size WxH, each side from 1 to 8192 pixels (too small for the
+// layout is said when the first frame is drawn, with the least it needs).
+static int set_gif_size(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                        void *dest) {
+    CliViz *viz = dest;
+    char *end;
+    long w = strtol(v->text, &end, 10), h = 0;
+    int ok = end != v->text && (*end == 'x' || *end == 'X') && isdigit((unsigned char)v->text[0]);
+    if (ok) {
+        const char *hs = end + 1;
+        h = strtol(hs, &end, 10);
+        ok = end != hs && *end == '\0' && isdigit((unsigned char)hs[0]);
+    }
+    if (!ok || w < 1 || h < 1 || w > VIZ_GIF_MAX_SIDE || h > VIZ_GIF_MAX_SIDE)
+        return cli_optab_reject(cx, row, v->text);
+    viz->gif_w = (int)w;
+    viz->gif_h = (int)h;
+    viz->gif_opts = 1;
+    return 0;
+}
+
 #define AT(field) .offset = offsetof(CliViz, field)
 
 static const CliOptRow rows[] = {
@@ -90,6 +128,38 @@ static const CliOptRow rows[] = {
      .store = CLI_STORE_TEXT, AT(png),
      .help = "draw the frame at --at to a PNG (SDL2,\n"
              "offscreen: no display needed)"},
+    {.name = "gif", .kind = CLI_OPT_PATH, .metavar = "FILE.gif",
+     .store = CLI_STORE_TEXT, AT(gif),
+     .help = "animate --from .. --to into a looping GIF,\n"
+             "frame for frame what the window shows\n"
+             "(SDL2, offscreen: no display needed)"},
+    {.name = "from", .kind = CLI_OPT_STRING, .metavar = "POS", .what = "a position",
+     .allowed = "an event number N, iN (iteration N), or KIND[:K] (the K-th bucket-launch, "
+                "gather, ... from 0)",
+     .deflt = "--at, else the start", .apply = check_gif_at, .store = CLI_STORE_TEXT,
+     AT(from), .help = "--gif: its first event, as --at takes it"},
+    {.name = "to", .kind = CLI_OPT_STRING, .metavar = "POS", .what = "a position",
+     .allowed = "an event number N, iN (iteration N), or KIND[:K] (the K-th bucket-launch, "
+                "gather, ... from 0)",
+     .deflt = "the end of --from's iteration", .apply = check_gif_at,
+     .store = CLI_STORE_TEXT, AT(to),
+     .help = "--gif: its last event (included), as --at\n"
+             "takes it; by default 200 events at most,\n"
+             "and 600 frames in all"},
+    {.name = "gif-size", .kind = CLI_OPT_STRING, .metavar = "WxH", .what = "a size",
+     .allowed = "WIDTHxHEIGHT in pixels, 1 to 8192 each (e.g. 1200x750)", .deflt = "1600x1000",
+     .apply = set_gif_size, .help = "--gif: the frames' size in pixels"},
+    {.name = "gif-fps", .kind = CLI_OPT_INT, .lo = 1, .hi = 50, .what = "a frame rate",
+     .allowed = "1 to 50 frames per second", .deflt = "10", .apply = note_gif,
+     .store = CLI_STORE_INT, AT(gif_fps),
+     .help = "--gif: frames per second (the last frame\n"
+             "stays at least 1 s before the loop restarts)"},
+    {.name = "gif-tween", .kind = CLI_OPT_INT, .metavar = "K", .lo = 0, .hi = 30,
+     .what = "a number of frames", .allowed = "0 to 30 frames between two events",
+     .deflt = "0", .apply = note_gif, .store = CLI_STORE_INT, AT(gif_tween),
+     .help = "--gif: K frames between two events, the\n"
+             "chunks and bars moving as in the window\n"
+             "(N events: N + (N-1)K frames)"},
     {.name = "plot", .kind = CLI_OPT_PATH, .metavar = "FILE.png",
      .store = CLI_STORE_TEXT, AT(plot_loss),
      .help = "the loss per iteration as a chart (.png, .svg or .pdf)"},

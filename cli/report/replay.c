@@ -29,6 +29,7 @@ void replay_help(FILE *out) {
           "  ddplab replay run.ddptrace\n"
           "  ddplab replay run.ddptrace --viz text --viz-stops bucket-launch\n"
           "  ddplab replay run.ddptrace --png frame.png --at bucket-launch:1\n"
+          "  ddplab replay run.ddptrace --gif step.gif --from coll-step:0 --to coll-step:5\n"
           "\n"
           "exit codes:\n",
           out);
@@ -93,7 +94,7 @@ int replay_opts_parse(int argc, char **argv, ReplayOptions *o) {
                 "ddplab run --trace FILE.ddptrace)\n", prog);
         return CLI_EXIT_USAGE;
     }
-    if (v->mode == NULL && !v->png && !v->plot_loss && !v->plot_memory)
+    if (v->mode == NULL && !v->png && !v->gif && !v->plot_loss && !v->plot_memory)
         v->mode = isatty(STDOUT_FILENO) && viz_curses_available() ? "ncurses" : "text";
     if (cli_viz_check(v, prog) != 0)
         return CLI_EXIT_USAGE;

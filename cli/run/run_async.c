@@ -124,7 +124,7 @@ RunParse run_async_check(RunOptions *o) {
     if (o->rendezvous)
         return refuse("rendezvous", o->rendezvous, "one process");
     if (cli_viz_interactive(&o->viz))
-        return refuse("viz", "live", "the views after the run (text, --png, --plot)");
+        return refuse("viz", "live", "the views after the run (text, --png, --gif, --plot)");
     for (int i = 0; i < o->faults.n; i++)
         if (o->faults.f[i].kind != SIM_FAULT_SLOW_RANK)
             return refuse("fault", sim_fault_kind_name(o->faults.f[i].kind), "slow-rank");

@@ -38,9 +38,9 @@ RunParse run_proc_check(RunOptions *o) {
         return RUN_PARSE_ERROR;
     }
     if (cli_viz_wanted(&o->viz)) {
-        run_error("--rendezvous: cannot be combined with --viz, --png or --plot (each process "
-                  "holds its own rank's events only); allowed: --trace FILE.ddptrace, then "
-                  "ddplab replay FILE.ddptrace");
+        run_error("--rendezvous: cannot be combined with --viz, --png, --gif or --plot (each "
+                  "process holds its own rank's events only); allowed: --trace FILE.ddptrace, "
+                  "then ddplab replay FILE.ddptrace");
         return RUN_PARSE_ERROR;
     }
     CudaRdzvIdentity id;
