@@ -45,7 +45,23 @@ static void node_size(int n, double len, double maxh, double *w, double *h) {
     *h = *h < 14 ? 14 : *h;
 }
 
+// A wide, short panel: the ring as two rows, clockwise as the terminal
+// draws it: the top row left to right, the bottom row right to left.
+static int ring_rows(int n, VizBox b, VizBox *node) {
+    int top = (n + 1) / 2, bottom = n - top;
+    double w, h;
+    node_size(top, b.w, b.h / 2.6, &w, &h);
+    double y0 = b.y + b.h * 0.22, y1 = b.y + b.h * 0.78;
+    for (int k = 0; k < top; k++)
+        node[k] = box_at(b.x + b.w * (k + 0.5) / top, y0, w, h);
+    for (int k = 0; k < bottom; k++) // right to left, under the top row's nodes
+        node[top + k] = box_at(b.x + b.w * (bottom - 0.5 - k) / bottom, y1, w, h);
+    return n;
+}
+
 static int ring_nodes(int n, VizBox b, VizBox *node, int first_top) {
+    if (n >= 4 && b.w > b.h * 1.8)
+        return ring_rows(n, b, node);
     double cx = b.x + b.w / 2, cy = b.y + b.h / 2;
     double w, h;
     // the ellipse's perimeter (Ramanujan's first approximation is plenty)
