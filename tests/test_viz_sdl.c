@@ -28,7 +28,7 @@
 //
 // Exits 77 (skipped) when the build has no SDL2 (the plots need only
 // libpng) or no libpng. With DDPLAB_SDL_TEST_OUT=DIR the PNGs are written
-// there and kept. DDPLAB_SDL_GOLDEN_UPDATE=1 writes the golden images
+// there and kept. DDPLAB_UPDATE_GOLDEN=1 writes the golden images
 // again (into the source tree's tests/data) instead of comparing them.
 #include <math.h>
 #include <stdint.h>
@@ -48,6 +48,9 @@
 
 #ifdef DDPLAB_HAVE_SDL
 #include "view_sdl_internal.h"
+#ifdef DDPLAB_HAVE_FONTCONFIG
+#include <fontconfig/fontconfig.h>
+#endif
 #endif
 
 static int failures = 0;
@@ -541,7 +544,7 @@ static void panel_timeline(VizPaint *p, const VizScene *s, const VizLayout *l, V
 static int compare_golden(const char *name, const VizImage *got) {
     char path[700];
     snprintf(path, sizeof path, "%s/%s", DDPLAB_SDL_TEST_DATA, name);
-    const char *upd = getenv("DDPLAB_SDL_GOLDEN_UPDATE");
+    const char *upd = getenv("DDPLAB_UPDATE_GOLDEN");
     if (upd && upd[0] == '1') {
         char err[256];
         CHECK_EQ_INT(viz_png_write(path, got, err, sizeof err), SIM_OK);
@@ -550,7 +553,7 @@ static int compare_golden(const char *name, const VizImage *got) {
     }
     VizImage want;
     if (tsdl_png_read(path, &want) != 0) {
-        fprintf(stderr, "%s: no golden image (DDPLAB_SDL_GOLDEN_UPDATE=1 writes it)\n", path);
+        fprintf(stderr, "%s: no golden image (DDPLAB_UPDATE_GOLDEN=1 writes it)\n", path);
         return 1;
     }
     int rc = 0;
@@ -1094,6 +1097,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: test_viz_sdl parts|frames|window|nodisplay|plots\n");
         failures++;
     }
+#ifdef DDPLAB_HAVE_SDL
+    // pango's font map and cairo's caches live until the process ends;
+    // released here so that a leak checker sees only what the view leaked
+    pango_cairo_font_map_set_default(NULL);
+    cairo_debug_reset_static_data();
+#ifdef DDPLAB_HAVE_FONTCONFIG
+    FcFini();
+#endif
+#endif
     if (keep_out)
         printf("PNGs kept in %s\n", out_dir);
     else

@@ -80,24 +80,37 @@ static int ring_nodes(int n, VizBox b, VizBox *node, int first_top) {
     return n;
 }
 
+// The binomial tree the tree algorithm runs (counted from the root): rank
+// j's parent is j without its lowest set bit, so its depth is the number of
+// bits set; each level is a row, the root's on top.
+static int tree_parent(int j) {
+    return j & (j - 1);
+}
+
+static int popcount(int j) {
+    int c = 0;
+    for (; j; j &= j - 1)
+        c++;
+    return c;
+}
+
 static int tree_nodes(int n, int root, VizBox b, VizBox *node) {
-    int levels = 0;
-    while ((1 << levels) - 1 < n)
-        levels++;
-    double lh = b.h / (levels > 0 ? levels : 1);
-    int widest = 1 << (levels - 1);
-    double w, h;
-    node_size(widest < n ? widest : n, b.w, lh * 0.6, &w, &h);
-    for (int k = 0; k < n; k++) {
-        int j = rel(k, root, n), lv = 0;
-        while ((1 << (lv + 1)) - 1 <= j)
-            lv++;
-        int at = j - ((1 << lv) - 1), count = 1 << lv;
-        int last = n - ((1 << lv) - 1);
-        if (count > last)
-            count = last; // the bottom level may be short
-        double x = b.x + b.w * (at + 0.5) / count;
-        node[k] = box_at(x, b.y + lh * (lv + 0.5), w, h);
+    int levels = 1, count[32] = {0};
+    for (int j = 0; j < n; j++) {
+        int d = popcount(j);
+        count[d]++;
+        levels = d + 1 > levels ? d + 1 : levels;
+    }
+    int widest = 1;
+    for (int d = 0; d < levels; d++)
+        widest = count[d] > widest ? count[d] : widest;
+    double lh = b.h / levels, w, h;
+    node_size(widest, b.w, lh * 0.72, &w, &h);
+    int seen[32] = {0};
+    for (int j = 0; j < n; j++) { // j in increasing order: left to right in its row
+        int d = popcount(j), at = seen[d]++;
+        int k = root >= 0 ? (j + root) % n : j;
+        node[k] = box_at(b.x + b.w * (at + 0.5) / count[d], b.y + lh * (d + 0.5), w, h);
     }
     return n;
 }
@@ -228,7 +241,7 @@ static void paint_links(cairo_t *cr, const VizColl *k, const VizBox *node, int n
             to = q + 1 < n ? q + 1 : -1;
         else if (k->topo == VIZ_TOPO_TREE) {
             int j = rel(q, k->root, n);
-            to = j > 0 ? ((j - 1) / 2 + (k->root > 0 ? k->root : 0)) % n : -1;
+            to = j > 0 ? (tree_parent(j) + (k->root > 0 ? k->root : 0)) % n : -1;
         } else if (k->topo == VIZ_TOPO_STAR)
             to = q != (k->root >= 0 ? k->root : 0) ? (k->root >= 0 ? k->root : 0) : -1;
         if (to < 0 || n < 2 || !edge(node, n, q, to, &x0, &y0, &x1, &y1))
@@ -325,7 +338,7 @@ static void paint_xfer_blocks(VizPaint *p, const VizScene *s, const VizBox *node
     const VizColl *k = &s->coll;
     cairo_t *cr = p->g.cr;
     double side = node[0].h * 0.42;
-    side = side > 22 ? 22 : side < 7 ? 7 : side;
+    side = side > 22 ? 22 : side < 10 ? 10 : side;
     for (int i = 0; i < k->nxfer; i++) {
         const VizXfer *x = &k->xfer[i];
         double cx, cy;

@@ -76,7 +76,7 @@ int viz_paint_timeline_at(const VizPaint *p, const VizScene *s, VizBox b, double
 
 // Ticks in the unit that suits the window, a 1-2-5 step at least `minpx`
 // apart.
-static void axis(VizPaint *p, VizBox l, double t0, double t1) {
+static void axis(VizPaint *p, VizBox l, double t0, double t1, double cursor_x) {
     double span = t1 - t0;
     if (!(span > 0) || !(span < 1e300) || l.w < 20)
         return;
@@ -101,6 +101,8 @@ static void axis(VizPaint *p, VizBox l, double t0, double t1) {
         viz_gfx_set(cr, viz_rgba_alpha(viz_ink(VIZ_INK_FRAME), 0.7));
         cairo_rectangle(cr, floor(x), l.y - 3, 1, l.h + 3);
         cairo_fill(cr);
+        if (fabs(x - cursor_x) < p->font_px * 1.2)
+            continue; // the cursor's marker stands there
         char lab[32];
         snprintf(lab, sizeof lab, "%.*f", dec, fabs(v) < step * 1e-6 ? 0.0 : v);
         viz_gfx_text_at(&p->g, x, l.y - 4, lab, p->font_px * 0.85, VIZ_FONT_MONO,
@@ -198,7 +200,10 @@ void viz_paint_timeline(VizPaint *p, const VizScene *s, VizBox b) {
     int first, n = lanes_shown(p, s, (VizBox){b.x + p->font_px * 0.6, b.y + 1, b.w - p->font_px * 1.2,
                                               b.h - 2},
                                &first);
-    axis(p, l, tl->t0, tl->t1);
+    double now = viz_paint_now(p, s), cx = -1e9;
+    if (tl->t1 > tl->t0 && now >= tl->t0 && now <= tl->t1)
+        cx = l.x + (now - tl->t0) / (tl->t1 - tl->t0) * l.w;
+    axis(p, l, tl->t0, tl->t1, cx);
     double lh = lane_h(p), pair = pair_h(p);
     for (int i = 0; i < n; i++) {
         int li = first + i, q = tl->ranks[li];

@@ -137,6 +137,20 @@ static SimStatus build_scenes(VizSdlView *v, VizModel *m, const VizPlayer *p, si
     want.timeline_cols = v->timeline_cols;
     want.w = v->px_w;
     want.h = v->px_h;
+    // The cursor reached the instant the tweens were moving to: that scene
+    // is the one wanted now, and the old one may become the next.
+    if (v->have_next && same_drawn(&want, &v->next_drawn) &&
+        !(v->have_frame && same_drawn(&want, &v->drawn))) {
+        VizScene *t = v->scene;
+        VizSdlDrawn d = v->drawn;
+        int ok = v->have_frame;
+        v->scene = v->next_scene;
+        v->drawn = v->next_drawn;
+        v->have_frame = 1;
+        v->next_scene = t;
+        v->next_drawn = d;
+        v->have_next = ok;
+    }
     SimStatus st = build(v, m, p, &want, &v->drawn, &v->have_frame, &v->scene);
     if (st != SIM_OK)
         return st;
