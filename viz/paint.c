@@ -194,7 +194,9 @@ static void paint_narrative(VizPaint *p, const VizScene *s, VizBox b, const char
 // Status line: the player's state and keys on the left, the phases' colours
 // on the right when there is room.
 
-static double paint_legend(VizPaint *p, VizBox b) {
+// The phases' colours at the right of the status line, when they fit in
+// `room` pixels there. Returns the width used (0: not drawn).
+static double paint_legend(VizPaint *p, VizBox b, double room) {
     static const VizPhase ph[] = {VIZ_PHASE_FORWARD, VIZ_PHASE_BACKWARD, VIZ_PHASE_OPTIMIZER,
                                   VIZ_PHASE_COMM, VIZ_PHASE_WAIT, VIZ_PHASE_IDLE};
     static const char *const names[] = {"forward", "backward", "optimizer", "communication",
@@ -206,7 +208,7 @@ static double paint_legend(VizPaint *p, VizBox b) {
         viz_gfx_text_size(&p->g, names[k], px, VIZ_FONT_SANS, &tw, NULL);
         total += sw + px * 0.35 + tw + gap;
     }
-    if (total > b.w * 0.45)
+    if (total > room)
         return 0;
     double x = b.x + b.w - total, my = b.y + b.h / 2;
     for (size_t k = 0; k < sizeof ph / sizeof ph[0]; k++) {
@@ -225,12 +227,13 @@ static void paint_status(VizPaint *p, VizBox b, const char *status) {
     viz_gfx_set(cr, viz_ink(VIZ_INK_PANEL));
     cairo_rectangle(cr, b.x, b.y, b.w, b.h);
     cairo_fill(cr);
-    double legend = paint_legend(p, b);
-    double px = p->font_px * 0.92, pad = p->font_px * 0.7;
-    viz_gfx_text_size(&p->g, status, px, VIZ_FONT_MONO, NULL, NULL);
-    double room = b.w - 2 * pad - legend;
-    viz_gfx_text_fit(&p->g, b.x + pad, b.y + (b.h - px * 1.2) / 2, status ? status : "", px,
-                     VIZ_FONT_MONO, viz_ink(VIZ_INK_TEXT), room);
+    double px = p->font_px * 0.92, pad = p->font_px * 0.7, sw = 0;
+    status = status ? status : "";
+    viz_gfx_text_size(&p->g, status, px, VIZ_FONT_MONO, &sw, NULL);
+    // the keys come first: the legend only where they leave room
+    double legend = paint_legend(p, b, b.w - 2 * pad - sw - p->font_px * 2);
+    viz_gfx_text_fit(&p->g, b.x + pad, b.y + (b.h - px * 1.2) / 2, status, px, VIZ_FONT_MONO,
+                     viz_ink(VIZ_INK_TEXT), b.w - 2 * pad - legend);
 }
 
 // ---------------------------------------------------------------------------

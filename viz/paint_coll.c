@@ -251,40 +251,59 @@ static void paint_links(cairo_t *cr, const VizColl *k, const VizBox *node, int n
 }
 
 // Node q's slots: one column per chunk, filled bottom up by the ranks
-// summed into it.
+// summed into it, in rank order. Painted a colour at a time (one path of
+// rectangles for each rank), not a rectangle at a time: 16 ranks' 16 slots
+// are 256 segments a node, and a cairo fill each costs more than the path.
 static void paint_slots(VizPaint *p, const VizScene *s, int q, VizBox r) {
     const VizColl *k = &s->coll;
     cairo_t *cr = p->g.cr;
     int nc = k->nchunks, n = s->nranks;
     if (nc <= 0 || !k->held || !k->nheld || r.w < nc * 2 || r.h < 3)
         return;
+    enum { MAX_SLOTS = 256 };
+    nc = nc < MAX_SLOTS ? nc : MAX_SLOTS;
     double gap = r.w / nc > 6 ? 2 : 0.5, sw = (r.w - gap * (nc - 1)) / nc;
-    for (int c = 0; c < nc; c++) {
-        double x = r.x + c * (sw + gap);
-        viz_gfx_set(cr, viz_ink(VIZ_INK_BACKGROUND));
-        cairo_rectangle(cr, x, r.y, sw, r.h);
-        cairo_fill(cr);
-        uint64_t bits = k->held[(size_t)q * nc + c];
-        int count = k->nheld[(size_t)q * nc + c], drawn = 0;
-        double seg = r.h / (n > 0 ? n : 1);
-        for (int j = 0; j < n && j < 64; j++) {
-            if (!(bits >> j & 1))
+    double seg = r.h / (n > 0 ? n : 1);
+    const uint64_t *held = k->held + (size_t)q * (size_t)k->nchunks;
+    const int *nheld = k->nheld + (size_t)q * (size_t)k->nchunks;
+    for (int c = 0; c < nc; c++)
+        cairo_rectangle(cr, r.x + c * (sw + gap), r.y, sw, r.h);
+    viz_gfx_set(cr, viz_ink(VIZ_INK_BACKGROUND));
+    cairo_fill(cr);
+    int drawn[MAX_SLOTS] = {0};
+    for (int j = 0; j < n && j < 64; j++) {
+        int any = 0;
+        for (int c = 0; c < nc; c++) {
+            if (!(held[c] >> j & 1))
                 continue;
+            cairo_rectangle(cr, r.x + c * (sw + gap), r.y + r.h - (drawn[c] + 1) * seg, sw,
+                            seg + 0.3);
+            drawn[c]++;
+            any = 1;
+        }
+        if (any) {
             viz_gfx_set(cr, viz_rank_colour(j));
-            cairo_rectangle(cr, x, r.y + r.h - (drawn + 1) * seg, sw, seg + 0.3);
-            cairo_fill(cr);
-            drawn++;
-        }
-        if (count > drawn) { // ranks past 64 are counted only
-            viz_gfx_set(cr, viz_ink(VIZ_INK_DIM));
-            cairo_rectangle(cr, x, r.y + r.h - count * seg, sw, (count - drawn) * seg);
             cairo_fill(cr);
         }
-        // the chunk's colour as a thin cap: which slot is which chunk
-        viz_gfx_set(cr, viz_chunk_colour(c));
-        cairo_rectangle(cr, x, r.y - 2, sw, 1.6);
+    }
+    int more = 0; // ranks past 64 are counted only
+    for (int c = 0; c < nc; c++)
+        if (nheld[c] > drawn[c]) {
+            cairo_rectangle(cr, r.x + c * (sw + gap), r.y + r.h - nheld[c] * seg, sw,
+                            (nheld[c] - drawn[c]) * seg);
+            more = 1;
+        }
+    if (more) {
+        viz_gfx_set(cr, viz_ink(VIZ_INK_DIM));
         cairo_fill(cr);
     }
+    // the chunk's colour as a thin cap: which slot is which chunk
+    if (sw >= 3)
+        for (int c = 0; c < nc; c++) {
+            viz_gfx_set(cr, viz_chunk_colour(c));
+            cairo_rectangle(cr, r.x + c * (sw + gap), r.y - 2, sw, 1.6);
+            cairo_fill(cr);
+        }
 }
 
 static void paint_node(VizPaint *p, const VizScene *s, int q, VizBox r) {
