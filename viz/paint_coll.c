@@ -59,14 +59,14 @@ static int ring_rows(int n, VizBox b, VizBox *node) {
     return n;
 }
 
-static int ring_nodes(int n, VizBox b, VizBox *node, int first_top) {
-    if (n >= 4 && b.w > b.h * 1.8)
-        return ring_rows(n, b, node);
+// The ranks on an ellipse that fills b, the first on top, clockwise; a
+// node at most b.h / hdiv tall.
+static int ellipse_nodes(int n, VizBox b, VizBox *node, double hdiv) {
     double cx = b.x + b.w / 2, cy = b.y + b.h / 2;
     double w, h;
     // the ellipse's perimeter (Ramanujan's first approximation is plenty)
     double ea = b.w / 2 * 0.8, eb = b.h / 2 * 0.8;
-    node_size(n, PI * (3 * (ea + eb) - sqrt((3 * ea + eb) * (ea + 3 * eb))), b.h / 3.4, &w, &h);
+    node_size(n, PI * (3 * (ea + eb) - sqrt((3 * ea + eb) * (ea + 3 * eb))), b.h / hdiv, &w, &h);
     // an ellipse that uses the panel's width, leaving room for the boxes
     double rx = b.w / 2 - w / 2 - 4, ry = b.h / 2 - h / 2 - 4;
     if (rx < 0)
@@ -74,7 +74,7 @@ static int ring_nodes(int n, VizBox b, VizBox *node, int first_top) {
     if (ry < 0)
         ry = 0;
     for (int k = 0; k < n; k++) {
-        double a = -PI / 2 + 2 * PI * k / n + (first_top ? 0 : PI / n);
+        double a = -PI / 2 + 2 * PI * k / n;
         node[k] = box_at(cx + rx * cos(a), cy + ry * sin(a), w, h);
     }
     return n;
@@ -115,16 +115,27 @@ static int tree_nodes(int n, int root, VizBox b, VizBox *node) {
     return n;
 }
 
+static int ring_ellipse(int n, VizBox b, VizBox *node) {
+    return ellipse_nodes(n, b, node, 3.4);
+}
+
+static int ring_nodes(int n, VizBox b, VizBox *node) {
+    if (n >= 4 && b.w > b.h * 1.8)
+        return ring_rows(n, b, node);
+    return ring_ellipse(n, b, node);
+}
+
+// The root in the middle, the others round it on an ellipse.
 static int star_nodes(int n, int root, VizBox b, VizBox *node) {
     if (n == 1)
-        return ring_nodes(n, b, node, 1);
+        return ring_ellipse(n, b, node);
     int others = n - 1;
     VizBox tmp[MAX_NODES];
-    ring_nodes(others, b, tmp, 1);
+    ellipse_nodes(others, b, tmp, 4.8); // smaller: the root needs the middle
     int j = 0;
     for (int k = 0; k < n; k++) {
         if (k == (root >= 0 ? root : 0))
-            node[k] = box_at(b.x + b.w / 2, b.y + b.h / 2, tmp[0].w * 1.15, tmp[0].h * 1.15);
+            node[k] = box_at(b.x + b.w / 2, b.y + b.h / 2, tmp[0].w, tmp[0].h);
         else
             node[k] = tmp[j++];
     }
@@ -150,7 +161,8 @@ int viz_paint_coll_nodes(const VizScene *s, VizBox b, VizBox *node, int max) {
     case VIZ_TOPO_TREE: return tree_nodes(n, k->root, b, node);
     case VIZ_TOPO_STAR: return star_nodes(n, k->root, b, node);
     case VIZ_TOPO_CHAIN: return chain_nodes(n, b, node);
-    default: return ring_nodes(n, b, node, 1);
+    case VIZ_TOPO_DIRECT: return ring_ellipse(n, b, node); // every pair: no rows
+    default: return ring_nodes(n, b, node);
     }
 }
 
