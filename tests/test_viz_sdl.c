@@ -775,6 +775,19 @@ static int app_checks(VizSdlApp *a, VizModel *m) {
     text_event(a, "?"); // the help overlay, and any key closes it
     CHECK_EQ_INT(a->player.help, 1);
     CHECK_EQ_INT(frame(a), 0);
+    text_event(a, "s"); // saved with the overlay: its card in the middle
+    CHECK_EQ_INT(frame(a), 0);
+    CHECK(a->saved[0] != '\0');
+    VizImage help;
+    CHECK_EQ_INT(tsdl_png_read(a->saved, &help), 0);
+    int cw = help.w / 6, ch = help.h / 6;
+    int card = count_near(&help, (VizBox){help.w / 2 - cw, help.h / 2 - ch, 2 * cw, 2 * ch},
+                          viz_ink(VIZ_INK_PANEL), 2);
+    int keys = count_near(&help, (VizBox){help.w / 2 - cw * 2, help.h / 2 - ch * 2, 4 * cw,
+                                          4 * ch}, viz_ink(VIZ_INK_SELECTED), 40);
+    viz_image_free(&help);
+    CHECK(card > cw * ch * 2);  // the card fills the middle
+    CHECK(keys > 200);          // the keys' names in their colour
     text_event(a, "?");
     CHECK_EQ_INT(a->player.help, 0);
     // Step into the first collective step, so the ring is drawn.
