@@ -73,7 +73,7 @@ static double now_s(void) {
 
 typedef struct {
     double fps;
-    unsigned long frames, scenes, paints;
+    unsigned long frames, scenes, paints, timelines;
     double ms_worst;
 } Result;
 
@@ -82,6 +82,7 @@ typedef struct {
 static void play(VizPlayer *p, const VizModel *m, double secs, Result *r,
                  int (*draw)(void *), void *ctx, const VizSdlView *v) {
     unsigned long scenes0 = v->scenes_built, paints0 = v->paints;
+    unsigned long tl0 = viz_paint_cache_misses(v->cache);
     double t0 = now_s(), last = t0, worst = 0;
     unsigned long n = 0;
     while (last - t0 < secs) {
@@ -101,6 +102,7 @@ static void play(VizPlayer *p, const VizModel *m, double secs, Result *r,
     r->fps = n / (last - t0);
     r->scenes = v->scenes_built - scenes0;
     r->paints = v->paints - paints0;
+    r->timelines = viz_paint_cache_misses(v->cache) - tl0;
     r->ms_worst = worst * 1e3;
 }
 
@@ -178,9 +180,9 @@ static int dummy_window(VizTrace *t, VizModel *m, double secs, Result *r) {
 }
 
 static void report(const char *what, const Result *r) {
-    printf("%-44s %8.1f fps  (%lu frames, %lu scenes, %lu painted, worst %.1f ms)  "
-           "%s\n",
-           what, r->fps, r->frames, r->scenes, r->paints, r->ms_worst,
+    printf("%-44s %8.1f fps  (%lu frames, %lu scenes, %lu painted, %lu timelines, worst "
+           "%.1f ms)  %s\n",
+           what, r->fps, r->frames, r->scenes, r->paints, r->timelines, r->ms_worst,
            r->fps >= TARGET_FPS ? "PASS" : "FAIL");
 }
 

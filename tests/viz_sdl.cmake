@@ -15,13 +15,6 @@ ddplab_add_test(test_viz_sdl_parts
 if(DDPLAB_HAVE_SDL)
   target_link_libraries(test_viz_sdl_parts PRIVATE PkgConfig::SDL2 PkgConfig::CAIRO)
   target_compile_definitions(test_viz_sdl_parts PRIVATE DDPLAB_HAVE_SDL=1)
-  # fontconfig, which pango loads, keeps its configuration until FcFini:
-  # the test calls it at the end so that a leak checker sees none of it
-  pkg_check_modules(FONTCONFIG QUIET IMPORTED_TARGET fontconfig)
-  if(FONTCONFIG_FOUND)
-    target_link_libraries(test_viz_sdl_parts PRIVATE PkgConfig::FONTCONFIG)
-    target_compile_definitions(test_viz_sdl_parts PRIVATE DDPLAB_HAVE_FONTCONFIG=1)
-  endif()
 endif()
 # The DDP trace the bucket frames are drawn from, and the golden images of
 # the painted panels (DDPLAB_UPDATE_GOLDEN=1 writes them again here).

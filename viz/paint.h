@@ -43,7 +43,19 @@ typedef struct {
     double u;               // 0..1 of the way from the scene to next
     int selected_rank;
     double scale;           // output pixels per layout pixel (HiDPI: 2)
+    struct VizPaintCache *cache; // what may be kept between frames, or NULL
 } VizPaint;
+
+// What a painter on an image surface keeps between frames
+// (paint_timeline.c): the timeline panel without its cursor, as an image,
+// painted again only when the lanes, the window or the box change, so a
+// frame of pure animation copies it and draws the cursor. A painter with
+// cache NULL paints everything every time (SVG and PDF do: vectors).
+typedef struct VizPaintCache VizPaintCache;
+VizPaintCache *viz_paint_cache_new(void); // NULL: out of memory
+void viz_paint_cache_free(VizPaintCache *c);
+// Times the cached timeline was painted again (for tests).
+unsigned long viz_paint_cache_misses(const VizPaintCache *c);
 
 // A layout rectangle (cells) in pixels.
 VizBox viz_paint_box(const VizPaint *p, VizRect r);

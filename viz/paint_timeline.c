@@ -11,11 +11,14 @@
 // painted as solid bars; exposed communication (the compute stream idle) is
 // drawn in its own colour with a bright border, so the time lost to waiting
 // stands out. The cursor is a vertical line at the clock (moving smoothly
-// between instants), with a marker on the axis.
+// between instants), with the clock's time on the axis. Everything but the
+// cursor changes only with the scene, so a painter with a cache keeps it as
+// an image between frames.
 #include "paint.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "draw_internal.h" // defines: viz_fmt_time, viz_cell_name
@@ -76,7 +79,7 @@ int viz_paint_timeline_at(const VizPaint *p, const VizScene *s, VizBox b, double
 
 // Ticks in the unit that suits the window, a 1-2-5 step at least `minpx`
 // apart.
-static void axis(VizPaint *p, VizBox l, double t0, double t1, double cursor_x) {
+static void axis(VizPaint *p, VizBox l, double t0, double t1) {
     double span = t1 - t0;
     if (!(span > 0) || !(span < 1e300) || l.w < 20)
         return;
@@ -101,8 +104,6 @@ static void axis(VizPaint *p, VizBox l, double t0, double t1, double cursor_x) {
         viz_gfx_set(cr, viz_rgba_alpha(viz_ink(VIZ_INK_FRAME), 0.7));
         cairo_rectangle(cr, floor(x), l.y - 3, 1, l.h + 3);
         cairo_fill(cr);
-        if (fabs(x - cursor_x) < p->font_px * 1.2)
-            continue; // the cursor's marker stands there
         char lab[32];
         snprintf(lab, sizeof lab, "%.*f", dec, fabs(v) < step * 1e-6 ? 0.0 : v);
         viz_gfx_text_at(&p->g, x, l.y - 4, lab, p->font_px * 0.85, VIZ_FONT_MONO,
@@ -165,6 +166,8 @@ static void legend(VizPaint *p, const VizTimeline *tl, double x, double y, doubl
                      VIZ_ALIGN_RIGHT);
 }
 
+// The cursor: a line over the lanes at the clock, and on the axis a pill
+// with the clock's time (over the tick labels it passes).
 static void cursor(VizPaint *p, const VizScene *s, VizBox l) {
     const VizTimeline *tl = &s->timeline;
     double t = viz_paint_now(p, s);
@@ -175,17 +178,21 @@ static void cursor(VizPaint *p, const VizScene *s, VizBox l) {
     viz_gfx_set(cr, viz_ink(VIZ_INK_CURSOR));
     cairo_rectangle(cr, x - 0.75, l.y - 2, 1.5, l.h + 2);
     cairo_fill(cr);
-    double k = p->font_px * 0.4;
-    cairo_move_to(cr, x - k, l.y - k * 1.6);
-    cairo_line_to(cr, x + k, l.y - k * 1.6);
-    cairo_line_to(cr, x, l.y - 1);
-    cairo_close_path(cr);
-    cairo_fill(cr);
+    char lab[32];
+    viz_fmt_time(t, lab, sizeof lab);
+    double px = p->font_px * 0.8, tw, th;
+    viz_gfx_text_size(&p->g, lab, px, VIZ_FONT_MONO_BOLD, &tw, &th);
+    double pw = tw + px, ph = th + 2;
+    double bx = x - pw / 2;
+    bx = bx < l.x - p->font_px ? l.x - p->font_px : bx + pw > l.x + l.w ? l.x + l.w - pw : bx;
+    double by = l.y - ph - 2;
+    viz_gfx_fill_round(cr, bx, by, pw, ph, ph / 2, viz_ink(VIZ_INK_CURSOR));
+    viz_gfx_text(&p->g, bx + pw / 2, by + 1, lab, px, VIZ_FONT_MONO_BOLD,
+                 viz_ink(VIZ_INK_BACKGROUND), VIZ_ALIGN_CENTER);
 }
 
-void viz_paint_timeline(VizPaint *p, const VizScene *s, VizBox b) {
-    if (b.w <= 0 || b.h <= 0)
-        return;
+// The panel without its cursor: card, axis, lane labels, lanes, legend.
+static void paint_static(VizPaint *p, const VizScene *s, VizBox b) {
     const VizTimeline *tl = &s->timeline;
     cairo_t *cr = p->g.cr;
     VizBox in = viz_paint_panel(p, b, NULL);
@@ -197,13 +204,10 @@ void viz_paint_timeline(VizPaint *p, const VizScene *s, VizBox b) {
         return;
     }
     VizBox l = viz_paint_timeline_lanes(p, s, b);
-    int first, n = lanes_shown(p, s, (VizBox){b.x + p->font_px * 0.6, b.y + 1, b.w - p->font_px * 1.2,
-                                              b.h - 2},
+    int first, n = lanes_shown(p, s, (VizBox){b.x + p->font_px * 0.6, b.y + 1,
+                                              b.w - p->font_px * 1.2, b.h - 2},
                                &first);
-    double now = viz_paint_now(p, s), cx = -1e9;
-    if (tl->t1 > tl->t0 && now >= tl->t0 && now <= tl->t1)
-        cx = l.x + (now - tl->t0) / (tl->t1 - tl->t0) * l.w;
-    axis(p, l, tl->t0, tl->t1, cx);
+    axis(p, l, tl->t0, tl->t1);
     double lh = lane_h(p), pair = pair_h(p);
     for (int i = 0; i < n; i++) {
         int li = first + i, q = tl->ranks[li];
@@ -224,8 +228,147 @@ void viz_paint_timeline(VizPaint *p, const VizScene *s, VizBox b) {
         lane(cr, tl->comm + (size_t)li * (size_t)tl->ncols, tl->ncols,
              (VizBox){l.x, y + lh, l.w, lh});
     }
-    cursor(p, s, l);
     double ly = l.y + l.h + p->cell_h * 0.25;
     if (ly + p->font_px <= b.y + b.h)
         legend(p, tl, in.x, ly, in.w);
+}
+
+// ---------------------------------------------------------------------------
+// The cache: the static part on an image surface of the box's size (its
+// corner on whole pixels, so the copy is exact), with what it was painted
+// from.
+
+struct VizPaintCache {
+    cairo_surface_t *sf;
+    cairo_t *cr;
+    VizGfx g;
+    int x, y, w, h;          // the image's place on the frame, in pixels
+    int valid;
+    // the key: everything paint_static reads
+    double cell_h, font_px;
+    int selected, ncols, nranks, ranks[VIZ_TIMELINE_MAX_RANKS];
+    double t0, t1, exposed_s;
+    uint8_t *lanes;          // [2 * nranks * ncols] compute, then comm
+    size_t lanes_cap;
+    unsigned long misses;
+};
+
+VizPaintCache *viz_paint_cache_new(void) {
+    return calloc(1, sizeof(VizPaintCache));
+}
+
+static void drop_image(VizPaintCache *c) {
+    if (c->cr != NULL) {
+        viz_gfx_done(&c->g);
+        cairo_destroy(c->cr);
+    }
+    if (c->sf != NULL)
+        cairo_surface_destroy(c->sf);
+    c->sf = NULL;
+    c->cr = NULL;
+    c->valid = 0;
+}
+
+void viz_paint_cache_free(VizPaintCache *c) {
+    if (c == NULL)
+        return;
+    drop_image(c);
+    free(c->lanes);
+    free(c);
+}
+
+unsigned long viz_paint_cache_misses(const VizPaintCache *c) {
+    return c ? c->misses : 0;
+}
+
+static int same_key(const VizPaintCache *c, const VizPaint *p, const VizTimeline *tl, int x,
+                    int y, int w, int h) {
+    size_t n = (size_t)tl->nranks * (size_t)tl->ncols;
+    if (!c->valid || c->x != x || c->y != y || c->w != w || c->h != h ||
+        c->cell_h != p->cell_h || c->font_px != p->font_px || c->selected != p->selected_rank ||
+        c->ncols != tl->ncols || c->nranks != tl->nranks || c->t0 != tl->t0 ||
+        c->t1 != tl->t1 || c->exposed_s != tl->exposed_s)
+        return 0;
+    if (memcmp(c->ranks, tl->ranks, sizeof c->ranks) != 0)
+        return 0;
+    return memcmp(c->lanes, tl->compute, n) == 0 && memcmp(c->lanes + n, tl->comm, n) == 0;
+}
+
+static int keep_key(VizPaintCache *c, const VizPaint *p, const VizTimeline *tl) {
+    size_t n = (size_t)tl->nranks * (size_t)tl->ncols;
+    if (2 * n > c->lanes_cap) {
+        uint8_t *l = realloc(c->lanes, 2 * n);
+        if (l == NULL)
+            return 0;
+        c->lanes = l;
+        c->lanes_cap = 2 * n;
+    }
+    memcpy(c->lanes, tl->compute, n);
+    memcpy(c->lanes + n, tl->comm, n);
+    memcpy(c->ranks, tl->ranks, sizeof c->ranks);
+    c->cell_h = p->cell_h;
+    c->font_px = p->font_px;
+    c->selected = p->selected_rank;
+    c->ncols = tl->ncols;
+    c->nranks = tl->nranks;
+    c->t0 = tl->t0;
+    c->t1 = tl->t1;
+    c->exposed_s = tl->exposed_s;
+    return 1;
+}
+
+// Paints the static part into the cache's image when its key changed.
+// 0 when there is no image to copy (out of memory: paint straight).
+static int refresh(VizPaintCache *c, const VizPaint *p, const VizScene *s, VizBox b) {
+    const VizTimeline *tl = &s->timeline;
+    int x = (int)floor(b.x), y = (int)floor(b.y);
+    int w = (int)ceil(b.x + b.w) - x, h = (int)ceil(b.y + b.h) - y;
+    if (same_key(c, p, tl, x, y, w, h))
+        return 1;
+    if (c->sf == NULL || c->w != w || c->h != h) {
+        drop_image(c);
+        c->sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+        c->cr = cairo_create(c->sf);
+        if (cairo_status(c->cr) != CAIRO_STATUS_SUCCESS || viz_gfx_init(&c->g, c->cr) != SIM_OK) {
+            cairo_destroy(c->cr);
+            c->cr = NULL;
+            drop_image(c);
+            return 0;
+        }
+    }
+    c->x = x;
+    c->y = y;
+    c->w = w;
+    c->h = h;
+    VizPaint q = *p;
+    q.g = c->g;
+    q.cache = NULL;
+    cairo_save(c->cr);
+    viz_gfx_set(c->cr, viz_ink(VIZ_INK_BACKGROUND)); // under the card's round corners
+    cairo_paint(c->cr);
+    cairo_translate(c->cr, -x, -y);
+    paint_static(&q, s, b);
+    cairo_restore(c->cr);
+    c->g = q.g; // the fonts' sizes it set
+    cairo_surface_flush(c->sf);
+    c->misses++;
+    c->valid = keep_key(c, p, tl);
+    return 1;
+}
+
+void viz_paint_timeline(VizPaint *p, const VizScene *s, VizBox b) {
+    if (b.w <= 0 || b.h <= 0)
+        return;
+    const VizTimeline *tl = &s->timeline;
+    int lanes = tl->ncols > 0 && tl->nranks > 0 && tl->compute && tl->comm;
+    if (p->cache != NULL && lanes && refresh(p->cache, p, s, b)) {
+        cairo_t *cr = p->g.cr;
+        cairo_set_source_surface(cr, p->cache->sf, p->cache->x, p->cache->y);
+        cairo_rectangle(cr, p->cache->x, p->cache->y, p->cache->w, p->cache->h);
+        cairo_fill(cr);
+    } else {
+        paint_static(p, s, b);
+    }
+    if (lanes)
+        cursor(p, s, viz_paint_timeline_lanes(p, s, b));
 }

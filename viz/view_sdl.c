@@ -345,10 +345,17 @@ typedef struct {
     const char *lesson;
 } PngJob;
 
+// A PNG is the view's own surface, pixel for pixel; SVG and PDF are the
+// same frame painted again onto their surface, as vectors.
 static SimStatus paint_job(void *ctx, cairo_t *cr, int w, int h, char *err, size_t errlen) {
     (void)w;
     (void)h;
     PngJob *j = ctx;
+    if (cairo_surface_get_type(cairo_get_target(cr)) == CAIRO_SURFACE_TYPE_IMAGE) {
+        cairo_set_source_surface(cr, j->v->surf, 0, 0);
+        cairo_paint(cr);
+        return SIM_OK;
+    }
     SimStatus st = viz_sdl_view_paint_to(j->v, cr, j->p, j->lesson);
     if (st != SIM_OK)
         return sim_errbuf_fail(err, errlen, st, "out of memory for the drawing");
@@ -372,8 +379,7 @@ SimStatus viz_sdl_png(VizModel *m, size_t i, double frac, const VizViewOpts *o,
     else
         st = viz_sdl_offscreen(m, i, frac, o, w, h, v, p, err, errlen);
     if (st == SIM_OK) {
-        // SVG and PDF are painted again as vectors; a PNG (or a name with
-        // another ending, as --png has always taken) is the surface itself
+        // a name with another ending (as --png has always taken) is a PNG
         VizGfxFormat fmt = viz_gfx_format(path);
         if (fmt == VIZ_GFX_SVG || fmt == VIZ_GFX_PDF || fmt == VIZ_GFX_PNG) {
             PngJob job = {v, p, o ? o->lesson : NULL};

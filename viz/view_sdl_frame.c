@@ -21,6 +21,7 @@ SimStatus viz_sdl_view_init(VizSdlView *v, SDL_Renderer *ren, double scale, char
     memset(v, 0, sizeof *v);
     v->ren = ren;
     v->scale = scale > 0 ? scale : 1;
+    v->cache = viz_paint_cache_new(); // without it frames are only slower
     return SIM_OK;
 }
 
@@ -44,6 +45,7 @@ void viz_sdl_view_free(VizSdlView *v) {
     if (v->next_scene)
         viz_scene_free(v->next_scene);
     drop_surface(v);
+    viz_paint_cache_free(v->cache);
     memset(v, 0, sizeof *v);
 }
 
@@ -70,6 +72,7 @@ SimStatus viz_sdl_view_resize(VizSdlView *v, int w, int h) {
         drop_surface(v);
         return SIM_ENOMEM;
     }
+    v->paint.cache = v->cache;
     // RGB24 is one native 32-bit word a pixel, x R G B from the high byte:
     // SDL's RGB888 on every byte order.
     if (v->ren != NULL) {

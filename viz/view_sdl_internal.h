@@ -73,6 +73,8 @@ typedef struct {
     cairo_surface_t *surf;   // [px_h rows of px_w pixels] CAIRO_FORMAT_RGB24
     cairo_t *cr;
     VizPaint paint;
+    VizPaintCache *cache;    // the painter's layers kept between frames (NULL:
+                             // none, every frame paints all)
     double scale;            // output pixels per layout pixel (HiDPI: 2)
     int px_w, px_h;          // the output in pixels
     int fits;                // 1: the output holds VIZ_MIN_W x VIZ_MIN_H cells
