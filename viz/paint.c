@@ -46,10 +46,12 @@ int viz_paint_layout(VizPaint *p, const VizScene *s, int w, int h, int selected,
     rows = rows > 1 ? rows : 1;
     p->cell_h = base;
     // the rows the panels want at their largest, with the status line and
-    // two lines of narrative
+    // two lines of narrative (not the caption's own: it changes every event)
     if (rows >= VIZ_MIN_H && viz_layout(s, cols, 0, selected, l)) {
-        int want = l->h + 3;
+        int want = l->h - l->narrative.h + 3;
         want = want > VIZ_MIN_H ? want : VIZ_MIN_H;
+        want = want > p->rows_wanted ? want : p->rows_wanted;
+        p->rows_wanted = want;
         if (want < rows) {
             double ch = h / (double)want;
             p->cell_h = ch < base * 1.5 ? ch : base * 1.5;

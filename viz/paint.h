@@ -44,6 +44,8 @@ typedef struct {
     int selected_rank;
     double scale;           // output pixels per layout pixel (HiDPI: 2)
     struct VizPaintCache *cache; // what may be kept between frames, or NULL
+    int rows_wanted;        // the most rows a scene laid out by this painter
+                            // wanted (viz_paint_layout; 0: none yet)
 } VizPaint;
 
 // What a painter on an image surface keeps between frames
@@ -118,7 +120,10 @@ void viz_paint_done(VizPaint *p);
 // l->why says so). Cells are VIZ_PAINT_CELL_W wide; they grow taller (up
 // to half as tall again) when the panels want fewer rows than the surface
 // has, so the pictures get the room rather than blank lines: p->cell_h is
-// set to the height chosen. Returns l->ok.
+// set to the height chosen. The rows counted are the panels' with two
+// lines of narrative, whatever the caption's length, and the most any
+// scene of this painter wanted, so the cells do not change height from one
+// event to the next while a window plays. Returns l->ok.
 int viz_paint_layout(VizPaint *p, const VizScene *s, int w, int h, int selected,
                      VizLayout *l);
 // Paints the frame of s on a w x h surface: the background, the header,
