@@ -169,13 +169,22 @@ static int test_instants(void) {
     CHECK_EQ_INT(in.next_ok, 0);
     in = viz_sdl_instant(m, 6, 99); // past the end: the last event
     CHECK_EQ_INT(in.a, 5);
-    // A step's progress follows the instant's time between its ends.
-    VizScene *s = viz_scene_new(m);
-    CHECK(s != NULL);
+    // A step's progress follows the instant's time between its ends: the
+    // painter's clock at the instant's u between two scenes at t_a and t_b.
+    VizScene *s = viz_scene_new(m), *next = viz_scene_new(m);
+    CHECK(s != NULL && next != NULL);
+    s->now = 0;
+    next->now = 1;
+    s->coll.running = 1;
+    s->coll.step = 0;
     s->coll.step_t0 = 0;
     s->coll.step_t1 = 2;
     in = viz_sdl_instant(m, 6, 1.5); // time 0.5 of the step 0..2
-    CHECK_NEAR(viz_sdl_step_progress(s, &in), 0.25, 1e-12);
+    VizPaint pt;
+    memset(&pt, 0, sizeof pt);
+    pt.next = next;
+    pt.u = in.u;
+    CHECK_NEAR(viz_paint_step_fraction(&pt, s), 0.25, 1e-12);
     // The nearest event: on a lane, the one whose span holds the time.
     size_t near = viz_sdl_event_near(&t, 6, 1.2, 1, 0); // rank 1's event of 1 .. 1.5
     CHECK_EQ_INT(t.ev[near].rank, 1);
@@ -183,6 +192,7 @@ static int test_instants(void) {
     CHECK_EQ_INT(viz_sdl_event_near(&t, 6, 2.9, -1, 0), 5);
     CHECK_EQ_INT(viz_sdl_event_near(&t, 6, 0.2, -1, 0), 0); // an instant's first
     viz_scene_free(s);
+    viz_scene_free(next);
     viz_model_free(m);
     viz_trace_free(&t);
     return 0;

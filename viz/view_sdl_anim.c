@@ -66,13 +66,3 @@ VizSdlInstant viz_sdl_instant(const VizModel *m, size_t available, double pos) {
     }
     return in;
 }
-
-double viz_sdl_step_progress(const VizScene *s, const VizSdlInstant *in) {
-    const VizColl *c = &s->coll;
-    double t = in->t_a + in->u * (in->t_b - in->t_a);
-    double d = c->step_t1 - c->step_t0;
-    if (!(d > 0))
-        return in->u;
-    double p = (t - c->step_t0) / d;
-    return p < 0 ? 0 : p > 1 ? 1 : p;
-}

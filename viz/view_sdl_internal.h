@@ -125,9 +125,6 @@ int viz_sdl_view_cell_at(const VizSdlView *v, int x, int y, int *cx, int *cy);
 // The instant the cursor pos (event index + fraction) of model m stands in,
 // with `available` events shown (see VizSdlInstant).
 VizSdlInstant viz_sdl_instant(const VizModel *m, size_t available, double pos);
-// How far (0..1) the running collective step of s has got at the instant:
-// the instant's time t_a + u (t_b - t_a) between step_t0 and step_t1.
-double viz_sdl_step_progress(const VizScene *s, const VizSdlInstant *in);
 
 // ---------------------------------------------------------------------------
 // Offscreen (view_sdl_rgba.c)
