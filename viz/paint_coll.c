@@ -51,6 +51,8 @@ static int ring_rows(int n, VizBox b, VizBox *node) {
     int top = (n + 1) / 2, bottom = n - top;
     double w, h;
     node_size(top, b.w, b.h / 2.6, &w, &h);
+    if (h < w * 0.95 && h < b.h / 2.6) // room to spare above and below: taller
+        h = w * 0.95 < b.h / 2.6 ? w * 0.95 : b.h / 2.6; // buffers
     double y0 = b.y + b.h * 0.22, y1 = b.y + b.h * 0.78;
     for (int k = 0; k < top; k++)
         node[k] = box_at(b.x + b.w * (k + 0.5) / top, y0, w, h);
@@ -475,7 +477,9 @@ static void coll_title(const VizScene *s, char *t, size_t len) {
 // The diagram's area inside the panel, and the side column of sums.
 static void split(const VizPaint *p, const VizScene *s, VizBox in, VizBox *diagram,
                   VizBox *side) {
-    double sw = s->coll.nchunks > 0 && in.w > 560 ? p->font_px * 15 : 0;
+    // the sums in words only where the nodes keep room for their slots
+    int n = s->nranks;
+    double sw = s->coll.nchunks > 0 && in.w > 560 && (n <= 8 || in.w > 900) ? p->font_px * 15 : 0;
     *diagram = (VizBox){in.x, in.y, in.w - sw, in.h - p->font_px * 1.3};
     *side = (VizBox){in.x + in.w - sw, in.y, sw, in.h};
 }
