@@ -145,8 +145,10 @@ VizBox viz_paint_panel_inner(const VizPaint *p, VizBox b, int titled);
 double viz_paint_now(const VizPaint *p, const VizScene *s);
 
 // ---------------------------------------------------------------------------
-// The collective's geometry (paint_coll.c), shared with the window's mouse
-// and the tests.
+// The collective's geometry (paint_coll_place.c), shared with the window's
+// mouse and the tests.
+
+enum { VIZ_PAINT_MAX_NODES = 256 }; // nodes placed at most
 
 // The nodes of s's collective inside the panel's box b: node k (0 ..
 // returned count - 1, at most max) is rank k's rounded box. 0 when no
@@ -163,6 +165,16 @@ double viz_paint_step_fraction(const VizPaint *p, const VizScene *s);
 // its centre. 0 when either node is not among the n drawn.
 int viz_paint_chunk_at(const VizBox *node, int n, const VizXfer *x, double f, double *cx,
                        double *cy);
+// The edge a transfer from src to dst travels: from the sender's border to
+// the receiver's, moved a little to the sender's right so that the two ways
+// between one pair of nodes do not lie on each other. 0 when either is not
+// among the n nodes (or src = dst).
+int viz_paint_coll_edge(const VizBox *node, int n, int src, int dst, double *x0, double *y0,
+                        double *x1, double *y1);
+// The node rank q's link of the topology goes to: the next on a ring or
+// chain, the parent in the tree, the root of a star; -1 for none (a direct
+// exchange links every pair: none is drawn).
+int viz_paint_coll_link(const VizColl *k, int q, int n);
 
 // ---------------------------------------------------------------------------
 // The timeline's geometry (paint_timeline.c)
