@@ -1,16 +1,17 @@
 // bench/viz_sdl_fps.c: frames per second of the SDL2 view while it
-// animates, against the target of 60. The trace: R ranks (16 by default)
-// running a few ring all_reduces of different sizes on the CPU backend, as
-// DDP's buckets would; the player plays it at 30 events per second and
-// every frame advances it by 1/60 s, so frames mix scene changes (a new
-// event: scene, layout, canvas, the changed rows) with pure animation (the
-// chunks travelling, the bars tweening).
+// animates, against the target of 60. The trace: R ranks running a few
+// ring all_reduces of different sizes on the CPU backend, as DDP's buckets
+// would; the player plays it at 30 events per second and every frame
+// advances it by 1/60 s, so frames mix scene changes (a new event: the
+// scenes and the layout) with pure animation (the chunks travelling, the
+// bars tweening); every frame is painted with cairo (paint.h).
 //
 // Two outputs, measured one after the other for the same number of seconds:
-//   offscreen  the software renderer on a 1600 x 1000 surface (what --png
-//              and the tests use; no display)
+//   offscreen  the painter on a 1400 x 900 image surface (what --png, the
+//              GIF frames and the tests use; no display)
 //   dummy      a 1440 x 900 window of SDL's dummy video driver (the real
-//              window loop, presents included, without a display)
+//              window loop: paint, texture upload, present, without a
+//              display)
 // A window on a display presents with vsync and is capped at the display's
 // rate; these figures are the headroom under that cap.
 //
@@ -24,7 +25,7 @@
 #include "engine/world.h"
 #include "view_sdl_internal.h"
 
-enum { TARGET_FPS = 60 };
+enum { TARGET_FPS = 60, OFF_W = 1400, OFF_H = 900 };
 
 static SimStatus rank_main(SimRank *r, void *arg) {
     (void)arg;
@@ -72,7 +73,7 @@ static double now_s(void) {
 
 typedef struct {
     double fps;
-    unsigned long frames, scenes, rows;
+    unsigned long frames, scenes, paints, timelines;
     double ms_worst;
 } Result;
 
@@ -80,7 +81,8 @@ typedef struct {
 // per call of draw(). The player loops back to the start at the end.
 static void play(VizPlayer *p, const VizModel *m, double secs, Result *r,
                  int (*draw)(void *), void *ctx, const VizSdlView *v) {
-    unsigned long scenes0 = v->scenes_built, rows0 = v->rows_drawn;
+    unsigned long scenes0 = v->scenes_built, paints0 = v->paints;
+    unsigned long tl0 = viz_paint_cache_misses(v->cache);
     double t0 = now_s(), last = t0, worst = 0;
     unsigned long n = 0;
     while (last - t0 < secs) {
@@ -99,7 +101,8 @@ static void play(VizPlayer *p, const VizModel *m, double secs, Result *r,
     r->frames = n;
     r->fps = n / (last - t0);
     r->scenes = v->scenes_built - scenes0;
-    r->rows = v->rows_drawn - rows0;
+    r->paints = v->paints - paints0;
+    r->timelines = viz_paint_cache_misses(v->cache) - tl0;
     r->ms_worst = worst * 1e3;
 }
 
@@ -116,15 +119,10 @@ static int draw_off(void *c) {
 
 static int offscreen(VizModel *m, int R, double secs, Result *r) {
     char err[256];
-    if (TTF_Init() != 0)
-        return -1;
-    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, VIZ_SDL_PNG_W, VIZ_SDL_PNG_H, 32,
-                                                    SDL_PIXELFORMAT_ARGB8888);
-    SDL_Renderer *ren = s ? SDL_CreateSoftwareRenderer(s) : NULL;
     VizSdlView *v = calloc(1, sizeof *v);
     int rc = -1;
-    if (ren && v && viz_sdl_view_init(v, ren, NULL, VIZ_SDL_FONT_PT, err, sizeof err) == SIM_OK) {
-        if (viz_sdl_view_resize(v, VIZ_SDL_PNG_W, VIZ_SDL_PNG_H) == SIM_OK) {
+    if (v != NULL && viz_sdl_view_init(v, NULL, 1, err, sizeof err) == SIM_OK) {
+        if (viz_sdl_view_resize(v, OFF_W, OFF_H) == SIM_OK) {
             VizPlayer p;
             viz_player_init(&p, viz_model_count(m), R);
             while (viz_player_speed(&p) < 30 && viz_player_key(&p, m, '+'))
@@ -136,14 +134,9 @@ static int offscreen(VizModel *m, int R, double secs, Result *r) {
         }
         viz_sdl_view_free(v);
     } else {
-        fprintf(stderr, "viz_sdl_fps: offscreen: %s\n", err);
+        fprintf(stderr, "viz_sdl_fps: offscreen: out of memory\n");
     }
     free(v);
-    if (ren)
-        SDL_DestroyRenderer(ren);
-    if (s)
-        SDL_FreeSurface(s);
-    TTF_Quit();
     return rc;
 }
 
@@ -187,9 +180,9 @@ static int dummy_window(VizTrace *t, VizModel *m, double secs, Result *r) {
 }
 
 static void report(const char *what, const Result *r) {
-    printf("%-44s %8.1f fps  (%lu frames, %lu scenes, %lu rows redrawn, worst %.1f ms)  "
-           "%s\n",
-           what, r->fps, r->frames, r->scenes, r->rows, r->ms_worst,
+    printf("%-44s %8.1f fps  (%lu frames, %lu scenes, %lu painted, %lu timelines, worst "
+           "%.1f ms)  %s\n",
+           what, r->fps, r->frames, r->scenes, r->paints, r->timelines, r->ms_worst,
            r->fps >= TARGET_FPS ? "PASS" : "FAIL");
 }
 
@@ -216,8 +209,7 @@ int main(int argc, char **argv) {
     int rc = 0;
     char what[96];
     if (offscreen(m, R, secs, &r) == 0) {
-        snprintf(what, sizeof what, "offscreen, software renderer, %dx%d", VIZ_SDL_PNG_W,
-                 VIZ_SDL_PNG_H);
+        snprintf(what, sizeof what, "offscreen, cairo image surface, %dx%d", OFF_W, OFF_H);
         report(what, &r);
     } else {
         rc = 1;

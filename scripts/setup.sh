@@ -8,10 +8,10 @@ PACKAGES=(
   libcjson-dev                        # profile files and trace checks
   libopenblas-dev                     # CBLAS for CPU math
   libncurses-dev                      # terminal view
-  libsdl2-dev libsdl2-ttf-dev         # window view
+  libsdl2-dev                         # window view
   libcairo2-dev libpango1.0-dev       # vector drawing and text: window, frames, charts
   libgif-dev                          # animated GIF export
-  fonts-dejavu-core                   # its font (DejaVu Sans Mono)
+  fonts-dejavu-core                   # its fonts (DejaVu Sans, Sans Mono)
   libpng-dev                          # PNG frames of the SDL view (charts: cairo)
   libmd4c-dev                         # the lesson parser (Markdown)
   openmpi-bin libopenmpi-dev          # the collective peer for benchmarks

@@ -1,6 +1,6 @@
 // viz/view_sdl.c: the SDL2 view: a resizable window that animates the scene
-// (view_sdl_frame.c, view_sdl_anim.c), and the same frame drawn offscreen
-// into a PNG (viz_sdl_png: a software renderer on a surface, no display).
+// painted with cairo (view_sdl_frame.c, paint.h), and the same picture
+// drawn offscreen into a PNG or SVG file (viz_sdl_png: no display).
 //
 // Keys and mouse: view_sdl_input.c. s saves the frame shown as
 // ddplab-frame-NNNNNN.png in the working directory.
@@ -137,12 +137,6 @@ SimStatus viz_sdl_app_open(VizSdlApp *a, VizSource *src, const VizViewOpts *o, c
         SDL_Quit();
         return sim_errbuf_fail(err, errlen, SIM_ENOTSUP, "%s; %s", no_display, try_instead);
     }
-    if (TTF_Init() != 0) {
-        SDL_QuitSubSystem(SDL_INIT_VIDEO);
-        SDL_Quit();
-        return sim_errbuf_fail(err, errlen, SIM_ENOTSUP, "cannot start SDL2_ttf: %s; %s",
-                               TTF_GetError(), try_instead);
-    }
     int w = VIZ_SDL_WIN_W, h = VIZ_SDL_WIN_H;
     SDL_Rect usable;
     if (SDL_GetDisplayUsableBounds(0, &usable) == 0 && usable.w > 0 && usable.h > 0) {
@@ -169,8 +163,7 @@ SimStatus viz_sdl_app_open(VizSdlApp *a, VizSource *src, const VizViewOpts *o, c
     int ow = 0, oh = 0;
     SDL_GetRendererOutputSize(a->ren, &ow, &oh);
     float scale = w > 0 && ow > 0 ? (float)ow / (float)w : 1.0f;
-    int pt = (int)lroundf(VIZ_SDL_FONT_PT * scale);
-    SimStatus st = viz_sdl_view_init(&a->view, a->ren, o->font, pt, err, errlen);
+    SimStatus st = viz_sdl_view_init(&a->view, a->ren, scale, err, errlen);
     if (st == SIM_OK)
         st = viz_sdl_app_resize(a);
     if (st != SIM_OK) {
@@ -190,16 +183,13 @@ SimStatus viz_sdl_app_open(VizSdlApp *a, VizSource *src, const VizViewOpts *o, c
 }
 
 void viz_sdl_app_close(VizSdlApp *a) {
-    if (a->view.ren != NULL)
-        viz_sdl_view_free(&a->view);
+    viz_sdl_view_free(&a->view);
     if (a->ren)
         SDL_DestroyRenderer(a->ren);
     if (a->win)
         SDL_DestroyWindow(a->win);
     a->ren = NULL;
     a->win = NULL;
-    if (TTF_WasInit())
-        TTF_Quit();
     SDL_QuitSubSystem(SDL_INIT_VIDEO);
     SDL_Quit();
 }
@@ -212,7 +202,7 @@ static void save_frame(VizSdlApp *a) {
     size_t i = a->player_ready ? viz_player_index(&a->player) : 0;
     snprintf(name, sizeof name, "ddplab-frame-%06zu.png", i);
     VizImage img;
-    SimStatus st = viz_sdl_read_image(a->ren, a->view.px_w, a->view.px_h, &img, err, sizeof err);
+    SimStatus st = viz_sdl_view_image(&a->view, &img, err, sizeof err);
     if (st == SIM_OK) {
         st = viz_png_write(name, &img, err, sizeof err);
         viz_image_free(&img);
@@ -338,9 +328,9 @@ SimStatus viz_sdl_run(VizSource *src, const VizViewOpts *o, char *err, size_t er
     }
     if (st == SIM_OK && !a->ever_fit)
         st = sim_errbuf_fail(err, errlen, SIM_EINVAL,
-                             "the window never held %d x %d cells of the font, the least a "
-                             "frame needs",
-                             VIZ_MIN_W, VIZ_MIN_H);
+                             "the window never held the %d x %d pixels a frame needs",
+                             (int)(VIZ_MIN_W * a->view.paint.cell_w + 0.999),
+                             (int)(VIZ_MIN_H * VIZ_PAINT_CELL_H * a->view.scale + 0.999));
     viz_sdl_app_close(a);
     free(a);
     return st;
@@ -349,87 +339,61 @@ SimStatus viz_sdl_run(VizSource *src, const VizViewOpts *o, char *err, size_t er
 // ---------------------------------------------------------------------------
 // Offscreen
 
+typedef struct {
+    VizSdlView *v;
+    const VizPlayer *p;
+    const char *lesson;
+} PngJob;
+
+// A PNG is the view's own surface, pixel for pixel; SVG and PDF are the
+// same frame painted again onto their surface, as vectors.
+static SimStatus paint_job(void *ctx, cairo_t *cr, int w, int h, char *err, size_t errlen) {
+    (void)w;
+    (void)h;
+    PngJob *j = ctx;
+    if (cairo_surface_get_type(cairo_get_target(cr)) == CAIRO_SURFACE_TYPE_IMAGE) {
+        cairo_set_source_surface(cr, j->v->surf, 0, 0);
+        cairo_paint(cr);
+        return SIM_OK;
+    }
+    SimStatus st = viz_sdl_view_paint_to(j->v, cr, j->p, j->lesson);
+    if (st != SIM_OK)
+        return sim_errbuf_fail(err, errlen, st, "out of memory for the drawing");
+    return SIM_OK;
+}
+
 SimStatus viz_sdl_png(VizModel *m, size_t i, double frac, const VizViewOpts *o,
                       const char *path, char *err, size_t errlen) {
     if (m == NULL || path == NULL || path[0] == '\0')
         return sim_errbuf_fail(err, errlen, SIM_EINVAL, "no trace or no file name to draw to");
-    size_t count = viz_model_count(m);
-    if (i >= count)
-        return sim_errbuf_fail(err, errlen, SIM_EINVAL, "event %zu: the trace has %zu events",
-                               i, count);
     int w = o && o->png_w > 0 ? o->png_w : VIZ_SDL_PNG_W;
     int h = o && o->png_h > 0 ? o->png_h : VIZ_SDL_PNG_H;
     if (w > VIZ_IMAGE_MAX_SIDE || h > VIZ_IMAGE_MAX_SIDE)
         return sim_errbuf_fail(err, errlen, SIM_EINVAL, "a %d x %d image is too large (at most "
                                "%d pixels a side)", w, h, VIZ_IMAGE_MAX_SIDE);
-    if (!viz_png_available())
-        return viz_png_write(path, NULL, err, errlen); // says which package is missing
-    Uint32 sdl_before = SDL_WasInit(SDL_INIT_EVERYTHING);
-    if (TTF_Init() != 0)
-        return sim_errbuf_fail(err, errlen, SIM_ENOTSUP, "cannot start SDL2_ttf: %s",
-                               TTF_GetError());
-    SimStatus st = SIM_OK;
-    SDL_Renderer *ren = NULL;
-    VizSdlView *v = NULL;
-    VizImage img = {0, 0, NULL};
-    SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
-    if (surf != NULL)
-        ren = SDL_CreateSoftwareRenderer(surf);
-    if (ren == NULL) {
-        st = sim_errbuf_fail(err, errlen, SIM_ENOMEM, "cannot make a %d x %d surface: %s", w,
-                             h, SDL_GetError());
-        goto out;
-    }
-    v = calloc(1, sizeof *v);
-    if (v == NULL) {
-        st = sim_errbuf_fail(err, errlen, SIM_ENOMEM, "out of memory for the frame");
-        goto out;
-    }
-    st = viz_sdl_view_init(v, ren, o ? o->font : NULL, VIZ_SDL_FONT_PT, err, errlen);
-    if (st != SIM_OK) {
-        free(v);
-        v = NULL;
-        goto out;
-    }
-    if ((st = viz_sdl_view_resize(v, w, h)) != SIM_OK) {
-        sim_errbuf_fail(err, errlen, st, "out of memory for a %d x %d frame", w, h);
-        goto out;
-    }
-    if (!v->fits) {
-        st = sim_errbuf_fail(err, errlen, SIM_EINVAL,
-                             "a %d x %d image holds %d x %d cells of the font; a frame needs "
-                             "%d x %d (at least %d x %d pixels)",
-                             w, h, v->cols, v->rows, VIZ_MIN_W, VIZ_MIN_H,
-                             VIZ_MIN_W * v->font.cell_w, VIZ_MIN_H * v->font.cell_h);
-        goto out;
-    }
-    VizPlayer p;
-    viz_player_init(&p, count, viz_model_trace(m)->nranks);
-    viz_player_suggest_jump(&p, m);
-    p.live_done = 1;
-    p.playing = 0;
-    if (!(frac > 0) || i + 1 >= count)
-        frac = 0;
-    p.pos = (double)i + (frac < 0.999999 ? frac : 0.999999);
-    if ((st = viz_sdl_view_frame(v, m, &p, o ? o->lesson : NULL)) != SIM_OK) {
-        sim_errbuf_fail(err, errlen, st, "cannot draw event %zu: %s", i, sim_strerror(st));
-        goto out;
-    }
-    if ((st = viz_sdl_read_image(ren, w, h, &img, err, errlen)) != SIM_OK)
-        goto out;
-    st = viz_png_write(path, &img, err, errlen);
-out:
-    viz_image_free(&img);
-    if (v != NULL) {
+    VizSdlView *v = malloc(sizeof *v);
+    VizPlayer *p = malloc(sizeof *p);
+    SimStatus st = SIM_ENOMEM;
+    if (v == NULL || p == NULL)
+        sim_errbuf_fail(err, errlen, st, "out of memory for the frame");
+    else
+        st = viz_sdl_offscreen(m, i, frac, o, w, h, v, p, err, errlen);
+    if (st == SIM_OK) {
+        // a name with another ending (as --png has always taken) is a PNG
+        VizGfxFormat fmt = viz_gfx_format(path);
+        if (fmt == VIZ_GFX_SVG || fmt == VIZ_GFX_PDF || fmt == VIZ_GFX_PNG) {
+            PngJob job = {v, p, o ? o->lesson : NULL};
+            st = viz_gfx_write(path, w, h, paint_job, &job, err, errlen);
+        } else {
+            VizImage img = {0, 0, NULL};
+            st = viz_sdl_view_image(v, &img, err, errlen);
+            if (st == SIM_OK)
+                st = viz_png_write(path, &img, err, errlen);
+            viz_image_free(&img);
+        }
         viz_sdl_view_free(v);
-        free(v);
     }
-    if (ren)
-        SDL_DestroyRenderer(ren);
-    if (surf)
-        SDL_FreeSurface(surf);
-    TTF_Quit();
-    if (sdl_before == 0)
-        SDL_Quit();
+    free(v);
+    free(p);
     return st;
 }

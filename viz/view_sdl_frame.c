@@ -1,10 +1,10 @@
 // viz/view_sdl_frame.c: one frame of the SDL2 view. The scene at the
-// cursor is laid out on the cell grid that fits the output and drawn onto
-// a canvas (the same canvas the text and ncurses views print); the canvas
-// is rendered into a texture one row at a time, and only the rows whose
-// cells changed since the last frame are rendered again. The frame is that
-// texture plus the overlays of view_sdl_anim.c. The canvas of the next
-// instant of simulated time is kept beside it as the target of the tweens.
+// cursor and the scene at the next instant of simulated time are built
+// when the cursor's event changes, laid out on the virtual cells of the
+// output's size, and painted (paint.h) into a cairo image surface at the
+// cursor's fraction between the two instants. The window uploads that
+// surface into a streaming texture; offscreen frames read it, or paint the
+// same scenes onto an SVG or PDF surface.
 #include "view_sdl_internal.h"
 
 #include <math.h>
@@ -14,51 +14,29 @@
 
 #include "base/errbuf.h"
 
-// A white rounded square side x side, anti-aliased through its alpha, to be
-// tinted per chunk with SDL_SetTextureColorMod.
-static SDL_Texture *make_chunk_texture(SDL_Renderer *ren, int side) {
-    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, side, side, 32, SDL_PIXELFORMAT_ARGB8888);
-    if (s == NULL)
-        return NULL;
-    double rad = side / 4.0, half = side / 2.0;
-    for (int y = 0; y < side; y++) {
-        uint32_t *row = (uint32_t *)((uint8_t *)s->pixels + (size_t)y * (size_t)s->pitch);
-        for (int x = 0; x < side; x++) {
-            // Signed distance from the pixel centre to the rounded square.
-            double qx = fabs(x + 0.5 - half) - (half - rad);
-            double qy = fabs(y + 0.5 - half) - (half - rad);
-            double ox = qx > 0 ? qx : 0, oy = qy > 0 ? qy : 0;
-            double in = qx > qy ? qx : qy;
-            double d = sqrt(ox * ox + oy * oy) + (in < 0 ? in : 0) - rad;
-            double cover = 0.5 - d;
-            cover = cover < 0 ? 0 : cover > 1 ? 1 : cover;
-            row[x] = ((uint32_t)(cover * 255.0 + 0.5) << 24) | 0x00ffffffu;
-        }
-    }
-    SDL_Texture *t = SDL_CreateTextureFromSurface(ren, s);
-    SDL_FreeSurface(s);
-    if (t != NULL)
-        SDL_SetTextureBlendMode(t, SDL_BLENDMODE_BLEND);
-    return t;
-}
-
-SimStatus viz_sdl_view_init(VizSdlView *v, SDL_Renderer *ren, const char *font, int pt,
-                            char *err, size_t errlen) {
+SimStatus viz_sdl_view_init(VizSdlView *v, SDL_Renderer *ren, double scale, char *err,
+                            size_t errlen) {
+    (void)err;
+    (void)errlen;
     memset(v, 0, sizeof *v);
     v->ren = ren;
-    SimStatus st = viz_sdl_font_open(&v->font, ren, font, pt, err, errlen);
-    if (st != SIM_OK)
-        return st;
-    v->chunk_px = v->font.cell_h + v->font.cell_h / 3;
-    v->chunk_tex = make_chunk_texture(ren, v->chunk_px);
-    v->scene = NULL;
-    v->next_scene = NULL;
-    if (v->chunk_tex == NULL) {
-        viz_sdl_view_free(v);
-        return sim_errbuf_fail(err, errlen, SIM_ENOMEM, "cannot make a texture: %s",
-                               SDL_GetError());
-    }
+    v->scale = scale > 0 ? scale : 1;
+    v->cache = viz_paint_cache_new(); // without it frames are only slower
     return SIM_OK;
+}
+
+static void drop_surface(VizSdlView *v) {
+    if (v->cr != NULL) {
+        viz_paint_done(&v->paint);
+        cairo_destroy(v->cr);
+    }
+    if (v->surf != NULL)
+        cairo_surface_destroy(v->surf);
+    if (v->tex != NULL)
+        SDL_DestroyTexture(v->tex);
+    v->cr = NULL;
+    v->surf = NULL;
+    v->tex = NULL;
 }
 
 void viz_sdl_view_free(VizSdlView *v) {
@@ -66,273 +44,245 @@ void viz_sdl_view_free(VizSdlView *v) {
         viz_scene_free(v->scene);
     if (v->next_scene)
         viz_scene_free(v->next_scene);
-    if (v->cells_tex)
-        SDL_DestroyTexture(v->cells_tex);
-    if (v->chunk_tex)
-        SDL_DestroyTexture(v->chunk_tex);
-    viz_canvas_free(&v->canvas);
-    viz_canvas_free(&v->next);
-    free(v->shown);
-    free(v->ways);
-    viz_sdl_font_close(&v->font);
+    drop_surface(v);
+    viz_paint_cache_free(v->cache);
     memset(v, 0, sizeof *v);
 }
 
-static SimStatus size_canvas(VizCanvas *c, int w, int h) {
-    if (c->cells == NULL)
-        return viz_canvas_init(c, w, h, 1);
-    if (c->w == w && c->h == h)
-        return SIM_OK;
-    return viz_canvas_resize(c, w, h);
-}
-
 SimStatus viz_sdl_view_resize(VizSdlView *v, int w, int h) {
-    int cols = w / v->font.cell_w, rows = h / v->font.cell_h;
-    cols = cols < 1 ? 1 : cols;
-    rows = rows < 1 ? 1 : rows;
+    w = w < 1 ? 1 : w;
+    h = h < 1 ? 1 : h;
+    v->have_frame = v->have_next = 0;
+    v->painted_ok = 0;
+    if (v->surf != NULL && v->px_w == w && v->px_h == h)
+        return SIM_OK;
+    drop_surface(v);
     v->px_w = w;
     v->px_h = h;
-    v->fits = cols >= VIZ_MIN_W && rows >= VIZ_MIN_H;
-    v->have_frame = v->have_next = 0;
-    v->cells_ok = 0;
-    v->canvas_gen++;
-    if (cols == v->cols && rows == v->rows && v->shown != NULL)
-        return SIM_OK;
-    SimStatus st = size_canvas(&v->canvas, cols, rows);
-    if (st == SIM_OK)
-        st = size_canvas(&v->next, cols, rows);
-    if (st != SIM_OK)
-        return st;
-    VizCell *shown = realloc(v->shown, (size_t)cols * (size_t)rows * sizeof *shown);
-    if (shown == NULL)
+    v->surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    if (cairo_surface_status(v->surf) != CAIRO_STATUS_SUCCESS) {
+        drop_surface(v);
         return SIM_ENOMEM;
-    v->shown = shown;
-    v->cols = cols;
-    v->rows = rows;
-    if (v->cells_tex)
-        SDL_DestroyTexture(v->cells_tex);
-    v->cells_tex = NULL;
-    if (SDL_RenderTargetSupported(v->ren))
-        v->cells_tex = SDL_CreateTexture(v->ren, SDL_PIXELFORMAT_ARGB8888,
-                                         SDL_TEXTUREACCESS_TARGET, cols * v->font.cell_w,
-                                         rows * v->font.cell_h);
-    // Without a target texture every frame draws every cell: slower, same picture.
-    if (v->timeline_cols <= 0 || v->timeline_cols > cols)
-        v->timeline_cols = cols > 40 ? cols - 24 : cols;
+    }
+    v->cr = cairo_create(v->surf);
+    if (cairo_status(v->cr) != CAIRO_STATUS_SUCCESS ||
+        viz_paint_init(&v->paint, v->cr, v->scale) != SIM_OK) {
+        cairo_destroy(v->cr);
+        v->cr = NULL;
+        drop_surface(v);
+        return SIM_ENOMEM;
+    }
+    v->paint.cache = v->cache;
+    // RGB24 is one native 32-bit word a pixel, x R G B from the high byte:
+    // SDL's RGB888 on every byte order.
+    if (v->ren != NULL) {
+        v->tex = SDL_CreateTexture(v->ren, SDL_PIXELFORMAT_RGB888, SDL_TEXTUREACCESS_STREAMING,
+                                   w, h);
+        if (v->tex == NULL) {
+            drop_surface(v);
+            return SIM_ENOMEM;
+        }
+    }
+    int cols = (int)floor(w / v->paint.cell_w), rows = (int)floor(h / v->paint.cell_h);
+    v->fits = cols >= VIZ_MIN_W && rows >= VIZ_MIN_H;
+    // two columns of the timeline per cell: bars with a resolution finer
+    // than the terminal's letters
+    int tc = cols * 2;
+    v->timeline_cols = tc < 1 ? 1 : tc > VIZ_TIMELINE_MAX_COLS ? VIZ_TIMELINE_MAX_COLS : tc;
     return SIM_OK;
 }
 
 int viz_sdl_view_cell_at(const VizSdlView *v, int x, int y, int *cx, int *cy) {
-    if (x < 0 || y < 0 || v->font.cell_w <= 0 || v->font.cell_h <= 0)
+    if (x < 0 || y < 0 || v->surf == NULL || x >= v->px_w || y >= v->px_h)
         return 0;
-    int c = x / v->font.cell_w, r = y / v->font.cell_h;
-    if (c >= v->cols || r >= v->rows)
-        return 0;
-    *cx = c;
-    *cy = r;
+    *cx = (int)floor(x / v->paint.cell_w);
+    *cy = (int)floor(y / v->paint.cell_h);
     return 1;
-}
-
-static int same_look(const VizSdlLook *a, const VizSdlLook *b) {
-    return a->bg.r == b->bg.r && a->bg.g == b->bg.g && a->bg.b == b->bg.b;
-}
-
-void viz_sdl_draw_cells(VizSdlView *v, const VizCanvas *c, int y, int x0, int x1) {
-    int cw = v->font.cell_w, ch = v->font.cell_h;
-    x0 = x0 < 0 ? 0 : x0;
-    x1 = x1 > c->w ? c->w : x1;
-    if (y < 0 || y >= c->h || x0 >= x1)
-        return;
-    const VizCell *row = c->cells + (size_t)y * (size_t)c->w;
-    // Backgrounds in runs of one colour: a few rectangles per row.
-    for (int x = x0; x < x1;) {
-        const VizSdlLook *look = viz_sdl_look(row[x].style);
-        int e = x + 1;
-        while (e < x1 && same_look(viz_sdl_look(row[e].style), look))
-            e++;
-        SDL_SetRenderDrawColor(v->ren, look->bg.r, look->bg.g, look->bg.b, 255);
-        SDL_RenderFillRect(v->ren, &(SDL_Rect){x * cw, y * ch, (e - x) * cw, ch});
-        x = e;
-    }
-    for (int x = x0; x < x1; x++)
-        viz_sdl_draw_glyph(&v->font, x * cw, y * ch, row[x].ch, row[x].style);
-}
-
-static int same_cells(const VizCell *a, const VizCell *b, int n) {
-    for (int i = 0; i < n; i++) // field by field: VizCell has padding
-        if (a[i].ch != b[i].ch || a[i].style != b[i].style)
-            return 0;
-    return 1;
-}
-
-// The canvas onto the output: changed rows into the cached texture, then
-// the texture (or, without render targets, every cell straight).
-static void render_canvas(VizSdlView *v) {
-    int cols = v->canvas.w, rows = v->canvas.h;
-    if (v->cells_tex == NULL) {
-        for (int y = 0; y < rows; y++)
-            viz_sdl_draw_cells(v, &v->canvas, y, 0, cols);
-        v->rows_drawn += (unsigned long)rows;
-        return;
-    }
-    SDL_Texture *prev = SDL_GetRenderTarget(v->ren);
-    int switched = 0;
-    for (int y = 0; y < rows; y++) {
-        const VizCell *row = v->canvas.cells + (size_t)y * (size_t)cols;
-        VizCell *old = v->shown + (size_t)y * (size_t)cols;
-        if (v->cells_ok && same_cells(row, old, cols))
-            continue;
-        if (!switched) {
-            if (SDL_SetRenderTarget(v->ren, v->cells_tex) != 0) {
-                // The target cannot be drawn to: fall back to drawing straight.
-                SDL_DestroyTexture(v->cells_tex);
-                v->cells_tex = NULL;
-                render_canvas(v);
-                return;
-            }
-            switched = 1;
-        }
-        viz_sdl_draw_cells(v, &v->canvas, y, 0, cols);
-        memcpy(old, row, (size_t)cols * sizeof *row);
-        v->rows_drawn++;
-    }
-    if (switched)
-        SDL_SetRenderTarget(v->ren, prev);
-    v->cells_ok = 1;
-    SDL_Rect dst = {0, 0, cols * v->font.cell_w, rows * v->font.cell_h};
-    SDL_RenderCopy(v->ren, v->cells_tex, NULL, &dst);
-}
-
-// A message in place of the scene (window too small, nothing to show yet).
-static void show_message(VizSdlView *v, const char *msg) {
-    viz_canvas_clear(&v->canvas);
-    v->canvas_gen++;
-    int w = v->canvas.w > 4 ? v->canvas.w - 4 : v->canvas.w;
-    int y = v->canvas.h / 2 > 2 ? v->canvas.h / 2 - 2 : 0;
-    VizRect r = {(v->canvas.w - w) / 2, y, w, v->canvas.h - y};
-    viz_canvas_wrap(&v->canvas, r, VIZ_STYLE_WARN, msg);
-    v->have_frame = v->have_next = 0;
-}
-
-static int same_scene_inputs(const VizSdlDrawn *a, const VizSdlDrawn *b) {
-    return a->index == b->index && a->count == b->count && a->available == b->available &&
-           a->selected == b->selected && a->use_wall == b->use_wall && a->zoom == b->zoom &&
-           a->cols == b->cols && a->rows == b->rows && a->timeline_cols == b->timeline_cols;
 }
 
 static int same_drawn(const VizSdlDrawn *a, const VizSdlDrawn *b) {
-    return same_scene_inputs(a, b) && a->help == b->help && a->lesson == b->lesson &&
-           strcmp(a->status, b->status) == 0;
+    return a->index == b->index && a->count == b->count && a->available == b->available &&
+           a->selected == b->selected && a->use_wall == b->use_wall && a->zoom == b->zoom &&
+           a->timeline_cols == b->timeline_cols && a->w == b->w && a->h == b->h;
 }
 
-// Scene, layout and canvas for event index as `want` says, redone only
-// when its inputs changed. The layout's timeline width feeds back into the
-// scene options once.
-static SimStatus build(VizSdlView *v, VizModel *m, const VizPlayer *p, VizSdlDrawn *want,
-                       VizSdlDrawn *have, int *have_ok, VizScene **scene, VizLayout *l,
-                       VizCanvas *c) {
+// The scene for `want`, rebuilt only when its inputs changed.
+static SimStatus build(VizSdlView *v, VizModel *m, const VizPlayer *p, const VizSdlDrawn *want,
+                       VizSdlDrawn *have, int *have_ok, VizScene **scene) {
     if (*have_ok && same_drawn(want, have))
         return SIM_OK;
     if (*scene == NULL && (*scene = viz_scene_new(m)) == NULL)
         return SIM_ENOMEM;
-    if (!*have_ok || !same_scene_inputs(want, have)) {
-        for (int pass = 0; pass < 2; pass++) {
-            VizSceneOpts so;
-            viz_player_scene_opts(p, m, want->timeline_cols, &so);
-            so.selected_rank = want->selected;
-            SimStatus st = viz_scene_at(m, want->index, &so, *scene);
-            if (st != SIM_OK)
-                return st;
-            v->scenes_built++;
-            viz_layout(*scene, want->cols, want->rows, want->selected, l);
-            if (!l->ok || l->timeline_cols == want->timeline_cols || l->timeline_cols <= 0)
-                break;
-            want->timeline_cols = l->timeline_cols;
-            v->timeline_cols = l->timeline_cols;
-        }
+    VizSceneOpts so;
+    viz_player_scene_opts(p, m, want->timeline_cols, &so);
+    so.selected_rank = want->selected;
+    SimStatus st = viz_scene_at(m, want->index, &so, *scene);
+    if (st != SIM_OK) {
+        *have_ok = 0;
+        return st;
     }
-    VizDrawOpts d = {want->status, want->lesson, want->selected, want->help, 0};
-    viz_canvas_clear(c);
-    if (c == &v->canvas)
-        v->canvas_gen++;
-    if (l->ok)
-        viz_draw(c, l, *scene, &d);
-    else
-        viz_canvas_wrap(c, (VizRect){1, 1, c->w - 2, c->h - 2}, VIZ_STYLE_WARN, l->why);
+    v->scenes_built++;
     *have = *want;
     *have_ok = 1;
     return SIM_OK;
 }
 
-SimStatus viz_sdl_view_frame(VizSdlView *v, VizModel *m, const VizPlayer *p,
+static SimStatus build_scenes(VizSdlView *v, VizModel *m, const VizPlayer *p, size_t avail) {
+    VizSdlDrawn want;
+    memset(&want, 0, sizeof want);
+    size_t i = viz_player_index(p);
+    want.index = i < avail ? i : avail - 1;
+    want.count = viz_model_count(m);
+    want.available = avail;
+    want.selected = p->selected_rank;
+    want.use_wall = p->use_wall;
+    want.zoom = p->zoom;
+    want.timeline_cols = v->timeline_cols;
+    want.w = v->px_w;
+    want.h = v->px_h;
+    // The cursor reached the instant the tweens were moving to: that scene
+    // is the one wanted now, and the old one may become the next.
+    if (v->have_next && same_drawn(&want, &v->next_drawn) &&
+        !(v->have_frame && same_drawn(&want, &v->drawn))) {
+        VizScene *t = v->scene;
+        VizSdlDrawn d = v->drawn;
+        int ok = v->have_frame;
+        v->scene = v->next_scene;
+        v->drawn = v->next_drawn;
+        v->have_frame = 1;
+        v->next_scene = t;
+        v->next_drawn = d;
+        v->have_next = ok;
+    }
+    SimStatus st = build(v, m, p, &want, &v->drawn, &v->have_frame, &v->scene);
+    if (st != SIM_OK)
+        return st;
+    viz_paint_layout(&v->paint, v->scene, v->px_w, v->px_h, want.selected, &v->layout);
+    double pos = p->pos < (double)want.index ? (double)want.index : p->pos;
+    if (pos > (double)want.index + 1)
+        pos = (double)want.index;
+    v->instant = viz_sdl_instant(m, avail, pos);
+    if (!v->instant.next_ok)
+        return SIM_OK;
+    VizSdlDrawn next = want;
+    next.index = v->instant.b;
+    return build(v, m, p, &next, &v->next_drawn, &v->have_next, &v->next_scene);
+}
+
+static int same_painted(const VizSdlPainted *a, const VizSdlPainted *b) {
+    return same_drawn(&a->at, &b->at) && a->next_index == b->next_index && a->u == b->u &&
+           a->help == b->help && a->lesson == b->lesson && strcmp(a->status, b->status) == 0 &&
+           strcmp(a->message, b->message) == 0;
+}
+
+static void paint_scene(VizSdlView *v, VizPaint *pt, const VizPlayer *p, const char *lesson,
+                        const char *status) {
+    pt->next = v->instant.next_ok && v->have_next ? v->next_scene : NULL;
+    pt->u = v->instant.next_ok ? v->instant.u : 0;
+    VizDrawOpts d = {status, lesson, p->selected_rank, p->help, 0};
+    viz_paint_frame(pt, v->scene, &v->layout, &d, v->px_w, v->px_h);
+}
+
+SimStatus viz_sdl_view_paint(VizSdlView *v, VizModel *m, const VizPlayer *p,
                              const char *lesson) {
-    VizSdlRgb bg = viz_sdl_background();
-    v->frames++;
-    SDL_SetRenderDrawColor(v->ren, bg.r, bg.g, bg.b, 255);
-    SDL_RenderClear(v->ren);
+    if (v->surf == NULL)
+        return SIM_ENOMEM;
+    VizSdlPainted want;
+    memset(&want, 0, sizeof want);
+    want.next_index = SIZE_MAX;
     size_t count = m ? viz_model_count(m) : 0;
     size_t avail = p->available < count ? p->available : count;
-    if (!v->fits) {
-        char msg[256];
-        snprintf(msg, sizeof msg,
-                 "The window is %d x %d pixels: %d x %d cells of this font. ddplab needs at "
-                 "least %d x %d cells: make the window larger.",
-                 v->px_w, v->px_h, v->canvas.w, v->canvas.h, VIZ_MIN_W, VIZ_MIN_H);
-        show_message(v, msg);
-    } else if (avail == 0) {
-        show_message(v, v->message[0] ? v->message : "waiting for the run's first event ...");
+    if (!v->fits)
+        snprintf(want.message, sizeof want.message,
+                 "The window is %d x %d pixels. ddplab needs at least %.0f x %.0f: make the "
+                 "window larger.", v->px_w, v->px_h, ceil(VIZ_MIN_W * v->paint.cell_w),
+                 ceil(VIZ_MIN_H * VIZ_PAINT_CELL_H * v->scale));
+    else if (avail == 0)
+        snprintf(want.message, sizeof want.message, "%s",
+                 v->message[0] ? v->message : "waiting for the run's first event ...");
+    if (want.message[0]) {
+        v->have_frame = v->have_next = 0;
     } else {
-        VizSdlDrawn want;
-        memset(&want, 0, sizeof want);
-        size_t i = viz_player_index(p);
-        want.index = i < avail ? i : avail - 1;
-        want.count = count;
-        want.available = avail;
-        want.selected = p->selected_rank;
-        want.use_wall = p->use_wall;
-        want.zoom = p->zoom;
-        want.help = p->help;
-        want.cols = v->canvas.w;
-        want.rows = v->canvas.h;
-        want.timeline_cols = v->timeline_cols;
-        want.lesson = lesson;
-        viz_player_status(p, want.status, sizeof want.status);
-        SimStatus st = build(v, m, p, &want, &v->drawn, &v->have_frame, &v->scene, &v->layout,
-                             &v->canvas);
+        SimStatus st = build_scenes(v, m, p, avail);
         if (st != SIM_OK)
             return st;
-        double pos = p->pos < (double)want.index ? (double)want.index : p->pos;
-        if (pos > (double)want.index + 1)
-            pos = (double)want.index;
-        v->instant = viz_sdl_instant(m, avail, pos);
+        want.at = v->drawn;
         if (v->instant.next_ok) {
-            VizSdlDrawn next = v->drawn;
-            next.index = v->instant.b;
-            st = build(v, m, p, &next, &v->next_drawn, &v->have_next, &v->next_scene,
-                       &v->next_layout, &v->next);
-            if (st != SIM_OK)
-                return st;
+            want.next_index = v->instant.b;
+            want.u = v->instant.u;
         }
+        want.help = p->help;
+        want.lesson = lesson;
+        viz_player_status(p, want.status, sizeof want.status);
     }
-    render_canvas(v);
-    if (v->fits && avail > 0)
-        viz_sdl_draw_overlays(v);
+    if (v->painted_ok && same_painted(&want, &v->painted))
+        return SIM_OK;
+    if (want.message[0])
+        viz_paint_message(&v->paint, v->px_w, v->px_h, want.message);
+    else
+        paint_scene(v, &v->paint, p, lesson, want.status);
+    cairo_surface_flush(v->surf);
+    v->painted = want;
+    v->painted_ok = 1;
+    v->paints++;
     return SIM_OK;
 }
 
-SimStatus viz_sdl_read_image(SDL_Renderer *ren, int w, int h, VizImage *img, char *err,
-                             size_t errlen) {
+SimStatus viz_sdl_view_frame(VizSdlView *v, VizModel *m, const VizPlayer *p,
+                             const char *lesson) {
+    v->frames++;
+    unsigned long before = v->paints;
+    SimStatus st = viz_sdl_view_paint(v, m, p, lesson);
+    if (st != SIM_OK)
+        return st;
+    if (v->ren == NULL || v->tex == NULL)
+        return SIM_OK;
+    if (v->paints != before || v->uploads == 0) {
+        SDL_UpdateTexture(v->tex, NULL, cairo_image_surface_get_data(v->surf),
+                          cairo_image_surface_get_stride(v->surf));
+        v->uploads++;
+    }
+    SDL_RenderCopy(v->ren, v->tex, NULL, NULL);
+    return SIM_OK;
+}
+
+SimStatus viz_sdl_view_paint_to(VizSdlView *v, cairo_t *cr, const VizPlayer *p,
+                                const char *lesson) {
+    VizPaint pt;
+    if (viz_paint_init(&pt, cr, v->scale) != SIM_OK)
+        return SIM_ENOMEM;
+    pt.cell_h = v->paint.cell_h; // the cells the layout was made on
+    if (v->have_frame) {
+        char status[256];
+        viz_player_status(p, status, sizeof status);
+        paint_scene(v, &pt, p, lesson, status);
+    } else {
+        viz_paint_message(&pt, v->px_w, v->px_h, v->painted.message);
+    }
+    viz_paint_done(&pt);
+    return SIM_OK;
+}
+
+SimStatus viz_sdl_view_image(const VizSdlView *v, VizImage *img, char *err, size_t errlen) {
+    int w = v->px_w, h = v->px_h;
     img->w = img->h = 0;
     img->rgb = malloc((size_t)w * (size_t)h * 3);
-    if (img->rgb == NULL)
-        return sim_errbuf_fail(err, errlen, SIM_ENOMEM, "out of memory for a %d x %d image", w,
-                               h);
-    if (SDL_RenderReadPixels(ren, &(SDL_Rect){0, 0, w, h}, SDL_PIXELFORMAT_RGB24, img->rgb,
-                             3 * w) != 0) {
+    if (img->rgb == NULL || v->surf == NULL) {
         free(img->rgb);
         img->rgb = NULL;
-        return sim_errbuf_fail(err, errlen, SIM_EIO, "cannot read the frame back: %s",
-                               SDL_GetError());
+        return sim_errbuf_fail(err, errlen, SIM_ENOMEM, "out of memory for a %d x %d image", w,
+                               h);
+    }
+    const uint8_t *data = cairo_image_surface_get_data(v->surf);
+    int stride = cairo_image_surface_get_stride(v->surf);
+    for (int y = 0; y < h; y++) {
+        const uint32_t *row = (const uint32_t *)(data + (size_t)y * (size_t)stride);
+        uint8_t *o = img->rgb + (size_t)y * (size_t)w * 3;
+        for (int x = 0; x < w; x++) {
+            o[3 * x] = (uint8_t)(row[x] >> 16);
+            o[3 * x + 1] = (uint8_t)(row[x] >> 8);
+            o[3 * x + 2] = (uint8_t)row[x];
+        }
     }
     img->w = w;
     img->h = h;

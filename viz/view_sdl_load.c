@@ -2,7 +2,7 @@
 // itself (view_sdl*.c) is a plugin, ddplab-sdl.so, that this file opens with
 // dlopen the first time a window (viz_sdl_run) or an SDL-drawn PNG
 // (viz_sdl_png) is asked for, so that every other command starts without
-// SDL2, SDL2_ttf and the libraries they bring (about 60, several
+// SDL2, cairo, pango and the libraries they bring (about 60, several
 // milliseconds and megabytes at each start).
 //
 // Only the program links this file. The plugin calls the program's own

@@ -59,7 +59,7 @@ typedef struct {
     double speed;          // events per second when playing (0: default)
     const char *png;       // sdl: save this frame as PNG and quit (no window)
     int png_w, png_h;      // sdl: its size in pixels (0: 1600 x 1000)
-    const char *font;      // sdl: a TTF font (NULL: DejaVu Sans Mono)
+    const char *font;      // unused: the SDL view sets its text with pango (DejaVu Sans)
     FILE *tty_out;         // curses: the terminal stream (NULL: stdout)
     // sdl: asked once per pass of the window's loop; non-zero closes the
     // window as q would (a live run's Ctrl-C, which the run's own handler

@@ -114,8 +114,8 @@ int cli_viz_check(const CliViz *v, const char *prog) {
         return -1;
     if (v->png && !viz_sdl_available()) {
         fprintf(stderr, "%s: --png draws the frame with SDL2, which this build lacks "
-                "(apt-get install libsdl2-dev libsdl2-ttf-dev, then rebuild); --viz text "
-                "shows the same frame as text\n", prog);
+                "(apt-get install libsdl2-dev libcairo2-dev libpango1.0-dev, then rebuild); "
+                "--viz text shows the same frame as text\n", prog);
         return -1;
     }
     if (check_gif(v, prog) != 0)
@@ -130,7 +130,7 @@ int cli_viz_check(const CliViz *v, const char *prog) {
     }
     if (v->mode && strcmp(v->mode, "sdl") == 0 && !viz_sdl_available()) {
         fprintf(stderr, "%s: --viz sdl: this build has no SDL2 (apt-get install libsdl2-dev "
-                "libsdl2-ttf-dev, then rebuild); try --viz ncurses\n", prog);
+                "libcairo2-dev libpango1.0-dev, then rebuild); try --viz ncurses\n", prog);
         return -1;
     }
     return 0;

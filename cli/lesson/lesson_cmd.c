@@ -172,7 +172,7 @@ int lesson_args_check(LessonArgs *a) {
     }
     if (a->viz && strcmp(a->viz, "sdl") == 0 && !viz_sdl_available()) {
         fprintf(stderr, "%s: --viz sdl: this build has no SDL2 (apt-get install libsdl2-dev "
-                "libsdl2-ttf-dev, then rebuild); try --viz ncurses\n", prog);
+                "libcairo2-dev libpango1.0-dev, then rebuild); try --viz ncurses\n", prog);
         return CLI_EXIT_USAGE;
     }
     if (a->non_interactive && a->viz && strcmp(a->viz, "text") != 0)
