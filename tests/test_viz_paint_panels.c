@@ -339,9 +339,11 @@ static int gallery_run(const char *strategy, int R, const char *model) {
     t.info.device_capacity = (uint64_t)(largest_peak(&t) * 1.25);
     char name[64];
     int rc = 0;
+    // the all-gather half way: the last event before the unit is gathered
     snprintf(name, sizeof name, "%s%d_gather", strategy, R);
-    rc |= shoot(&t, step_after(&t, jump(&t, 1, VIZ_JUMP_GATHER, 2), 2), 0, 160, 50, 0, 0.5,
-                name);
+    size_t g = tpaint_find_from(&t, jump(&t, 1, VIZ_JUMP_GATHER, 2), SIM_EV_SHARD, NULL,
+                                "gathered", 0);
+    rc |= shoot(&t, g != SIZE_MAX && g > 0 ? g - 1 : g, 0, 160, 50, 0, 0.5, name);
     snprintf(name, sizeof name, "%s%d_reduce", strategy, R);
     rc |= shoot(&t, step_after(&t, jump(&t, 1, VIZ_JUMP_REDUCE, 1), 2), R - 1, 160, 50, 0, 0.5,
                 name);

@@ -96,21 +96,34 @@ static Grid grid_of(VizPaint *p, const VizScene *s, VizBox b) {
 }
 
 // What sharding the run's strategy stands for, from its name ("" for
-// FSDP, whose sharding the header names).
-static const char *strategy_note(const VizScene *s) {
+// FSDP, whose sharding the header names): the stage and what it shards.
+static const char *stage_of(const VizScene *s, const char **note) {
     const char *st = s->info ? s->info->strategy : "";
-    if (strcmp(st, "zero1") == 0)
-        return "ZeRO-1: optimizer state sharded, parameters and gradients whole";
-    if (strcmp(st, "zero2") == 0)
-        return "ZeRO-2: gradients and optimizer state sharded";
-    if (strcmp(st, "zero3") == 0)
-        return "ZeRO-3: parameters, gradients and optimizer state sharded";
+    static const struct {
+        const char *name, *stage, *note;
+    } zero[] = {
+        {"zero1", "ZeRO-1", "optimizer state sharded; params and grads whole"},
+        {"zero2", "ZeRO-2", "grads and optimizer state sharded"},
+        {"zero3", "ZeRO-3", "params, grads and optimizer state sharded"},
+    };
+    for (size_t k = 0; k < sizeof zero / sizeof zero[0]; k++)
+        if (strcmp(st, zero[k].name) == 0) {
+            *note = zero[k].note;
+            return zero[k].stage;
+        }
+    *note = "";
     return "";
 }
 
-// The title in the longest of its forms that fits: what is shown (the
-// windows of units and ranks when not all fit), the strategy's note, the
-// shard groups.
+// ZeRO-1 keeps parameters and gradients whole on every rank.
+static int replicated(const VizScene *s) {
+    return s->info && (strcmp(s->info->strategy, "zero1") == 0 ||
+                       strstr(s->info->title, "zero1") != NULL);
+}
+
+// The title in the longest of its forms that fits: what the cells are,
+// the ZeRO stage and what it shards, the shard groups, and the windows of
+// units and ranks when not all are shown.
 static void title(VizPaint *p, const VizScene *s, VizBox b, const Grid *G) {
     char what[128] = "", groups[48] = "", t[320];
     if (G->ncol < G->U || G->nrow < G->R)
@@ -118,14 +131,17 @@ static void title(VizPaint *p, const VizScene *s, VizBox b, const Grid *G) {
                  G->u0 + G->ncol - 1, G->U, G->r0, G->r0 + G->nrow - 1, G->R);
     if (G->g < G->R)
         snprintf(groups, sizeof groups, " (groups of %d ranks)", G->g);
-    const char *note = strategy_note(s);
+    const char *note, *stage = stage_of(s, &note);
+    const char *dot = "  \xc2\xb7  ";
     double room = b.w - 2 * p->cell_w, w = 0;
-    for (int form = 0; form < 3; form++) {
-        const char *head = form == 0 ? "Ownership: each unit's flat parameter in" : "Ownership:";
-        int with_note = form < 2 && note[0];
-        snprintf(t, sizeof t, "%s %d shard%s%s, coloured by owner%s%s%s%s", head, G->g,
-                 G->g == 1 ? "" : "s", form == 0 ? "" : " per unit", groups, what,
-                 with_note ? "  \xc2\xb7  " : "", with_note ? note : "");
+    for (int form = 0; form < 4; form++) {
+        int long_head = form == 0, with_note = form < 2 && stage[0], with_stage = form < 3;
+        snprintf(t, sizeof t, "%s%s%s: %s%d shard%s%s, coloured by owner%s%s%s%s",
+                 with_stage ? stage : "", with_stage && stage[0] ? " ownership" : "",
+                 with_stage && stage[0] ? "" : "Ownership",
+                 long_head ? "each unit's flat parameter in " : "", G->g, G->g == 1 ? "" : "s",
+                 long_head ? "" : " per unit", groups, what, with_note ? dot : "",
+                 with_note ? note : "");
         viz_gfx_text_size(&p->g, t, p->font_px, VIZ_FONT_SANS_BOLD, &w, NULL);
         if (w <= room)
             break;
@@ -244,6 +260,8 @@ static void rank_row(VizPaint *p, const VizScene *s, const Grid *G, int i, const
             .state = s->shards.state[(size_t)u * (size_t)G->R + (size_t)q],
             .f = f[k],
             .strip = has_strip(G),
+            .ring = s->coll.topo == VIZ_TOPO_RING,
+            .replicated = replicated(s),
         };
         viz_paint_shard_cell(p, cell_rect(G, i, k), &c);
     }
@@ -251,28 +269,31 @@ static void rank_row(VizPaint *p, const VizScene *s, const Grid *G, int i, const
 
 // A legend entry: a small cell of state st (shards of 4, owner own) and its
 // words. Returns the x after it, or x when it does not fit before end.
-static double legend_item(VizPaint *p, double x, double ymid, int st, double f,
+static double legend_item(VizPaint *p, double x, double ymid, int st, double f, int rep,
                           const char *words, double end) {
     double px = p->font_px * 0.85, w;
     viz_gfx_text_size(&p->g, words, px, VIZ_FONT_SANS, &w, NULL);
     double cw = round(px * 3), ch = round(px * 0.9);
     if (x + cw + 5 + w > end)
         return x;
-    VizShardCell c = {.g = 4, .own = 1, .state = st, .f = f, .strip = 0};
+    VizShardCell c = {.g = 4, .own = 1, .state = st, .f = f, .strip = 0, .ring = 0,
+                      .replicated = rep};
     viz_paint_shard_cell(p, (VizBox){x, round(ymid - ch / 2), cw, ch}, &c);
     viz_gfx_text_at(&p->g, x + cw + 5, ymid, words, px, VIZ_FONT_SANS, viz_ink(VIZ_INK_DIM),
                     VIZ_ALIGN_LEFT, VIZ_VALIGN_MIDDLE);
     return x + cw + 5 + w + px * 1.2;
 }
 
-static void legend(VizPaint *p, VizBox b, double y) {
+static void legend(VizPaint *p, const VizScene *s, VizBox b, double y) {
     double x = b.x + p->cell_w, end = b.x + b.w - p->cell_w, ymid = round(y + p->cell_h / 2);
-    x = legend_item(p, x, ymid, VIZ_SHARD_SHARDED, 0, "own shard", end);
-    x = legend_item(p, x, ymid, VIZ_SHARD_GATHERING, 0.5, "all-gather: arriving", end);
-    x = legend_item(p, x, ymid, VIZ_SHARD_GATHERED, 0, "gathered", end);
-    x = legend_item(p, x, ymid, VIZ_SHARD_REDUCING, 0.5, "grads reduce-scatter to owners",
-                    end);
-    legend_item(p, x, ymid, VIZ_SHARD_REDUCED, 0, "own grad shard reduced", end);
+    int rep = replicated(s);
+    x = legend_item(p, x, ymid, VIZ_SHARD_SHARDED, 0, rep,
+                    rep ? "own shard (the rest a stale copy)" : "own shard", end);
+    x = legend_item(p, x, ymid, VIZ_SHARD_GATHERING, 0.5, rep, "all-gather: arriving", end);
+    x = legend_item(p, x, ymid, VIZ_SHARD_GATHERED, 0, rep, "gathered", end);
+    x = legend_item(p, x, ymid, VIZ_SHARD_REDUCING, 0.5, rep,
+                    rep ? "grads all_reduced" : "grads reduce-scatter to owners", end);
+    legend_item(p, x, ymid, VIZ_SHARD_REDUCED, 0, rep, "own grad shard reduced", end);
 }
 
 void viz_paint_shards(VizPaint *p, const VizScene *s, VizBox b) {
@@ -297,5 +318,5 @@ void viz_paint_shards(VizPaint *p, const VizScene *s, VizBox b) {
         rank_row(p, s, &G, i, f);
     double ly = G.y0 + G.nrow * G.row_h + 2;
     if (ly + p->cell_h <= b.y + b.h + 1)
-        legend(p, b, ly);
+        legend(p, s, b, ly);
 }

@@ -4,11 +4,13 @@
 
 #include <math.h>
 
-double viz_shard_arrived(int g, int own, int k, double f) {
+double viz_shard_arrived(int g, int own, int k, double f, int ring) {
     if (k == own)
         return 1;
     if (g <= 1)
         return 0;
+    if (!ring)
+        return f < 0 ? 0 : f > 1 ? 1 : f;
     int i = ((own - 1 - k) % g + g) % g; // its place in the order of arrival
     double a = f * (g - 1) - i;
     return a < 0 ? 0 : a > 1 ? 1 : a;
@@ -77,12 +79,15 @@ static void param_bar(VizPaint *p, VizBox r, const VizShardCell *c) {
     viz_gfx_set(cr, viz_ink(VIZ_INK_BACKGROUND));
     cairo_fill(cr);
     empty_shards(cr, r, g);
+    for (int k = 0; k < g && c->replicated; k++)
+        if (k != c->own)
+            fill_shard(cr, r, g, k, 1, viz_rgba_alpha(viz_rank_colour(k), 0.3), seps);
     for (int k = 0; k < g; k++) {
         double part = 0;
         if (c->state == VIZ_SHARD_GATHERED)
             part = 1;
         else if (c->state == VIZ_SHARD_GATHERING)
-            part = viz_shard_arrived(g, c->own, k, c->f);
+            part = viz_shard_arrived(g, c->own, k, c->f, c->ring);
         if (k != c->own && part > 0)
             fill_shard(cr, r, g, k, part, viz_rank_colour(k), seps);
     }
@@ -100,10 +105,15 @@ static void grad_bar(VizPaint *p, VizBox r, const VizShardCell *c) {
     viz_gfx_set(cr, viz_ink(VIZ_INK_BACKGROUND));
     cairo_fill(cr);
     if (c->state == VIZ_SHARD_REDUCED) {
+        for (int k = 0; k < g && c->replicated; k++)
+            if (k != c->own)
+                fill_shard(cr, r, g, k, 1, viz_rgba_alpha(viz_shard_colour(VIZ_SHARD_REDUCED),
+                                                          0.3), seps);
         fill_own(cr, r, g, c->own, viz_shard_colour(VIZ_SHARD_REDUCED));
         return;
     }
-    double fade = 1 - (c->f < 0 ? 0 : c->f > 1 ? 1 : c->f);
+    // an all_reduce (replicated) leaves every shard where it is
+    double fade = c->replicated ? 1 : 1 - (c->f < 0 ? 0 : c->f > 1 ? 1 : c->f);
     for (int k = 0; k < g; k++)
         if (k != c->own)
             fill_shard(cr, r, g, k, 1, viz_rgba_alpha(viz_rank_colour(k), 0.25 + 0.6 * fade),
@@ -119,7 +129,7 @@ static VizRgba accent(int state) {
 
 VizBox viz_shard_param_box(VizBox r, int strip) {
     if (strip)
-        r.h = round(r.h * 0.68);
+        r.h = round(r.h * 0.55);
     return r;
 }
 

@@ -11,6 +11,12 @@ typedef struct {
     int state;   // VizShardState of the unit on the rank
     double f;    // 0..1 of the unit's collective at the frame (gathering, reducing)
     int strip;   // 1: a gradient strip under the parameter bar
+    int ring;    // 1: the all-gather runs on a ring (shards arrive one per
+                 // step); 0: every shard arrives at once
+    int replicated; // 1: every rank keeps the whole parameter and gradient
+                 // (ZeRO-1): the shards it does not own are there, faint
+                 // (stale until the all-gather after the step brings their
+                 // owners' updates), and gradients are all_reduced whole
 } VizShardCell;
 
 // Paints cell c in r: the parameter bar cut into c->g shards, shard k in
@@ -23,9 +29,10 @@ typedef struct {
 void viz_paint_shard_cell(VizPaint *p, VizBox r, const VizShardCell *c);
 
 // Fraction 0..1 of shard k that has arrived on a rank that owns shard own,
-// at fraction f of a ring all-gather of g shards: the shards arrive one per
-// step, from the previous rank's first (own - 1, own - 2, ...).
-double viz_shard_arrived(int g, int own, int k, double f);
+// at fraction f of an all-gather of g shards: on a ring (ring = 1) the
+// shards arrive one per step, from the previous rank's first (own - 1,
+// own - 2, ...); otherwise all of them together.
+double viz_shard_arrived(int g, int own, int k, double f, int ring);
 
 // The parameter bar of a cell painted in r (all of it without a strip).
 VizBox viz_shard_param_box(VizBox r, int strip);
