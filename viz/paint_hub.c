@@ -170,16 +170,20 @@ static void hub_link(VizPaint *p, double ax, double ay, double bx, double by, in
     cairo_stroke(cr);
 }
 
-// The step's collective at the frame: its progress while it runs (tweened
-// to the next instant's), or -1 when none runs.
+// The step's collective at the frame: its progress while it runs, tweened
+// to the next instant's when the same one still runs then, else to its end
+// (DataParallel's scatter and gather are sends and receives, one after the
+// other, each over by the next instant); -1 when none runs.
 static double step_progress(const VizPaint *p, const VizScene *s) {
     const VizColl *c = &s->coll;
     if (!c->active || !c->running)
         return -1;
     double f = c->progress;
     const VizScene *n = p->next;
-    if (n && n->coll.active && n->coll.seq == c->seq)
+    if (n && n->coll.active && n->coll.running && n->coll.seq == c->seq)
         f = viz_paint_tween(p, f, n->coll.progress);
+    else if (n)
+        f = viz_paint_tween(p, f, 1);
     return f < 0 ? 0 : f > 1 ? 1 : f;
 }
 

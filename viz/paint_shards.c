@@ -265,6 +265,12 @@ static void rank_row(VizPaint *p, const VizScene *s, const Grid *G, int i, const
         };
         viz_paint_shard_cell(p, cell_rect(G, i, k), &c);
     }
+    if (sel) { // over the cells, so that it shows in a grid of mini bars too
+        viz_gfx_round_rect(p->g.cr, G->x0 - 3.5, y + 0.5, G->ncol * G->col_w + 2, G->row_h - 1, 3);
+        viz_gfx_set(p->g.cr, viz_rgba_alpha(viz_ink(VIZ_INK_SELECTED), 0.6));
+        cairo_set_line_width(p->g.cr, 1);
+        cairo_stroke(p->g.cr);
+    }
 }
 
 // A legend entry: a small cell of state st (shards of 4, owner own) and its
