@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_viz_paint_util.h"
+
 int tpc_canvas_open(TpcCanvas *c, int w, int h) {
     memset(c, 0, sizeof *c);
     c->w = w;
@@ -128,4 +130,42 @@ int tpc_paint_shot(const TpcShot *sh, int selected, double u, const char *name) 
     }
     tpc_canvas_close(&c);
     return rc;
+}
+
+// The nth event of kind k from iteration it's start (nth = 0: the start),
+// or the last one there is when there are fewer (SIZE_MAX: none).
+size_t tpc_jump(const VizTrace *t, int it, VizJump k, int nth) {
+    char err[256];
+    VizModel *m = viz_model_new(t, err, sizeof err);
+    if (m == NULL)
+        return SIZE_MAX;
+    size_t i = viz_model_iteration_start(m, it);
+    for (int n = 0; n < nth && i != SIZE_MAX; n++) {
+        size_t j = viz_model_next(m, i, k, +1);
+        if (j == SIZE_MAX)
+            break;
+        i = j;
+    }
+    viz_model_free(m);
+    return i;
+}
+
+// The largest device peak over the whole trace (its memory events' ledger).
+double tpc_largest_peak(const VizTrace *t) {
+    TpcShot sh;
+    double big = 0;
+    if (tpc_shot_at(&sh, t, t->n - 1, 0, 160, 50, 0) == 0)
+        for (int q = 0; q < sh.s->nranks; q++)
+            if ((double)sh.s->ranks[q].mem_peak > big)
+                big = (double)sh.s->ranks[q].mem_peak;
+    tpc_shot_free(&sh);
+    return big;
+}
+
+// A DDP run on R ranks whose devices hold `times` their largest peak.
+int tpc_ddp_trace(VizTrace *t, int R, double times) {
+    if (tpaint_run(t, "ddp", R, TPC_MLP, 2, 0) != SIM_OK)
+        return 1;
+    t->info.device_capacity = (uint64_t)(tpc_largest_peak(t) * times);
+    return 0;
 }

@@ -1,7 +1,8 @@
 // tests/test_viz_paint_canvas.h: what the painted panels' tests paint on
 // and how they read it back: a cairo image surface with a VizPaint on it
-// (cells of 9 x 18 pixels, 13-pixel text), its pixels, and a scene of a
-// trace at one event with the next event's scene and a layout.
+// (cells of 9 x 18 pixels, 13-pixel text), its pixels, a scene of a trace
+// at one event with the next event's scene and a layout, the events to
+// look at; and the gallery part (test_viz_paint_gallery.c).
 #ifndef DDPLAB_TESTS_VIZ_PAINT_CANVAS_H
 #define DDPLAB_TESTS_VIZ_PAINT_CANVAS_H
 
@@ -50,5 +51,20 @@ void tpc_shot_free(TpcShot *sh);
 void tpc_paint_panels(TpcCanvas *c, const TpcShot *sh, int selected, double u);
 // The same on a canvas of the layout's size, saved as name. 0, or 1.
 int tpc_paint_shot(const TpcShot *sh, int selected, double u, const char *name);
+
+// The mlp the runs train.
+#define TPC_MLP "mlp:16,32,32,4"
+
+// The nth event of kind k from iteration it's start (nth = 0: the start),
+// or the last one there is when there are fewer (SIZE_MAX: none).
+size_t tpc_jump(const VizTrace *t, int it, VizJump k, int nth);
+// The largest device peak of any rank at the trace's end.
+double tpc_largest_peak(const VizTrace *t);
+// A DDP run of TPC_MLP on R ranks whose devices hold `times` their largest
+// peak. 0, or 1 after printing why.
+int tpc_ddp_trace(VizTrace *t, int R, double times);
+
+// Paints the gallery's frames (saved under DDPLAB_PAINT_OUT). 0, or 1.
+int tpc_gallery(void);
 
 #endif

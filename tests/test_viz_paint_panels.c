@@ -16,8 +16,9 @@
 //                                   rank's bar, a sharded one the rank's
 //                                   own colour alone
 //   test_viz_paint_panels gallery   every panel of every strategy painted
-//                                   (DDP, FSDP at 4 and 16 ranks, ZeRO 1-3,
-//                                   DataParallel, many units, compact lines)
+//                                   (DDP, FSDP at 4 and 16 ranks, FSDP with
+//                                   CPU offload, ZeRO 1-3, DataParallel at 4
+//                                   and 12, many units, compact lines)
 //
 // With DDPLAB_PAINT_OUT=DIR each frame is also written there as a PNG.
 #include <math.h>
@@ -33,46 +34,6 @@
 #include "test_viz_paint_canvas.h"
 #include "test_viz_paint_util.h"
 
-static const char *const MLP = "mlp:16,32,32,4";
-
-// The nth event of kind k from iteration it's start (nth = 0: the start),
-// or the last one there is when there are fewer (SIZE_MAX: none).
-static size_t jump(const VizTrace *t, int it, VizJump k, int nth) {
-    char err[256];
-    VizModel *m = viz_model_new(t, err, sizeof err);
-    if (m == NULL)
-        return SIZE_MAX;
-    size_t i = viz_model_iteration_start(m, it);
-    for (int n = 0; n < nth && i != SIZE_MAX; n++) {
-        size_t j = viz_model_next(m, i, k, +1);
-        if (j == SIZE_MAX)
-            break;
-        i = j;
-    }
-    viz_model_free(m);
-    return i;
-}
-
-// The largest device peak over the whole trace (its memory events' ledger).
-static double largest_peak(const VizTrace *t) {
-    TpcShot sh;
-    double big = 0;
-    if (tpc_shot_at(&sh, t, t->n - 1, 0, 160, 50, 0) == 0)
-        for (int q = 0; q < sh.s->nranks; q++)
-            if ((double)sh.s->ranks[q].mem_peak > big)
-                big = (double)sh.s->ranks[q].mem_peak;
-    tpc_shot_free(&sh);
-    return big;
-}
-
-// A DDP run on R ranks whose devices hold `times` their largest peak.
-static int ddp_trace(VizTrace *t, int R, double times) {
-    if (tpaint_run(t, "ddp", R, MLP, 2, 0) != SIM_OK)
-        return 1;
-    t->info.device_capacity = (uint64_t)(largest_peak(t) * times);
-    return 0;
-}
-
 // ---------------------------------------------------------------------------
 // ranks
 
@@ -87,14 +48,20 @@ static void dump_row(TpcCanvas *c, int y, int x0, int x1) {
         }
 }
 
-// Pixels on row y from x0 to x1 - 1 of colour k or of a mark drawn over
-// the bar (the peak's tick, the capacity line).
+// 1 when the pixel at (x, y) is a mark drawn over a bar (the peak's tick,
+// the capacity line).
+static int is_mark(TpcCanvas *c, int x, int y) {
+    uint32_t v = tpc_pixel(c, x, y);
+    return tpc_is(v, viz_ink(VIZ_INK_WARN)) || tpc_is(v, viz_ink(VIZ_INK_TEXT));
+}
+
+// Pixels on row y from x0 to x1 - 1 of colour k, of a mark or of the dark
+// edge beside a mark.
 static int count_with_marks(TpcCanvas *c, int y, int x0, int x1, VizRgba k) {
     int n = 0;
-    for (int x = x0; x < x1; x++) {
-        uint32_t v = tpc_pixel(c, x, y);
-        n += tpc_is(v, k) || tpc_is(v, viz_ink(VIZ_INK_WARN)) || tpc_is(v, viz_ink(VIZ_INK_TEXT));
-    }
+    for (int x = x0; x < x1; x++)
+        n += tpc_is(tpc_pixel(c, x, y), k) || is_mark(c, x, y) || is_mark(c, x - 1, y) ||
+             is_mark(c, x + 1, y);
     return n;
 }
 
@@ -172,7 +139,7 @@ static int ranks_frame(const VizTrace *t, size_t i, int past, const char *name) 
 // two instants' widths.
 static int ranks_tween(const VizTrace *t) {
     // an event where rank 0's parameters or grads change: its gradient alloc
-    size_t i = tpaint_find_from(t, jump(t, 1, VIZ_JUMP_ANY, 0), SIM_EV_MEMORY, NULL, "alloc", 0);
+    size_t i = tpaint_find_from(t, tpc_jump(t, 1, VIZ_JUMP_ANY, 0), SIM_EV_MEMORY, NULL, "alloc", 0);
     CHECK(i != SIZE_MAX && i > 0);
     TpcShot sh;
     TpcCanvas c;
@@ -195,8 +162,8 @@ static int ranks_tween(const VizTrace *t) {
 
 static int test_ranks(void) {
     VizTrace t;
-    CHECK(ddp_trace(&t, 4, 1.6) == 0);
-    size_t i = jump(&t, 1, VIZ_JUMP_BUCKET_LAUNCH, 2);
+    CHECK(tpc_ddp_trace(&t, 4, 1.6) == 0);
+    size_t i = tpc_jump(&t, 1, VIZ_JUMP_BUCKET_LAUNCH, 2);
     int rc = i == SIZE_MAX || ranks_frame(&t, i, 0, "ranks_ddp4");
     // past the capacity: the mark inside the bar, at capacity / largest peak
     t.info.device_capacity /= 3;
@@ -211,8 +178,8 @@ static int test_ranks(void) {
 
 static int test_compact(void) {
     VizTrace t;
-    CHECK(ddp_trace(&t, 4, 1.6) == 0);
-    size_t i = jump(&t, 1, VIZ_JUMP_BUCKET_LAUNCH, 2);
+    CHECK(tpc_ddp_trace(&t, 4, 1.6) == 0);
+    size_t i = tpc_jump(&t, 1, VIZ_JUMP_BUCKET_LAUNCH, 2);
     TpcShot sh;
     TpcCanvas c;
     int rc = i == SIZE_MAX || tpc_shot_at(&sh, &t, i, 1, 90, 12, 1) ||
@@ -264,10 +231,10 @@ static int check_unit_row(TpcCanvas *c, const VizScene *s, VizBox panel, int u, 
 
 static int test_shards(void) {
     VizTrace t;
-    CHECK(tpaint_run(&t, "fsdp", 4, MLP, 2, 1u << 30) == SIM_OK);
+    CHECK(tpaint_run(&t, "fsdp", 4, TPC_MLP, 2, 1u << 30) == SIM_OK);
     // unit u gathered on every rank: the last rank's "gathered" after the
     // first gather of iteration 1
-    size_t g = jump(&t, 1, VIZ_JUMP_GATHER, 1);
+    size_t g = tpc_jump(&t, 1, VIZ_JUMP_GATHER, 1);
     CHECK(g != SIZE_MAX);
     int u = t.ev[g].step;
     size_t i = tpaint_find_from(&t, g, SIM_EV_SHARD, NULL, "gathered", 3);
@@ -302,107 +269,6 @@ static int test_shards(void) {
     return rc;
 }
 
-// ---------------------------------------------------------------------------
-// gallery
-
-static int shoot(const VizTrace *t, size_t i, int selected, int W, int H, int embed, double u,
-                 const char *name) {
-    if (i == SIZE_MAX) {
-        fprintf(stderr, "%s: no such event\n", name);
-        return 1;
-    }
-    TpcShot sh;
-    int rc = tpc_shot_at(&sh, t, i, selected, W, H, embed) ||
-             tpc_paint_shot(&sh, selected, u, name);
-    tpc_shot_free(&sh);
-    return rc;
-}
-
-// The nth event of kind (a collective's call or step) on rank 0 after
-// event i, or the last before rank 0's next marker.
-static size_t coll_after(const VizTrace *t, size_t i, int kind, int nth) {
-    if (i == SIZE_MAX)
-        return i;
-    size_t stop = tpaint_find_from(t, i + 1, SIM_EV_MARKER, NULL, NULL, 0), j = i;
-    for (int n = 0; n < nth; n++) {
-        size_t k = tpaint_find_from(t, j + 1, kind, NULL, NULL, 0);
-        if (k == SIZE_MAX || (stop != SIZE_MAX && k > stop))
-            break;
-        j = k;
-    }
-    return j;
-}
-
-static int gallery_run(const char *strategy, int R, const char *model) {
-    VizTrace t;
-    CHECK(tpaint_run(&t, strategy, R, model, 2, 0) == SIM_OK);
-    t.info.device_capacity = (uint64_t)(largest_peak(&t) * 1.25);
-    char name[64];
-    int rc = 0;
-    // the all-gather half way: the last event before the unit is gathered
-    snprintf(name, sizeof name, "%s%d_gather", strategy, R);
-    size_t g = tpaint_find_from(&t, jump(&t, 1, VIZ_JUMP_GATHER, 2), SIM_EV_SHARD, NULL,
-                                "gathered", 0);
-    rc |= shoot(&t, g != SIZE_MAX && g > 0 ? g - 1 : g, 0, 160, 50, 0, 0.5, name);
-    snprintf(name, sizeof name, "%s%d_reduce", strategy, R);
-    rc |= shoot(&t, coll_after(&t, jump(&t, 1, VIZ_JUMP_REDUCE, 1), SIM_EV_COLL_STEP, 2), R - 1, 160, 50, 0, 0.5,
-                name);
-    snprintf(name, sizeof name, "%s%d_step", strategy, R);
-    rc |= shoot(&t, jump(&t, 1, VIZ_JUMP_COLL_STEP, 6), 1, 120, 40, 0, 0, name);
-    viz_trace_free(&t);
-    return rc;
-}
-
-static int gallery_dp(void) {
-    VizTrace t;
-    CHECK(tpaint_run(&t, "dp", 4, MLP, 2, 0) == SIM_OK);
-    t.info.device_capacity = (uint64_t)(largest_peak(&t) * 1.25);
-    int rc = 0;
-    const char *marks[] = {"dp.replicate", "dp.scatter", "dp.gather", "dp.scatter_grad",
-                           "dp.reduce"};
-    for (int k = 0; k < 5; k++) {
-        size_t m = tpaint_find_from(&t, jump(&t, 1, VIZ_JUMP_ANY, 0), SIM_EV_MARKER, marks[k],
-                                    NULL, 0);
-        char name[64];
-        snprintf(name, sizeof name, "dp4_%s", marks[k] + 3);
-        rc |= shoot(&t, coll_after(&t, m, SIM_EV_COLL, 3), 0, 160, 50, 0, 0.5, name);
-    }
-    viz_trace_free(&t);
-    return rc;
-}
-
-static int gallery_hand(int R, int U, int stop, int W, int H, const char *name) {
-    VizTrace t;
-    CHECK(tpaint_shard_trace(&t, R, U, stop) == SIM_OK);
-    int rc = shoot(&t, t.n - 1, R / 3, W, H, 0, 0, name);
-    viz_trace_free(&t);
-    return rc;
-}
-
-static int test_gallery(void) {
-    int rc = 0;
-    VizTrace t;
-    CHECK(ddp_trace(&t, 4, 1.6) == 0);
-    rc |= shoot(&t, jump(&t, 1, VIZ_JUMP_COLL_STEP, 3), 2, 160, 50, 0, 0.5, "ddp4");
-    rc |= shoot(&t, jump(&t, 1, VIZ_JUMP_COLL_STEP, 3), 2, 90, 12, 1, 0.5, "ddp4_compact");
-    rc |= shoot(&t, jump(&t, 1, VIZ_JUMP_COLL_STEP, 3), 2, 60, 8, 1, 0, "ddp4_compact_small");
-    viz_trace_free(&t);
-    CHECK(tpaint_run(&t, "ddp", 16, MLP, 2, 0) == SIM_OK);
-    rc |= shoot(&t, jump(&t, 1, VIZ_JUMP_COLL_STEP, 3), 5, 100, 16, 1, 0, "ddp16_compact");
-    rc |= shoot(&t, jump(&t, 1, VIZ_JUMP_COLL_STEP, 3), 5, 160, 50, 0, 0, "ddp16");
-    viz_trace_free(&t);
-    rc |= gallery_run("fsdp", 4, MLP);
-    rc |= gallery_run("fsdp", 16, "mlp:16,32,32,32,32,32,4");
-    rc |= gallery_run("zero1", 4, MLP);
-    rc |= gallery_run("zero2", 4, MLP);
-    rc |= gallery_run("zero3", 4, MLP);
-    rc |= gallery_dp();
-    rc |= gallery_hand(16, 24, 10, 160, 50, "shards_24x16");
-    rc |= gallery_hand(64, 80, 30, 160, 50, "shards_80x64");
-    rc |= gallery_hand(8, 6, 2, 120, 40, "shards_6x8");
-    return rc;
-}
-
 int main(int argc, char **argv) {
     const char *part = argc > 1 ? argv[1] : "all";
     int all = strcmp(part, "all") == 0, rc = 0, known = all;
@@ -413,7 +279,7 @@ int main(int argc, char **argv) {
         {"ranks", test_ranks},
         {"compact", test_compact},
         {"shards", test_shards},
-        {"gallery", test_gallery},
+        {"gallery", tpc_gallery},
     };
     for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
         if (!all && strcmp(part, parts[k].name) != 0)

@@ -45,8 +45,9 @@ static int choose(SimTrainConfig *cfg, Opts *o, const char *strategy) {
     } else if (strcmp(strategy, "dp") == 0) {
         cfg->strategy = &sim_dp_strategy;
         cfg->strategy_cfg = &o->dp;
-    } else if (strcmp(strategy, "fsdp") == 0 ||
+    } else if (strcmp(strategy, "fsdp") == 0 || strcmp(strategy, "fsdp-offload") == 0 ||
                sim_fsdp_zero_stage(strategy, &o->fsdp.sharding) == 0) {
+        o->fsdp.cpu_offload = strcmp(strategy, "fsdp-offload") == 0;
         cfg->strategy = &sim_fsdp_strategy;
         cfg->strategy_cfg = &o->fsdp;
     } else {

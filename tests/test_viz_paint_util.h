@@ -12,7 +12,8 @@ enum { TPAINT_MAX_RANKS = 16 };
 // `steps` iterations of model (an mlp spec, e.g. "mlp:16,32,32,4") on R
 // ranks (<= TPAINT_MAX_RANKS) under strategy: "ddp" (buckets of about
 // 1 KiB, so that there are several), "dp", "fsdp" (FULL_SHARD, a unit per
-// layer), "zero1", "zero2" or "zero3". The trace's info names the strategy
+// layer), "fsdp-offload" (the same with its shards in host memory),
+// "zero1", "zero2" or "zero3". The trace's info names the strategy
 // and gives each device capacity bytes (0: none). SIM_OK, or the engine's
 // failure (printed).
 SimStatus tpaint_run(VizTrace *t, const char *strategy, int R, const char *model, int steps,

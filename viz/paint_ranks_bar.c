@@ -71,10 +71,14 @@ double viz_paint_bar_x(VizBox r, double v, double scale) {
     return round(r.x + f * r.w);
 }
 
-// A vertical mark 2 pixels wide at x, `over` pixels past the bar each way.
+// A vertical mark 2 pixels wide at x, `over` pixels past the bar each way,
+// edged in the background ink so that it shows on any segment's colour.
 static void mark(cairo_t *cr, VizBox r, double x, double over, VizRgba c) {
     if (x > r.x + r.w - 2)
         x = r.x + r.w - 2; // a mark at the very end stays inside the bar
+    cairo_rectangle(cr, x - 1, r.y - over, 4, r.h + 2 * over);
+    viz_gfx_set(cr, viz_rgba_alpha(viz_ink(VIZ_INK_BACKGROUND), 0.85));
+    cairo_fill(cr);
     cairo_rectangle(cr, x, r.y - over, 2, r.h + 2 * over);
     viz_gfx_set(cr, c);
     cairo_fill(cr);

@@ -58,17 +58,16 @@ static void paint_line(VizPaint *p, const VizScene *s, int q, VizBox slot, doubl
     uint64_t cap = s->info ? s->info->device_capacity : 0;
     char lab[16];
     snprintf(lab, sizeof lab, "r%d", q);
-    double x = slot.x + px;
-    x += viz_gfx_text_at(&p->g, x, ymid, lab, px, VIZ_FONT_MONO_BOLD,
-                         sel ? viz_ink(VIZ_INK_SELECTED) : viz_ink(VIZ_INK_TEXT), VIZ_ALIGN_LEFT,
-                         VIZ_VALIGN_MIDDLE);
+    viz_gfx_text_at(&p->g, slot.x + px, ymid, lab, px, VIZ_FONT_MONO_BOLD,
+                    sel ? viz_ink(VIZ_INK_SELECTED) : viz_ink(VIZ_INK_TEXT), VIZ_ALIGN_LEFT,
+                    VIZ_VALIGN_MIDDLE);
     VizBox bar = viz_paint_line_bar(p, slot, s->nranks, cap > 0);
     // the chip starts where the widest label ends, so that chips line up
     char widest[16];
     snprintf(widest, sizeof widest, "r%d", s->nranks - 1);
     double lw;
     viz_gfx_text_size(&p->g, widest, px, VIZ_FONT_MONO_BOLD, &lw, NULL);
-    x = slot.x + px + lw + px * 0.5;
+    double x = slot.x + px + lw + px * 0.5;
     const VizRankBox *rb = &s->ranks[q];
     double chip_w = viz_paint_phase_chip_w(p, VIZ_PHASE_OPTIMIZER, px * 0.8);
     x += viz_paint_phase_chip(p, x, ymid, rb->phase, px * 0.8, chip_w) + px * 0.6;
