@@ -72,6 +72,8 @@ static int gallery_dp(int R) {
         char name[64];
         snprintf(name, sizeof name, "dp%d_%s", R, marks[k] + 3);
         rc |= shoot(&t, coll_after(&t, m, SIM_EV_COLL, 3), 0, 160, 50, 0, 0.5, name);
+        snprintf(name, sizeof name, "dp%d_%s_small", R, marks[k] + 3);
+        rc |= shoot(&t, coll_after(&t, m, SIM_EV_COLL, 3), 0, 90, 26, 0, 0.5, name);
     }
     viz_trace_free(&t);
     return rc;

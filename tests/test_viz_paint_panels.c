@@ -146,6 +146,7 @@ static int ranks_tween(const VizTrace *t) {
     int rc = tpc_shot_at(&sh, t, i - 1, 0, 160, 50, 0) || tpc_canvas_open(&c, 1440, 900);
     CHECK(rc == 0);
     tpc_paint_panels(&c, &sh, 0, 0.5);
+    CHECK(sh.next->ranks[0].mem_total != sh.s->ranks[0].mem_total); // something to tween
     VizPaintMem m;
     viz_paint_rank_mem(&c.p, sh.s, 0, &m);
     double scale = viz_paint_ranks_scale(&c.p, sh.s);

@@ -61,17 +61,18 @@ static VizRgba packet_colour(int step, int k) {
 }
 
 // The chips of the five steps at the title line's right, the current lit;
-// nothing when they do not fit after x_min.
-static void step_chips(VizPaint *p, VizBox b, double x_min, int cur) {
+// nothing when they do not fit after x_min. Returns where they start (the
+// panel's right edge when there are none).
+static double step_chips(VizPaint *p, VizBox b, double x_min, int cur) {
     double px = p->font_px * 0.8, gap = px * 0.5, total = 0, w[NSTEPS];
     for (int i = 0; i < NSTEPS; i++) {
         viz_gfx_text_size(&p->g, steps[i].chip, px, VIZ_FONT_SANS_BOLD, &w[i], NULL);
         w[i] += px * 1.2;
         total += w[i] + gap;
     }
-    double x = b.x + b.w - p->cell_w - total + gap;
+    double x = b.x + b.w - p->cell_w - total + gap, start = x;
     if (x < x_min)
-        return;
+        return b.x + b.w;
     double h = round(px * 1.45), ymid = round(b.y + p->cell_h / 2 + 2);
     for (int i = 0; i < NSTEPS; i++) {
         VizRgba accent = viz_ink(VIZ_INK_TITLE);
@@ -86,6 +87,7 @@ static void step_chips(VizPaint *p, VizBox b, double x_min, int cur) {
                         VIZ_ALIGN_CENTER, VIZ_VALIGN_MIDDLE);
         x += w[i] + gap;
     }
+    return start;
 }
 
 // A device: a rounded box with its name and phase chip, side by side on
@@ -250,12 +252,18 @@ void viz_paint_hub(VizPaint *p, const VizScene *s, VizBox b) {
         return;
     viz_gfx_fill_round(p->g.cr, b.x, b.y, b.w, b.h, 6, viz_ink(VIZ_INK_PANEL));
     int st = find_step(s->hub.step);
-    double tw = viz_gfx_text_at(&p->g, b.x + p->cell_w, b.y + p->cell_h / 2 + 2,
-                                "DataParallel: device 0 drives every step", p->font_px,
-                                VIZ_FONT_SANS_BOLD, viz_ink(VIZ_INK_TITLE), VIZ_ALIGN_LEFT,
-                                VIZ_VALIGN_MIDDLE);
-    step_chips(p, b, b.x + p->cell_w * 2 + tw, st);
     int with_caption = b.h >= 6.5 * p->cell_h;
+    // the title: what the step does when there is no caption line for it
+    char t[200];
+    if (!with_caption && st >= 0)
+        snprintf(t, sizeof t, "DataParallel: %s", steps[st].what);
+    else
+        snprintf(t, sizeof t, "DataParallel: device 0 drives every step");
+    double tw, th;
+    viz_gfx_text_size(&p->g, "DataParallel: device 0", p->font_px, VIZ_FONT_SANS_BOLD, &tw, &th);
+    double chips = step_chips(p, b, b.x + p->cell_w * 2 + tw, st);
+    viz_gfx_text_fit(&p->g, b.x + p->cell_w, b.y + p->cell_h / 2 + 2 - th / 2, t, p->font_px,
+                     VIZ_FONT_SANS_BOLD, viz_ink(VIZ_INK_TITLE), chips - b.x - 2 * p->cell_w);
     double top = b.y + p->cell_h + 4, bottom = b.y + b.h - (with_caption ? p->cell_h : 0) - 4;
     if (bottom - top >= 2.5 * p->cell_h && s->nranks >= 1)
         diagram(p, s, st, (VizBox){b.x, top, b.w, bottom - top});

@@ -55,6 +55,23 @@ static void frame(VizPaint *p, VizBox b, int selected, int over) {
     cairo_stroke(cr);
 }
 
+// What the rank runs, from x within room: the op dim, the collective in
+// flight in the communication phase's colour ("relu_bwd + AllReduce").
+static void what_text(VizPaint *p, const VizRankBox *rb, double x, double ymid, double room) {
+    double px = p->font_px, h, w = 0;
+    viz_gfx_text_size(&p->g, "Ag", px, VIZ_FONT_SANS, NULL, &h);
+    double y = ymid - h / 2;
+    int comm = rb->phase == VIZ_PHASE_COMM || rb->phase == VIZ_PHASE_WAIT;
+    if (rb->op && !(comm && rb->coll)) {
+        char op[160];
+        snprintf(op, sizeof op, "%s%s", rb->op, rb->coll ? " + " : "");
+        w = viz_gfx_text_fit(&p->g, x, y, op, px, VIZ_FONT_SANS, viz_ink(VIZ_INK_DIM), room);
+    }
+    if (rb->coll && room - w > px * 2)
+        viz_gfx_text_fit(&p->g, x + w, y, rb->coll, px, VIZ_FONT_SANS,
+                         viz_phase_colour(VIZ_PHASE_COMM), room - w);
+}
+
 // Row 0: the title, the phase chip, then what the rank runs.
 static void head_row(VizPaint *p, const VizScene *s, int q, VizBox b, double ymid, int sel) {
     double px = p->font_px, pad = round(p->cell_w);
@@ -70,15 +87,9 @@ static void head_row(VizPaint *p, const VizScene *s, int q, VizBox b, double ymi
     if (room < viz_paint_phase_chip_w(p, rb->phase, px * 0.85))
         return;
     x += viz_paint_phase_chip(p, x, ymid, rb->phase, px * 0.85, 0) + px * 0.5;
-    char what[160];
-    viz_paint_rank_what(rb, what, sizeof what);
     room = b.x + b.w - pad - x;
-    if (what[0] && room > px * 2) {
-        double h;
-        viz_gfx_text_size(&p->g, what, px, VIZ_FONT_SANS, NULL, &h);
-        viz_gfx_text_fit(&p->g, x, ymid - h / 2, what, px, VIZ_FONT_SANS,
-                         viz_ink(VIZ_INK_DIM), room);
-    }
+    if (room > px * 2)
+        what_text(p, rb, x, ymid, room);
 }
 
 // Row 1: the bar, and the percent of capacity at its right.
