@@ -110,5 +110,6 @@ int tpc_gallery(void) {
     rc |= gallery_hand(16, 24, 10, 160, 50, "shards_24x16");
     rc |= gallery_hand(64, 80, 30, 160, 50, "shards_80x64");
     rc |= gallery_hand(8, 6, 2, 120, 40, "shards_6x8");
+    rc |= gallery_hand(256, 8, 3, 160, 50, "shards_8x256"); // more shards than pixels
     return rc;
 }

@@ -52,44 +52,53 @@ static const char *unit_name(const VizShards *sh, int u) {
     return sh->units && sh->units[u].name ? sh->units[u].name : "";
 }
 
-// The columns and rows that fit b: every unit when a column keeps 3 pixels
-// a shard (or 14 pixels a mini bar), every rank when a row keeps MIN_ROW_PX.
+// The columns that fit W pixels: every unit when a column keeps 3 pixels a
+// shard (or 14 pixels a mini bar), else a window around the current unit.
+static void grid_columns(Grid *G, const VizShards *sh, double W) {
+    double min_col = G->g * 3 > 14 ? G->g * 3 : 14;
+    if (min_col > 90)
+        min_col = 14; // too many shards to draw apart: mini bars
+    G->ncol = W > 0 ? (int)(W / min_col) : 0;
+    if (G->ncol > G->U)
+        G->ncol = G->U;
+    if (G->ncol < 1)
+        G->ncol = 1;
+    G->col_w = floor(W / G->ncol);
+    if (G->col_w > 220)
+        G->col_w = 220; // a longer bar says nothing more
+    G->u0 = window(G->U, G->ncol, sh->current >= 0 ? sh->current : 0);
+}
+
+// The rows that fit H pixels: every rank when a row keeps MIN_ROW_PX, else
+// a window around the selected rank.
+static void grid_rows(Grid *G, double H, double cell_h, int selected) {
+    G->row_h = H / G->R;
+    if (G->row_h > cell_h * 1.25)
+        G->row_h = floor(cell_h * 1.25);
+    G->nrow = G->R;
+    if (G->row_h < MIN_ROW_PX) {
+        G->row_h = MIN_ROW_PX;
+        G->nrow = H > 0 ? (int)(H / MIN_ROW_PX) : 1;
+        if (G->nrow < 1)
+            G->nrow = 1;
+    }
+    G->row_h = floor(G->row_h);
+    G->r0 = window(G->R, G->nrow, selected);
+}
+
+// The grid in panel b: the rank labels' column, then the cells under a
+// title line and a line of unit names, above the legend's line.
 static Grid grid_of(VizPaint *p, const VizScene *s, VizBox b) {
-    const VizShards *sh = &s->shards;
     Grid G;
     G.R = s->nranks;
-    G.U = sh->nunits;
-    G.g = sh->group > 0 && sh->group <= G.R ? sh->group : G.R;
+    G.U = s->shards.nunits;
+    G.g = s->shards.group > 0 && s->shards.group <= G.R ? s->shards.group : G.R;
     char widest[24];
     snprintf(widest, sizeof widest, "rank %d", G.R - 1);
     viz_gfx_text_size(&p->g, widest, p->font_px * 0.9, VIZ_FONT_SANS, &G.label_w, NULL);
     G.label_w += p->cell_w * 2;
-    double pad = p->cell_w;
-    double W = b.w - G.label_w - pad, H = b.h - 3 * p->cell_h - 4;
-    double min_col = G.g * 3 > 14 ? G.g * 3 : 14;
-    if (min_col > 90)
-        min_col = 14; // too many shards to draw apart: mini bars
-    G.ncol = W > 0 ? (int)(W / min_col) : 0;
-    if (G.ncol > G.U)
-        G.ncol = G.U;
-    if (G.ncol < 1)
-        G.ncol = 1;
-    G.col_w = floor(W / G.ncol);
-    if (G.col_w > 220)
-        G.col_w = 220; // a longer bar says nothing more
-    G.row_h = H / G.R;
-    if (G.row_h > p->cell_h * 1.25)
-        G.row_h = floor(p->cell_h * 1.25);
-    G.nrow = G.R;
-    if (G.row_h < MIN_ROW_PX) {
-        G.row_h = MIN_ROW_PX;
-        G.nrow = H > 0 ? (int)(H / MIN_ROW_PX) : 1;
-        if (G.nrow < 1)
-            G.nrow = 1;
-    }
-    G.row_h = floor(G.row_h);
-    G.u0 = window(G.U, G.ncol, sh->current >= 0 ? sh->current : 0);
-    G.r0 = window(G.R, G.nrow, p->selected_rank);
+    grid_columns(&G, &s->shards, b.w - G.label_w - p->cell_w);
+    grid_rows(&G, b.h - 3 * p->cell_h - 4, p->cell_h, p->selected_rank);
     G.x0 = b.x + G.label_w;
     G.y0 = b.y + 2 * p->cell_h + 2;
     return G;

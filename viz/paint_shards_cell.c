@@ -72,24 +72,37 @@ static void empty_shards(cairo_t *cr, VizBox r, int g) {
     cairo_stroke(cr);
 }
 
+// Shards drawn in bar r: every one of g while each has a pixel, else one
+// per pixel (a thousand ranks' bar stays a bar's worth of work).
+static int drawn(VizBox r, int g) {
+    return g <= r.w ? g : r.w >= 1 ? (int)r.w : 1;
+}
+
+// The owner of drawn shard kd of gd, of g shards.
+static int owner(int kd, int gd, int g) {
+    return (int)((long long)kd * g / gd);
+}
+
 static void param_bar(VizPaint *p, VizBox r, const VizShardCell *c) {
     cairo_t *cr = p->g.cr;
-    int g = c->g, seps = r.w / g >= 4;
+    int g = c->g, gd = drawn(r, g), seps = r.w / g >= 4;
     cairo_rectangle(cr, r.x, r.y, r.w, r.h);
     viz_gfx_set(cr, viz_ink(VIZ_INK_BACKGROUND));
     cairo_fill(cr);
     empty_shards(cr, r, g);
-    for (int k = 0; k < g && c->replicated; k++)
-        if (k != c->own)
-            fill_shard(cr, r, g, k, 1, viz_rgba_alpha(viz_rank_colour(k), 0.3), seps);
-    for (int k = 0; k < g; k++) {
+    for (int kd = 0; kd < gd; kd++) {
+        int k = owner(kd, gd, g);
+        if (k == c->own)
+            continue;
         double part = 0;
         if (c->state == VIZ_SHARD_GATHERED)
             part = 1;
         else if (c->state == VIZ_SHARD_GATHERING)
             part = viz_shard_arrived(g, c->own, k, c->f, c->ring);
-        if (k != c->own && part > 0)
-            fill_shard(cr, r, g, k, part, viz_rank_colour(k), seps);
+        if (c->replicated && part < 1)
+            fill_shard(cr, r, gd, kd, 1, viz_rgba_alpha(viz_rank_colour(k), 0.3), seps);
+        if (part > 0)
+            fill_shard(cr, r, gd, kd, part, viz_rank_colour(k), seps);
     }
     fill_own(cr, r, g, c->own, viz_rank_colour(c->own));
 }
@@ -100,24 +113,25 @@ static void param_bar(VizPaint *p, VizBox r, const VizShardCell *c) {
 // reduced ink.
 static void grad_bar(VizPaint *p, VizBox r, const VizShardCell *c) {
     cairo_t *cr = p->g.cr;
-    int g = c->g, seps = r.w / g >= 4;
+    int g = c->g, gd = drawn(r, g), seps = r.w / g >= 4;
     cairo_rectangle(cr, r.x, r.y, r.w, r.h);
     viz_gfx_set(cr, viz_ink(VIZ_INK_BACKGROUND));
     cairo_fill(cr);
     if (c->state == VIZ_SHARD_REDUCED) {
-        for (int k = 0; k < g && c->replicated; k++)
-            if (k != c->own)
-                fill_shard(cr, r, g, k, 1, viz_rgba_alpha(viz_shard_colour(VIZ_SHARD_REDUCED),
-                                                          0.3), seps);
+        VizRgba faint = viz_rgba_alpha(viz_shard_colour(VIZ_SHARD_REDUCED), 0.3);
+        if (c->replicated) // the whole reduced gradient, the own shard the one it steps
+            fill_shard(cr, r, 1, 0, 1, faint, 0);
         fill_own(cr, r, g, c->own, viz_shard_colour(VIZ_SHARD_REDUCED));
         return;
     }
     // an all_reduce (replicated) leaves every shard where it is
     double fade = c->replicated ? 1 : 1 - (c->f < 0 ? 0 : c->f > 1 ? 1 : c->f);
-    for (int k = 0; k < g; k++)
+    for (int kd = 0; kd < gd; kd++) {
+        int k = owner(kd, gd, g);
         if (k != c->own)
-            fill_shard(cr, r, g, k, 1, viz_rgba_alpha(viz_rank_colour(k), 0.25 + 0.6 * fade),
+            fill_shard(cr, r, gd, kd, 1, viz_rgba_alpha(viz_rank_colour(k), 0.25 + 0.6 * fade),
                        seps);
+    }
     fill_own(cr, r, g, c->own, viz_rgba_mix(viz_rank_colour(c->own),
                                             viz_shard_colour(VIZ_SHARD_REDUCING), 0.35));
 }
