@@ -17,11 +17,4 @@ if(DDPLAB_HAVE_SDL)
     add_test(NAME test_viz_paint_${part} COMMAND test_viz_paint_panels ${part})
     set_tests_properties(test_viz_paint_${part} PROPERTIES TIMEOUT 120 LABELS cpu)
   endforeach()
-  # fontconfig keeps its caches for the process's life (pango loads them in
-  # a thread of its own, so they cannot be released at exit safely): a leak
-  # check of a sanitized build leaves them out
-  foreach(t IN ITEMS panels compact shards gallery)
-    set_tests_properties(test_viz_paint_${t} PROPERTIES
-      ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan_fontconfig.supp")
-  endforeach()
 endif()
