@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "check.h"
+#include "test_env.h"
 #include "test_viz_paint_canvas.h"
 #include "test_viz_paint_util.h"
 
@@ -88,6 +89,9 @@ static int gallery_hand(int R, int U, int stop, int W, int H, const char *name) 
 }
 
 int tpc_gallery(void) {
+    // DDPLAB_TEST_QUICK: the many-rank runs at fewer ranks (still more than
+    // the boxes and rows that fit)
+    int quick = tenv_quick(), many = quick ? 8 : 16;
     int rc = 0;
     VizTrace t;
     CHECK(tpc_ddp_trace(&t, 4, 1.6) == 0);
@@ -95,21 +99,22 @@ int tpc_gallery(void) {
     rc |= shoot(&t, tpc_jump(&t, 1, VIZ_JUMP_COLL_STEP, 3), 2, 90, 12, 1, 0.5, "ddp4_compact");
     rc |= shoot(&t, tpc_jump(&t, 1, VIZ_JUMP_COLL_STEP, 3), 2, 60, 8, 1, 0, "ddp4_compact_small");
     viz_trace_free(&t);
-    CHECK(tpaint_run(&t, "ddp", 16, TPC_MLP, 2, 0) == SIM_OK);
-    rc |= shoot(&t, tpc_jump(&t, 1, VIZ_JUMP_COLL_STEP, 3), 5, 100, 16, 1, 0, "ddp16_compact");
-    rc |= shoot(&t, tpc_jump(&t, 1, VIZ_JUMP_COLL_STEP, 3), 5, 160, 50, 0, 0, "ddp16");
+    CHECK(tpaint_run(&t, "ddp", many, TPC_MLP, 2, 0) == SIM_OK);
+    rc |= shoot(&t, tpc_jump(&t, 1, VIZ_JUMP_COLL_STEP, 3), 5, 100, 16, 1, 0, "ddp_many_compact");
+    rc |= shoot(&t, tpc_jump(&t, 1, VIZ_JUMP_COLL_STEP, 3), 5, 160, 50, 0, 0, "ddp_many");
     viz_trace_free(&t);
     rc |= gallery_run("fsdp", 4, TPC_MLP);
-    rc |= gallery_run("fsdp", 16, "mlp:16,32,32,32,32,32,4");
+    rc |= gallery_run("fsdp", many, "mlp:16,32,32,32,32,32,4");
     rc |= gallery_run("zero1", 4, TPC_MLP);
     rc |= gallery_run("zero2", 4, TPC_MLP);
     rc |= gallery_run("zero3", 4, TPC_MLP);
     rc |= gallery_dp(4);
-    rc |= gallery_dp(12);
+    rc |= gallery_dp(quick ? 6 : 12);
     rc |= gallery_run("fsdp-offload", 4, TPC_MLP);
     rc |= gallery_hand(16, 24, 10, 160, 50, "shards_24x16");
     rc |= gallery_hand(64, 80, 30, 160, 50, "shards_80x64");
     rc |= gallery_hand(8, 6, 2, 120, 40, "shards_6x8");
-    rc |= gallery_hand(256, 8, 3, 160, 50, "shards_8x256"); // more shards than pixels
+    // more shards than pixels
+    rc |= gallery_hand(quick ? 96 : 256, 8, 3, 160, 50, "shards_8_units_many_ranks");
     return rc;
 }

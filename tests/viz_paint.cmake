@@ -7,7 +7,7 @@
 if(DDPLAB_HAVE_SDL)
   ddplab_add_test(test_viz_paint_panels
     SOURCES test_viz_paint_panels.c test_viz_paint_gallery.c test_viz_paint_canvas.c
-            test_viz_paint_util.c test_ddp_util.c test_world.c
+            test_viz_paint_util.c test_ddp_util.c test_world.c test_env.c
     LIBS ddplab_viz_sdl ddplab_cpu PkgConfig::CAIRO
     ARGS ranks
     LABELS cpu
