@@ -11,10 +11,11 @@
 //                                   are past it); bars tweened half way
 //   test_viz_paint_panels compact   compact rank lines: bars in proportion,
 //                                   the phase chips
-//   test_viz_paint_panels shards    an FSDP all-gather: a gathered unit
-//                                   shows every owner's colour in every
-//                                   rank's bar, a sharded one the rank's
-//                                   own colour alone
+//   test_viz_paint_panels shards    after an FSDP all-gather (4 ranks, and
+//                                   24 units on 16 ranks by hand): a
+//                                   gathered unit shows every owner's colour
+//                                   in every rank's bar, a sharded one the
+//                                   rank's own colour alone
 //   test_viz_paint_panels gallery   every panel of every strategy painted
 //                                   (DDP, FSDP at 4 and 16 ranks, FSDP with
 //                                   CPU offload, ZeRO 1-3, DataParallel at 4
@@ -224,10 +225,55 @@ static int check_unit_row(TpcCanvas *c, const VizScene *s, VizBox panel, int u, 
         uint32_t v = tpc_pixel(c, (int)((x0 + x1) / 2), y);
         if (want_all || k == own)
             CHECK(tpc_is(v, viz_rank_colour(k)));
-        for (int x = (int)pb.x; !want_all && k != own && x < (int)(pb.x + pb.w); x++)
+        // (the palette's 12 hues repeat: owner k + 12 looks like owner k)
+        int same = k % 12 == own % 12;
+        for (int x = (int)pb.x; !want_all && !same && x < (int)(pb.x + pb.w); x++) {
+            if (tpc_is(tpc_pixel(c, x, y), viz_rank_colour(k)))
+                fprintf(stderr, "unit %d rank %d: owner %d's colour at x %d (bar %g..%g)\n", u,
+                        q, k, x, pb.x, pb.x + pb.w);
             CHECK(!tpc_is(tpc_pixel(c, x, y), viz_rank_colour(k)));
+        }
     }
     return 0;
+}
+
+// A unit that is sharded on every rank, or -1.
+static int sharded_unit(const VizScene *s) {
+    const VizShards *sd = &s->shards;
+    for (int v = 0; v < sd->nunits; v++) {
+        int all = 1;
+        for (int q = 0; q < s->nranks; q++)
+            all &= sd->state[(size_t)v * (size_t)s->nranks + (size_t)q] == VIZ_SHARD_SHARDED;
+        if (all)
+            return v;
+    }
+    return -1;
+}
+
+// At event i of t unit u is gathered on every rank: its bar on each shows
+// every owner's colour, and a sharded unit's the rank's own alone.
+static int shards_frame(const VizTrace *t, size_t i, int u, const char *name) {
+    TpcShot sh;
+    TpcCanvas c;
+    int rc = tpc_shot_at(&sh, t, i, 0, 160, 50, 0) || tpc_canvas_open(&c, 1440, 900);
+    CHECK(rc == 0);
+    const VizShards *sd = &sh.s->shards;
+    int R = sh.s->nranks;
+    CHECK(sd->nunits >= 2 && sd->group == R);
+    tpc_paint_panels(&c, &sh, 0, 0);
+    tpc_canvas_save(&c, name);
+    VizBox panel = viz_paint_box(&c.p, sh.l.shards);
+    for (int q = 0; q < R && rc == 0; q++) {
+        CHECK_EQ_INT(sd->state[(size_t)u * (size_t)R + (size_t)q], VIZ_SHARD_GATHERED);
+        rc = check_unit_row(&c, sh.s, panel, u, q, 1);
+    }
+    int v = sharded_unit(sh.s);
+    CHECK(v >= 0);
+    for (int q = 0; q < R && rc == 0; q++)
+        rc = check_unit_row(&c, sh.s, panel, v, q, 0);
+    tpc_canvas_close(&c);
+    tpc_shot_free(&sh);
+    return rc;
 }
 
 static int test_shards(void) {
@@ -240,32 +286,11 @@ static int test_shards(void) {
     int u = t.ev[g].step;
     size_t i = tpaint_find_from(&t, g, SIM_EV_SHARD, NULL, "gathered", 3);
     CHECK(i != SIZE_MAX && t.ev[i].step == u);
-    TpcShot sh;
-    TpcCanvas c;
-    int rc = tpc_shot_at(&sh, &t, i, 0, 160, 50, 0) || tpc_canvas_open(&c, 1440, 900);
-    CHECK(rc == 0);
-    const VizShards *sd = &sh.s->shards;
-    CHECK(sd->nunits >= 2 && sd->group == 4);
-    tpc_paint_panels(&c, &sh, 0, 0);
-    tpc_canvas_save(&c, "shards_fsdp4_gathered");
-    VizBox panel = viz_paint_box(&c.p, sh.l.shards);
-    int sharded = -1;
-    for (int q = 0; q < 4 && rc == 0; q++) {
-        CHECK_EQ_INT(sd->state[(size_t)u * 4 + (size_t)q], VIZ_SHARD_GATHERED);
-        rc = check_unit_row(&c, sh.s, panel, u, q, 1);
-    }
-    for (int v = 0; v < sd->nunits && sharded < 0; v++) {
-        int all = 1;
-        for (int q = 0; q < 4; q++)
-            all &= sd->state[(size_t)v * 4 + (size_t)q] == VIZ_SHARD_SHARDED;
-        if (all)
-            sharded = v;
-    }
-    CHECK(sharded >= 0);
-    for (int q = 0; q < 4 && rc == 0; q++)
-        rc = check_unit_row(&c, sh.s, panel, sharded, q, 0);
-    tpc_canvas_close(&c);
-    tpc_shot_free(&sh);
+    int rc = shards_frame(&t, i, u, "shards_fsdp4_gathered");
+    viz_trace_free(&t);
+    // 24 units on 16 ranks, shards of 3 pixels: unit 10 ends gathered
+    CHECK(tpaint_shard_trace(&t, 16, 24, 10) == SIM_OK);
+    rc |= rc == 0 && shards_frame(&t, t.n - 1, 10, "shards_24x16_gathered");
     viz_trace_free(&t);
     return rc;
 }

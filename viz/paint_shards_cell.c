@@ -49,8 +49,10 @@ static void fill_own(cairo_t *cr, VizBox r, int g, int own, VizRgba c) {
     cairo_fill(cr);
 }
 
+// An outline of width lw just outside r, so that it covers no shard (a
+// 3-pixel shard at the bar's end would be half hidden under it).
 static void outline(cairo_t *cr, VizBox r, VizRgba c, double lw) {
-    cairo_rectangle(cr, r.x + lw / 2, r.y + lw / 2, r.w - lw, r.h - lw);
+    cairo_rectangle(cr, r.x - lw / 2, r.y - lw / 2, r.w + lw, r.h + lw);
     viz_gfx_set(cr, c);
     cairo_set_line_width(cr, lw);
     cairo_stroke(cr);
