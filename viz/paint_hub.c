@@ -4,25 +4,26 @@
 // (dp.replicate, dp.scatter, dp.scatter_grad) and from each replica to the
 // hub when it collects (dp.gather, dp.reduce):
 //
-//   DataParallel            [replicate] [scatter] [gather] [scatter_grad] [reduce]
-//                        .-------------------------------.
-//                        | device 0  (forward)  the hub   |
-//                        '-------------------------------'
-//                 /            |             |            \      arrows, packets
-//        [device 1]      [device 2]     [device 3]    [device 4]
-//   dp.scatter: device 0 splits the batch across the devices
+//   DataParallel: device 0 drives...  (replicate) (scatter) (gather) ...
+//                      .----------------------.
+//                      |    device 0 (hub)    |
+//                      |      (waiting)       |
+//                      '----------------------'
+//               /    #        |   #          \  #        arrows, packets
+//        [device 1]      [device 2]       [device 3]      (+N more)
+//   dp.scatter: device 0 splits the batch: each device gets its slice
 //
 // The steps of one iteration are chips on the title line, the current one
-// lit. While the step's collective runs, a packet on each arrow moves with
-// its progress (tweened to the next instant), coloured by what it carries:
-// the parameters, a device's slice of the batch or its outputs, gradients.
+// lit; each device shows its phase as a chip. While the step's collective
+// runs, a packet on each arrow moves with its progress (tweened to the next
+// instant), coloured by what it carries: the parameters, a device's slice
+// of the batch or its outputs, gradients. A panel too short for the
+// caption line says the step in its title instead.
 #include "paint_ranks_internal.h" // defines: viz_paint_phase_chip
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "draw_internal.h" // defines: viz_draw_phase_name
 
 typedef struct {
     const char *step;  // the marker's name (sim/strategy/dp.c)
