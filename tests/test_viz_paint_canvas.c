@@ -185,3 +185,18 @@ int tpc_ddp_trace(VizTrace *t, int R, double times) {
     t->info.device_capacity = (uint64_t)(tpc_largest_peak(t) * times);
     return 0;
 }
+
+// The nth event of kind (a collective's call or step) on rank 0 after
+// event i, or the last before rank 0's next marker.
+size_t tpc_coll_after(const VizTrace *t, size_t i, int kind, int nth) {
+    if (i == SIZE_MAX)
+        return i;
+    size_t stop = tpaint_find_from(t, i + 1, SIM_EV_MARKER, NULL, NULL, 0), j = i;
+    for (int n = 0; n < nth; n++) {
+        size_t k = tpaint_find_from(t, j + 1, kind, NULL, NULL, 0);
+        if (k == SIZE_MAX || (stop != SIZE_MAX && k > stop))
+            break;
+        j = k;
+    }
+    return j;
+}

@@ -64,6 +64,10 @@ double tpc_largest_peak(const VizTrace *t);
 // peak. 0, or 1 after printing why.
 int tpc_ddp_trace(VizTrace *t, int R, double times);
 
+// The nth event of kind (a collective's call or step) on rank 0 after
+// event i, or the last one before rank 0's next marker (i when none).
+size_t tpc_coll_after(const VizTrace *t, size_t i, int kind, int nth);
+
 // Paints the gallery's frames (saved under DDPLAB_PAINT_OUT). 0, or 1.
 int tpc_gallery(void);
 

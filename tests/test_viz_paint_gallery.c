@@ -25,21 +25,6 @@ static int shoot(const VizTrace *t, size_t i, int selected, int W, int H, int em
     return rc;
 }
 
-// The nth event of kind (a collective's call or step) on rank 0 after
-// event i, or the last before rank 0's next marker.
-static size_t coll_after(const VizTrace *t, size_t i, int kind, int nth) {
-    if (i == SIZE_MAX)
-        return i;
-    size_t stop = tpaint_find_from(t, i + 1, SIM_EV_MARKER, NULL, NULL, 0), j = i;
-    for (int n = 0; n < nth; n++) {
-        size_t k = tpaint_find_from(t, j + 1, kind, NULL, NULL, 0);
-        if (k == SIZE_MAX || (stop != SIZE_MAX && k > stop))
-            break;
-        j = k;
-    }
-    return j;
-}
-
 static int gallery_run(const char *strategy, int R, const char *model) {
     VizTrace t;
     CHECK(tpaint_run(&t, strategy, R, model, 2, 0) == SIM_OK);
@@ -52,7 +37,7 @@ static int gallery_run(const char *strategy, int R, const char *model) {
                                 "gathered", 0);
     rc |= shoot(&t, g != SIZE_MAX && g > 0 ? g - 1 : g, 0, 160, 50, 0, 0.5, name);
     snprintf(name, sizeof name, "%s%d_reduce", strategy, R);
-    rc |= shoot(&t, coll_after(&t, tpc_jump(&t, 1, VIZ_JUMP_REDUCE, 1), SIM_EV_COLL_STEP, 2), R - 1, 160, 50, 0, 0.5,
+    rc |= shoot(&t, tpc_coll_after(&t, tpc_jump(&t, 1, VIZ_JUMP_REDUCE, 1), SIM_EV_COLL_STEP, 2), R - 1, 160, 50, 0, 0.5,
                 name);
     snprintf(name, sizeof name, "%s%d_step", strategy, R);
     rc |= shoot(&t, tpc_jump(&t, 1, VIZ_JUMP_COLL_STEP, 6), 1, 120, 40, 0, 0, name);
@@ -72,9 +57,9 @@ static int gallery_dp(int R) {
                                     NULL, 0);
         char name[64];
         snprintf(name, sizeof name, "dp%d_%s", R, marks[k] + 3);
-        rc |= shoot(&t, coll_after(&t, m, SIM_EV_COLL, 3), 0, 160, 50, 0, 0.5, name);
+        rc |= shoot(&t, tpc_coll_after(&t, m, SIM_EV_COLL, 3), 0, 160, 50, 0, 0.5, name);
         snprintf(name, sizeof name, "dp%d_%s_small", R, marks[k] + 3);
-        rc |= shoot(&t, coll_after(&t, m, SIM_EV_COLL, 3), 0, 90, 26, 0, 0.5, name);
+        rc |= shoot(&t, tpc_coll_after(&t, m, SIM_EV_COLL, 3), 0, 90, 26, 0, 0.5, name);
     }
     viz_trace_free(&t);
     return rc;

@@ -16,6 +16,9 @@
 //                                   gathered unit shows every owner's colour
 //                                   in every rank's bar, a sharded one the
 //                                   rank's own colour alone
+//   test_viz_paint_panels hub       DataParallel: device 0's frame, and a
+//                                   packet per device in its colour while
+//                                   the scatter runs, gradients in the reduce
 //   test_viz_paint_panels gallery   every panel of every strategy painted
 //                                   (DDP, FSDP at 4 and 16 ranks, FSDP with
 //                                   CPU offload, ZeRO 1-3, DataParallel at 4
@@ -295,6 +298,51 @@ static int test_shards(void) {
     return rc;
 }
 
+// ---------------------------------------------------------------------------
+// hub
+
+// Pixels of colour k in box b of c.
+static int count_box(TpcCanvas *c, VizBox b, VizRgba k) {
+    int n = 0;
+    for (int y = (int)b.y; y < (int)(b.y + b.h); y++)
+        n += tpc_count_row(c, y, (int)b.x, (int)(b.x + b.w), k);
+    return n;
+}
+
+// DataParallel at rank 0's first send of step `mark` in iteration 1, half
+// way to the next instant: the hub panel has each packet colour it should.
+static int hub_frame(const VizTrace *t, const char *mark, const int *ranks, int n, int grad) {
+    size_t m = tpaint_find_from(t, tpc_jump(t, 1, VIZ_JUMP_ANY, 0), SIM_EV_MARKER, mark, NULL, 0);
+    size_t i = tpc_coll_after(t, m, SIM_EV_COLL, 3);
+    CHECK(m != SIZE_MAX && i != m);
+    TpcShot sh;
+    TpcCanvas c;
+    int rc = tpc_shot_at(&sh, t, i, 0, 160, 50, 0) || tpc_canvas_open(&c, 1440, 900);
+    CHECK(rc == 0);
+    CHECK(sh.s->hub.active && sh.s->coll.running);
+    tpc_paint_panels(&c, &sh, 0, 0.5);
+    VizBox hub = viz_paint_box(&c.p, sh.l.hub);
+    CHECK(hub.w > 0 && hub.h > 0);
+    CHECK(count_box(&c, hub, viz_ink(VIZ_INK_SELECTED)) > 100); // device 0's frame
+    for (int k = 0; k < n; k++)
+        CHECK(count_box(&c, hub, viz_rank_colour(ranks[k])) >= 20); // a packet each
+    if (grad)
+        CHECK(count_box(&c, hub, viz_mem_colour(SIM_MEM_GRAD)) >= 20 * n);
+    tpc_canvas_close(&c);
+    tpc_shot_free(&sh);
+    return rc;
+}
+
+static int test_hub(void) {
+    VizTrace t;
+    CHECK(tpaint_run(&t, "dp", 4, TPC_MLP, 2, 0) == SIM_OK);
+    static const int slices[] = {1, 2, 3};
+    int rc = hub_frame(&t, "dp.scatter", slices, 3, 0);   // each device's slice
+    rc |= rc == 0 && hub_frame(&t, "dp.reduce", NULL, 0, 1); // gradients
+    viz_trace_free(&t);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     const char *part = argc > 1 ? argv[1] : "all";
     int all = strcmp(part, "all") == 0, rc = 0, known = all;
@@ -305,6 +353,7 @@ int main(int argc, char **argv) {
         {"ranks", test_ranks},
         {"compact", test_compact},
         {"shards", test_shards},
+        {"hub", test_hub},
         {"gallery", tpc_gallery},
     };
     for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {

@@ -13,7 +13,7 @@ if(DDPLAB_HAVE_SDL)
     LABELS cpu
     TIMEOUT 120)
   target_include_directories(test_viz_paint_panels PRIVATE ${PROJECT_SOURCE_DIR}/viz)
-  foreach(part IN ITEMS compact shards gallery)
+  foreach(part IN ITEMS compact shards hub gallery)
     add_test(NAME test_viz_paint_${part} COMMAND test_viz_paint_panels ${part})
     set_tests_properties(test_viz_paint_${part} PROPERTIES TIMEOUT 120 LABELS cpu)
   endforeach()
