@@ -164,7 +164,7 @@ static void hub_link(VizPaint *p, double ax, double ay, double bx, double by, in
     if (f < 0)
         return;
     // the packet travels the middle of the curve, clear of both boxes
-    double x, y, t = 0.1 + 0.8 * (dir > 0 ? f : 1 - f), r = round(p->font_px * 0.45);
+    double x, y, t = 0.15 + 0.7 * (dir > 0 ? f : 1 - f), r = round(p->font_px * 0.45);
     curve_at(ax, ay, bx, by, t, &x, &y);
     viz_gfx_fill_round(cr, x - r, y - r * 0.75, 2 * r, 1.5 * r, 2, packet);
     viz_gfx_round_rect(cr, x - r, y - r * 0.75, 2 * r, 1.5 * r, 2);
