@@ -27,7 +27,7 @@
 
 #include "check.h"
 #include "gif.h"
-#include "plot.h"
+#include "image.h" // defines: VizImage, viz_png_available
 #include "test_files.h"
 #include "test_gif_util.h"
 #include "test_viz_sdl_util.h"

@@ -315,7 +315,7 @@ static int check_not_blank(const VizImage *img) {
     bg_rgb(bg);
     int colours = tsdl_distinct_colours(img, 100000);
     double share = tsdl_share_of(img, bg);
-    if (colours < 64 || !(share > 0.1 && share < 0.97)) {
+    if (colours < 64 || !(share > 0.02 && share < 0.97)) {
         fprintf(stderr, "%d colours, background %.3f of the pixels\n", colours, share);
         return 1;
     }

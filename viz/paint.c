@@ -135,8 +135,11 @@ static void paint_header(VizPaint *p, const VizScene *s, VizBox b) {
         snprintf(loss, sizeof loss, "   loss %.4g", s->loss);
     if (s->iterations <= 0)
         snprintf(right, sizeof right, "event %zu / %zu   t = %s%s", s->index, s->count, t, loss);
-    else
-        snprintf(right, sizeof right, "iteration %d of 0-%d   event %zu / %zu   t = %s%s",
+    else if (s->iteration < 0) // before the first iteration's marker
+        snprintf(right, sizeof right, "iteration - (0-%d)   event %zu / %zu   t = %s%s",
+                 s->iterations - 1, s->index, s->count, t, loss);
+    else // as the terminal's header counts them
+        snprintf(right, sizeof right, "iteration %d (0-%d)   event %zu / %zu   t = %s%s",
                  s->iteration, s->iterations - 1, s->index, s->count, t, loss);
     double rw = 0;
     viz_gfx_text_size(&p->g, right, px, VIZ_FONT_MONO, &rw, NULL);

@@ -188,9 +188,12 @@ void viz_paint_ranks_legend(VizPaint *p, const VizScene *s, const VizLayout *l, 
             x = swatch(p, x, ymid, viz_mem_colour(order[i]), viz_mem_short(order[i]), end);
     x = swatch(p, x, ymid, viz_ink(VIZ_INK_TEXT), "peak", end);
     uint64_t cap = capacity(s);
-    char t[64], cb[24];
+    char t[112], cb[24];
     viz_fmt_bytes(cap, cb, sizeof cb);
-    if (cap > 0)
+    if (cap > 0 && (double)cap > viz_paint_ranks_scale(p, s))
+        snprintf(t, sizeof t, "capacity %s per device, off the scale: bars span the largest "
+                 "peak", cb);
+    else if (cap > 0)
         snprintf(t, sizeof t, "capacity %s per device", cb);
     else
         snprintf(t, sizeof t, "no capacity: scaled to the largest peak");

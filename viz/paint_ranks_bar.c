@@ -50,10 +50,14 @@ static double largest(const VizScene *s) {
     return m;
 }
 
+// The bars span the capacity, unless the largest peak fills less than
+// VIZ_PAINT_CAP_SHARE of it (KiB on a GiB device: every bar would be an
+// empty line); then they span the largest peak, and the capacity, off the
+// scale, is named in the legend.
 static double scale_of(const VizScene *s) {
     double big = largest(s);
     double cap = s->info ? (double)s->info->device_capacity : 0;
-    return cap > 0 && cap > big ? cap : big;
+    return cap > big && big >= VIZ_PAINT_CAP_SHARE * cap ? cap : big;
 }
 
 double viz_paint_ranks_scale(const VizPaint *p, const VizScene *s) {
@@ -113,7 +117,7 @@ void viz_paint_mem_bar(VizPaint *p, VizBox r, const VizPaintMem *m, double scale
     cairo_set_line_width(cr, 1);
     cairo_stroke(cr);
     double over = r.h >= 8 ? 3 : 2;
-    if (cap > 0)
+    if (cap > 0 && cap <= scale)
         mark(cr, r, viz_paint_bar_x(r, cap, scale), over, viz_ink(VIZ_INK_WARN));
     if (m->peak > 0)
         mark(cr, r, viz_paint_bar_x(r, m->peak, scale) - 1, over, viz_ink(VIZ_INK_TEXT));

@@ -19,10 +19,15 @@ typedef struct {
 
 void viz_paint_rank_mem(const VizPaint *p, const VizScene *s, int q, VizPaintMem *m);
 
+// The least share of the capacity the largest peak must fill for the bars
+// to span the capacity (paint_ranks_bar.c).
+#define VIZ_PAINT_CAP_SHARE 0.05
+
 // Bytes that fill a whole bar: the device capacity, or more when a rank's
 // peak goes past it (so the overflow shows beyond the capacity mark); the
-// largest peak over the ranks when the run has no capacity, so that the
-// boxes compare. Tweened like the figures. Always >= 1.
+// largest peak over the ranks when the run has no capacity or fills less
+// than VIZ_PAINT_CAP_SHARE of it, so that the boxes compare. Tweened like
+// the figures. Always >= 1.
 double viz_paint_ranks_scale(const VizPaint *p, const VizScene *s);
 
 // The categories in bar order (the model's state first, then what comes
