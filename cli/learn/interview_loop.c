@@ -1,7 +1,8 @@
 // cli/learn/interview_loop.c: conceptual questions on the data-parallel
-// training loop: no_sync during accumulation, DistributedSampler's padding,
-// a sampler beside DataLoader(shuffle=True), and distributed evaluation
-// (sums against a mean of means, the padding's repeats).
+// training loop: no_sync and zero_grad during accumulation,
+// DistributedSampler's padding, a sampler beside DataLoader(shuffle=True),
+// and distributed evaluation (sums against a mean of means, the padding's
+// repeats).
 #include "learn/interview.h"
 
 static const IvChoiceItem items[] = {
@@ -88,6 +89,26 @@ static const IvChoiceItem items[] = {
      "run's total is exactly the 10 samples.",
      "ddplab run --strategy ddp -n 4 --data blobs:n=10,noise=2 --model mlp:16,64,64,4 --steps "
      "3 --batch 2 --lr 0.05 --eval-every 3",
+     0, NULL},
+    {"Accumulating 4 micro-batches per step, the loop calls optimizer.zero_grad() before "
+     "every micro-batch instead of once per optimizer step. What does each step use?",
+     "Only the last micro-batch's gradient, and a quarter of it if the loss was divided by 4: "
+     "the other three are wiped",
+     {"The mean of the four micro-batches as usual, since zero_grad only takes effect when the "
+      "optimizer steps at the end of the block",
+      "The four micro-batches' gradients, which DDP keeps in its buckets whatever zero_grad "
+      "clears",
+      "Nothing: DDP raises an error, since zero_grad may not run inside no_sync",
+      "The sum of the four micro-batches, all-reduced four times per step, once after each "
+      "call to zero_grad, then averaged by DDP"},
+     "zero_grad clears .grad at once (to zeros, or to None). Called before every micro-batch, "
+     "it wipes what the earlier backward passes accumulated, so the step sees the last "
+     "micro-batch alone, scaled by the 1/4 meant for the sum of four: a smaller batch and a "
+     "smaller step. Under no_sync the first three were never communicated either, so they are "
+     "simply lost. Zero once per block, at its start or right after the step. ddplab has no "
+     "option for this mistake; the run shows the right cadence, zeroing after the step.",
+     "ddplab run --strategy ddp -n 2 --data blobs:n=256 --batch 16 --accum 4 --steps 3 "
+     "--loss-log rank0 --zero-grad after-step",
      0, NULL},
 };
 

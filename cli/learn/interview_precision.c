@@ -72,8 +72,7 @@ static const IvChoiceItem items[] = {
      "parameter. Mixed precision adds bf16 weights and gradients (2 + 2) but keeps the fp32 "
      "master weights with the moments (12): 16 again. It saves activation memory and time in "
      "the matrix units, not model states. The plan's formula line counts 2 + 2 + 12.",
-     "ddplab plan --model gpt2 -n 8 --strategy ddp", 1,
-     "exit 1 when the plan does not fit an 80 GB GPU"},
+     "ddplab plan --model gpt2 -n 8 --strategy ddp", 0, NULL},
     {"A DDP job registers fp16_compress_hook. What changes?",
      "Each bucket is cast to fp16 for the all-reduce and back afterwards: half the bytes, "
      "with fp16 rounding of the averages",

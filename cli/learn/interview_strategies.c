@@ -38,9 +38,10 @@ static const IvChoiceItem items[] = {
       "without making a copy"},
      "DataParallel's forward replicates the module onto the devices, scatters the batch, runs "
      "the replicas in threads and gathers the outputs. The replicas are dropped after backward "
-     "has summed their gradients onto device 0, where the only optimizer steps. The copy costs "
-     "bandwidth on every step; DDP broadcasts once, when it is built. In the run the "
-     "replicate comes first in every step.",
+     "has summed their gradients onto device 0, where the one optimizer steps. The copy costs "
+     "bandwidth on every step; DDP broadcasts once, when it is built. ddplab's dp replicates "
+     "at the start of every step in the same way (lesson 05 pauses on it), and its memory "
+     "table shows the optimizer state on device 0 alone.",
      "ddplab run --strategy dp -n 4 --model mlp:16,64,64,4 --batch 64 --steps 2 --optimizer "
      "adam",
      0, NULL},
