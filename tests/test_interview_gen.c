@@ -559,13 +559,28 @@ static int test_grading(void) {
     return 0;
 }
 
+// 1 when the right choice of q is the longest or the shortest of the four
+// (ties included): a drill whose right answers stand out by length gives
+// them away.
+static int right_is_extreme(const IvQuestion *q) {
+    size_t len = strlen(q->choice[q->correct]);
+    int longest = 1, shortest = 1;
+    for (int c = 0; c < IV_NCHOICES; c++)
+        if (c != q->correct) {
+            longest &= len >= strlen(q->choice[c]);
+            shortest &= len <= strlen(q->choice[c]);
+        }
+    return longest || shortest;
+}
+
 // 200 questions of each multiple-choice topic (20 seeds of 10 ordinals):
 // every one well formed, the right choice on each of a-d in 15% to 35% of
-// them, and every item asked.
+// them and the longest or shortest in at most 40% (test_choice_lint's
+// bound, here per topic), and every item asked.
 static int test_choice_spread(void) {
     enum { SEEDS = 20, ORDINALS = 10 };
     for (int t = 0; t < IV_TOPIC_COUNT; t++) {
-        int n, letters[IV_NCHOICES] = {0}, asked[64] = {0};
+        int n, letters[IV_NCHOICES] = {0}, asked[64] = {0}, extreme = 0;
         const IvChoiceItem *items = iv_choice_items((IvTopic)t, &n);
         if (items == NULL)
             continue;
@@ -580,7 +595,13 @@ static int test_choice_spread(void) {
                 return 1;
             }
             letters[q.correct]++;
+            extreme += right_is_extreme(&q);
             asked[item_of(&q) - items] = 1;
+        }
+        if (extreme > 0.40 * SEEDS * ORDINALS) {
+            fprintf(stderr, "%s: the right choice is the longest or shortest in %d of %d\n",
+                    iv_topic_name((IvTopic)t), extreme, SEEDS * ORDINALS);
+            return 1;
         }
         for (int c = 0; c < IV_NCHOICES; c++) {
             double share = (double)letters[c] / (SEEDS * ORDINALS);

@@ -43,7 +43,8 @@ static const IvChoiceItem items[] = {
       "Nowhere: rank and world_size must always be passed to it as arguments",
       "From a hostfile that torchrun writes for NCCL, listing every node with its GPUs and "
       "addresses",
-      "From NCCL, which numbers all the job's GPUs in the order of their PCI buses"},
+      "From NCCL, which numbers all of the job's GPUs in the order of their PCI bus addresses, "
+      "node by node"},
      "With no init_method, init_process_group uses env://: it reads RANK and WORLD_SIZE and "
      "connects to the TCP store at MASTER_ADDR:MASTER_PORT (under torchrun, the store its "
      "agents created). LOCAL_RANK is for the script, to choose its GPU. ddplab's cpu backend "
@@ -87,8 +88,7 @@ static const IvChoiceItem items[] = {
      "--nproc_per_node=8 train.py`. What is wrong?",
      "srun starts 8 torchrun agents per node and each spawns 8 workers: 64 processes on 8 "
      "GPUs",
-     {"Nothing: torchrun sees the SLURM allocation and starts only the processes that are "
-      "still missing on each node",
+     {"Nothing: torchrun sees the SLURM allocation and starts only the missing processes",
       "torchrun refuses to run under srun, since SLURM already sets the ranks",
       "Only the first node trains; the others wait for a MASTER_ADDR that is never set, since "
       "srun does not export it",

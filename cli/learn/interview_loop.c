@@ -31,7 +31,8 @@ static const IvChoiceItem items[] = {
       "3 samples for ranks 0 and 1 and 2 for ranks 2 and 3: exactly 10 in all, each sample once",
       "3 samples each, the 2 extra being zero-filled samples that the sampler makes up and "
       "masks out",
-      "All 10 samples each: every rank reads the whole set in an order of its own"},
+      "All 10 samples each: every rank reads the whole set, in an order of its own seeded by "
+      "its rank"},
      "The sampler pads its index list to ceil(10 / 4) x 4 = 12 by repeating its first "
      "indices, then rank r takes every 4th index starting at r. Every rank thus runs the same "
      "number of batches, which keeps DDP's collectives matched; the price is 2 samples seen "
@@ -79,8 +80,7 @@ static const IvChoiceItem items[] = {
      {"Nothing: the sampler removes its repeats again when the model is in eval mode, so each "
       "sample is scored exactly once",
       "The last rank scores no samples at all, so its all-reduce hangs",
-      "A few samples are never scored, since the sampler leaves out the remainder that the "
-      "world size does not divide evenly",
+      "A few samples are never scored, since the sampler leaves out the remainder",
       "The sums are exact, but all ranks score their batches in one shared order"},
      "Padding gives every rank ceil(N / R) indices by repeating the first ones, so sum(n_r) "
      "is the padded size. For exact numbers, evaluate without padding (shares that differ by "

@@ -51,7 +51,8 @@ static const IvChoiceItem items[] = {
       "GradScaler does not accept bf16 tensors, so PyTorch turns it off under bf16 autocast "
       "without saying so in the logs",
       "Under bf16 autocast only the forward runs in bf16; backward always runs in fp32",
-      "Scaling would overflow bf16 at once, since its largest value is smaller than fp16's"},
+      "Under bf16 autocast only the forward pass runs in bf16; backward always runs in fp32, "
+      "where no underflow can happen"},
      "fp16 has 5 exponent bits: values below about 2^-25 (3e-8) round to zero, and small "
      "gradients vanish unless the loss is scaled up first. bf16 keeps 8 exponent bits, the "
      "range of fp32, with 7 mantissa bits against fp16's 10: it rounds more coarsely but "
@@ -92,8 +93,7 @@ static const IvChoiceItem items[] = {
      "Both send 2 bytes per element; bf16 keeps fp32's range, so large sums do not overflow, "
      "but rounds more coarsely",
      {"bf16 halves the bytes again: one byte per element against fp16's two",
-      "bf16 is lossless for fp32 gradients, since it keeps the whole exponent and the whole "
-      "mantissa, so the hook costs no precision",
+      "bf16 is lossless for fp32 gradients, since it keeps the whole exponent and mantissa",
       "Only the bf16 hook divides by the world size before the all-reduce; with the fp16 hook "
       "the gradients come out R times too large",
       "fp16 works on every GPU generation, bf16 on none before the H100"},

@@ -50,7 +50,8 @@ static const IvChoiceItem items[] = {
      {"torchrun rescales the learning rate by 3/4 by itself",
       "Each rank's batch grows to about 43 samples, which torchrun sets so that the global "
       "batch stays at the 128 of before",
-      "Nothing changes: the batch and the learning rate remain those of 4 ranks",
+      "Nothing changes: the global batch and the learning rate remain those of the 4 ranks "
+      "that it started with",
       "The job stops: DDP cannot go on at a world size other than the one it was built with, "
       "so an elastic job can never shrink"},
      "The per-rank batch is the script's; the global batch is it times the world size, so "
@@ -96,8 +97,7 @@ static const IvChoiceItem items[] = {
     {"A stale-synchronous parameter server bounds staleness at S. What does S = 0 make of it?",
      "Synchronous training: every round waits for the slowest worker and applies the "
      "round's mean as one update",
-     {"Fully asynchronous training, with no bound at all on how stale a push may be, since a "
-      "bound of 0 turns the check off entirely",
+     {"Fully asynchronous training, with no bound on how stale a push may be",
       "A server that ignores every push, since no gradient is ever fresh enough",
       "Training in which only the fastest worker's gradients are applied",
       "Asynchronous training in which every push may be at most one update stale, the tightest "

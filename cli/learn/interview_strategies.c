@@ -30,12 +30,13 @@ static const IvChoiceItem items[] = {
      "other GPUs?",
      "At every forward call: the replicas are rebuilt each step, since only device 0's copy "
      "is updated",
-     {"Once, when the model is wrapped; after that each replica runs its own optimizer step",
+     {"Once, when the model is wrapped; after that each replica runs its own optimizer step on "
+      "the gradients it computed",
       "Only after the first backward, when the bucket plan is rebuilt from the order in which "
       "the gradients became ready",
       "Every N steps, where N is the broadcast_buffers argument of the wrapper",
-      "Never: the other GPUs read device 0's weights over NVLink during their forward, "
-      "without making a copy"},
+      "Never: the other GPUs read device 0's weights over NVLink during their forward, without "
+      "making a copy"},
      "DataParallel's forward replicates the module onto the devices, scatters the batch, runs "
      "the replicas in threads and gathers the outputs. The replicas are dropped after backward "
      "has summed their gradients onto device 0, where the one optimizer steps. The copy costs "
@@ -85,8 +86,7 @@ static const IvChoiceItem items[] = {
      "Only the optimizer state (fp32 master weights and Adam's moments); parameters and "
      "gradients stay whole",
      {"Only the parameters; the gradients and the optimizer state stay whole on every rank",
-      "Parameters, gradients and optimizer state, each rank keeping 1/R of all three and "
-      "gathering them when it needs them",
+      "Parameters, gradients and optimizer state, each rank keeping 1/R of all three",
       "The gradients and the optimizer state, while every rank keeps the whole parameters in "
       "bf16 for the forward and the backward",
       "Each layer's activations, split along the batch between the ranks"},
