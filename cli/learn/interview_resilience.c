@@ -71,7 +71,8 @@ static const IvChoiceItem items[] = {
      "--max-restarts bounds how many times the agents restart the worker group; once they are "
      "used up, the next failure ends the job with an error. (Ranks joining through a new "
      "rendezvous do not count.) The run crashes at step 7 and at step 10 with one restart "
-     "allowed, and ends with the diagnosis.",
+     "allowed: the second crash would be restart 2, so the run stops there, naming the last "
+     "checkpoint to resume from.",
      "ddplab run --strategy ddp -n 4 --elastic 2:4 --data blobs --steps 12 --save ck.st "
      "--save-every 4 --fault crash:rank=2,step=7 --fault crash:rank=0,step=10 --max-restarts "
      "1 --watchdog 0.5",
