@@ -1,7 +1,8 @@
 // cli/learn/interview_precision.c: conceptual questions on mixed precision
 // across ranks: GradScaler's skipped steps under DDP, where scale, unscale_,
 // step and update go with accumulation, bf16 against fp16, what mixed
-// precision does to model-state memory, and the compression hooks.
+// precision does to model-state memory, the compression hooks, and FSDP's
+// sharded scaler and clipping.
 #include "learn/interview.h"
 
 static const IvChoiceItem items[] = {
@@ -103,6 +104,24 @@ static const IvChoiceItem items[] = {
      "world size before the all-reduce and cast the result back afterwards. The run uses the "
      "bf16 hook.",
      "ddplab run --strategy ddp -n 4 --data blobs --steps 5 --comm-hook bf16", 0, NULL},
+    {"FSDP FULL_SHARD trains under fp16 autocast with gradient clipping. Which scaler and "
+     "which clipping call does the loop need?",
+     "ShardedGradScaler, which agrees on an inf across the ranks, and model.clip_grad_norm_(), "
+     "which norms all shards together",
+     {"The plain GradScaler and torch.nn.utils.clip_grad_norm_, exactly as under DDP, since "
+      "sharding changes nothing for either of them",
+      "No scaler at all: sharding the gradients keeps them from underflowing in fp16",
+      "ShardedGradScaler, with torch.nn.utils.clip_grad_norm_ on each rank's shard, whose "
+      "local norm equals the norm of the whole gradient",
+      "A GradScaler per unit, each with a scale of its own, and clipping in each unit's hook"},
+     "After the reduce-scatter each rank holds only its shard of every gradient. A norm "
+     "computed on one rank is its shard's: FSDP's clip_grad_norm_ sums the squares over the "
+     "ranks (an all-reduce) before it scales. Likewise an inf may sit in one rank's shard "
+     "only; ShardedGradScaler all-reduces its found-inf flag, so every rank skips the step "
+     "together, where a plain GradScaler would let the ranks disagree. ddplab's fsdp does "
+     "both: the run clips the norm over all shards and skips on an all-reduced inf.",
+     "ddplab run --strategy fsdp -n 2 --data blobs --steps 5 --amp fp16 --clip-grad-norm 1", 0,
+     NULL},
 };
 
 const IvChoiceItem *iv_precision_items(int *n) {
