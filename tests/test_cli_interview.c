@@ -35,19 +35,19 @@ static const char *const golden_seed1 =
     "answers: the number(s) asked, or a letter; empty or 'skip' skips; 'quit' stops\n"
     "\n"
     "[1/6] strategies\n"
-    "  llama2-7b (6.74 billion parameters) trains with mixed-precision Adam on 8\n"
-    "  GPUs of 80 GB. Why does DDP not fit while FSDP FULL_SHARD does?\n"
-    "  a) FSDP recomputes every layer's activations in backward by default, and that\n"
-    "     saving is what lets it fit\n"
-    "  b) DDP keeps all 16 bytes per parameter on every GPU, about 108 GB;\n"
-    "     FULL_SHARD divides them over 8, about 13.5 GB\n"
-    "  c) FSDP moves the optimizer state to host memory by default, so only the\n"
-    "     parameters and gradients stay on the GPUs during training\n"
-    "  d) FSDP stores the weights in fp16 where DDP keeps fp32; the sharding itself\n"
-    "     saves no memory\n"
+    "  Compared with DDP's all-reduce of the gradients, how much does each rank send\n"
+    "  per step under ZeRO stages 1, 2 and 3?\n"
+    "  a) Stages 1 and 2 send twice DDP's bytes and stage 3 three times as much, for\n"
+    "     the extra gather of every shard at every step\n"
+    "  b) Stages 1 and 2 about as much as DDP (a reduce-scatter and an all-gather);\n"
+    "     stage 3 about 1.5 times as much\n"
+    "  c) Stage 1 half of DDP's, stage 2 a third, stage 3 a quarter, as each keeps\n"
+    "     less state\n"
+    "  d) Exactly what DDP sends, for all three stages: the memory that sharding\n"
+    "     saves is paid for by no extra traffic at any stage\n"
     "  answer: a letter, a-d\n"
     "answer> b\n"
-    "  right: b) DDP keeps all 16 bytes per parameter on every GPU, about 108 GB;\n";
+    "  right: b) Stages 1 and 2 about as much as DDP (a reduce-scatter and an\n";
 
 // The first question of `--seed 2024 --topic failures --count 2`: the
 // choices in the order the seed shuffles them.

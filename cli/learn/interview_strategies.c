@@ -1,7 +1,8 @@
 // cli/learn/interview_strategies.c: conceptual questions on the data-parallel
 // strategies: DataParallel against DDP (one process or one per GPU, device 0
-// as the hub), DDP against FSDP (memory, traffic) and what each ZeRO stage
-// shards. Every item's command shows the same thing in a run or a plan.
+// as the hub), DDP against FSDP (memory, traffic, when to shard) and what
+// each ZeRO stage shards. Every item's command shows the same thing in a run
+// or a plan.
 #include "learn/interview.h"
 
 static const IvChoiceItem items[] = {
@@ -114,6 +115,23 @@ static const IvChoiceItem items[] = {
      "ddplab run --strategy zero1 -n 4 --model mlp:16,128,128,128,128,128,128,4 --batch 4 "
      "--optimizer adam --steps 2",
      0, NULL},
+    {"When is FSDP FULL_SHARD the natural choice over DDP for data-parallel training?",
+     "When the model states (16 bytes per parameter with Adam) and the activations do not fit "
+     "on each GPU under DDP",
+     {"Whenever the job spans more than one node, since DDP's all-reduce cannot cross "
+      "machines",
+      "When the model is small, since sharding then sends fewer bytes per step than DDP's "
+      "all-reduce of the whole gradient",
+      "Only on CPUs, where FSDP's gathers can use host memory instead of a GPU's",
+      "When the batch per GPU is 1, since FSDP then shards the batch over the ranks instead "
+      "of replicating the model on each"},
+     "DDP keeps a whole replica of the model states on every GPU and sends about 2P bytes "
+     "per step; FULL_SHARD keeps 1/R of them plus the units being gathered, and sends about "
+     "3P. Sharding is what memory calls for. When the model fits either way, measure: "
+     "sharding also splits the optimizer's work, and for gpt2 on 8 GPUs, which fits under "
+     "both, ddplab's plan even puts zero3's step ahead of ddp's. llama2-7b on the same GPUs "
+     "fits only sharded.",
+     "ddplab plan --model gpt2 -n 8 --compare", 0, NULL},
 };
 
 const IvChoiceItem *iv_strategies_items(int *n) {
