@@ -46,8 +46,8 @@ static const IvChoiceItem items[] = {
       "From NCCL, which numbers all of the job's GPUs in the order of their PCI bus addresses, "
       "node by node"},
      "With no init_method, init_process_group uses env://: it reads RANK and WORLD_SIZE and "
-     "connects to the TCP store at MASTER_ADDR:MASTER_PORT (under torchrun, the store its "
-     "agents created). LOCAL_RANK is for the script, to choose its GPU. ddplab's cpu backend "
+     "connects to the TCP store at MASTER_ADDR:MASTER_PORT, which torchrun sets for it. "
+     "LOCAL_RANK is for the script, to choose its GPU. ddplab's cpu backend "
      "runs its ranks as threads and needs no rendezvous; the --rendezvous entry of the help "
      "lists the variables it reads from torchrun, mpirun and srun under --backend cuda.",
      "ddplab run --help", 0, NULL},
