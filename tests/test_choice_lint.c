@@ -1,7 +1,7 @@
 // tests/test_choice_lint.c LESSONS [-v]: the choices of multiple-choice
 // questions do not give their answer away. Over every choice question of
-// the lessons (LESSONS/*.md) and, apart, over the interview drill's failures
-// topic generated for many seeds: the right option may be the longest or
+// the lessons (LESSONS/*.md) and, apart, over the interview drill's
+// multiple-choice topics generated for many seeds: the right option may be the longest or
 // the shortest of its question (by characters, ties included) in at most
 // LINT_MAX_EXTREME of the questions, where chance alone puts it at half for
 // four options; no one place by length (the longest, the second longest,
@@ -130,15 +130,14 @@ static int lint_lessons(const char *dir, Tally *t, int verbose) {
     return rc;
 }
 
-// The failures topic as drills ask it: every item, each with the options
-// the seed draws and shuffles.
-static int lint_interview(Tally *t, int *letters, int verbose) {
+// One multiple-choice topic of n items, over LINT_SEEDS seeds.
+static int lint_topic(IvTopic topic, int n, Tally *t, int *letters, int verbose) {
     for (int s = 0; s < LINT_SEEDS; s++)
-        for (int k = 0; k < iv_failure_count(); k++) {
+        for (int k = 0; k < n; k++) {
             IvQuestion q;
             char err[256];
             uint64_t seed = 0x5EEDull * (uint64_t)(s + 1) + 7;
-            if (iv_generate(IV_FAILURES, seed, k, &q, err, sizeof err) != 0) {
+            if (iv_generate(topic, seed, k, &q, err, sizeof err) != 0) {
                 fprintf(stderr, "interview: %s\n", err);
                 return -1;
             }
@@ -146,12 +145,25 @@ static int lint_interview(Tally *t, int *letters, int verbose) {
             for (int i = 0; i < IV_NCHOICES; i++)
                 opt[i] = q.choice[i];
             char where[160];
-            snprintf(where, sizeof where, "interview seed %llu, question %d (%.50s...)",
-                     (unsigned long long)seed, k, q.text);
+            snprintf(where, sizeof where, "interview %s, seed %llu, question %d (%.50s...)",
+                     iv_topic_name(topic), (unsigned long long)seed, k, q.text);
             // each item's words once: every seed shows the same texts
             tally(t, opt, IV_NCHOICES, q.correct, where, verbose && s == 0, s > 0);
             letters[q.correct]++;
         }
+    return 0;
+}
+
+// The multiple-choice topics as drills ask them: every item, each with the
+// options the seed draws and shuffles.
+static int lint_interview(Tally *t, int *letters, int verbose) {
+    for (int topic = 0; topic < IV_TOPIC_COUNT; topic++) {
+        int n;
+        if (iv_choice_items((IvTopic)topic, &n) == NULL)
+            continue;
+        if (lint_topic((IvTopic)topic, n, t, letters, verbose) != 0)
+            return -1;
+    }
     return 0;
 }
 

@@ -5,7 +5,8 @@
 // generates, bad options are refused with exit code 2 and a message naming
 // the option, and the command each question prints runs with the built
 // ddplab, ends with the exit code it is meant to, and shows the question's
-// own numbers.
+// own numbers; so does the command of every item of the multiple-choice
+// topics (failures and the conceptual ones).
 //
 // Usage: test_cli_interview PATH/TO/ddplab
 #include <ctype.h>
@@ -28,20 +29,25 @@ static char scratch[512];
 // The first lines of `ddplab interview --seed 1 --count 6 --non-interactive`.
 static const char *const golden_seed1 =
     "ddplab interview: 6 questions, seed 1\n"
-    "topics: memory, collectives, batch, buckets, sharding, failures\n"
+    "topics: memory, collectives, batch, buckets, sharding, failures, strategies,\n"
+    "        precision, launching, loop, resilience\n"
     "again: ddplab interview --seed 1 --count 6\n"
     "answers: the number(s) asked, or a letter; empty or 'skip' skips; 'quit' stops\n"
     "\n"
-    "[1/6] sharding\n"
-    "  FSDP FULL_SHARD wraps each Linear of nn.Sequential(Linear(10, 50), ReLU(),\n"
-    "  Linear(50, 3)) as a unit and shards it over 4 ranks. The first unit's flat\n"
-    "  parameter holds its weight and bias. How many elements of it does each rank\n"
-    "  keep, and how many padding elements does FSDP add? (answer both: per-rank\n"
-    "  padding)\n"
-    "  answer: elements per rank (exactly), then padding (exactly)\n"
-    "answer> 138 2\n"
-    "  right: elements per rank = 138, padding = 2\n"
-    "  why: The unit flattens weight [50, 10] and bias [50] into 50 x 10 + 50 = 550\n";
+    "[1/6] strategies\n"
+    "  Compared with DDP's all-reduce of the gradients, how much does each rank send\n"
+    "  per step under ZeRO stages 1, 2 and 3?\n"
+    "  a) Stages 1 and 2 send twice DDP's bytes and stage 3 three times as much, for\n"
+    "     the extra gather of every shard at every step\n"
+    "  b) Stages 1 and 2 about as much as DDP (a reduce-scatter and an all-gather);\n"
+    "     stage 3 about 1.5 times as much\n"
+    "  c) Stage 1 half of DDP's, stage 2 a third, stage 3 a quarter, as each keeps\n"
+    "     less state\n"
+    "  d) Exactly what DDP sends, for all three stages: the memory that sharding\n"
+    "     saves is paid for by no extra traffic at any stage\n"
+    "  answer: a letter, a-d\n"
+    "answer> b\n"
+    "  right: b) Stages 1 and 2 about as much as DDP (a reduce-scatter and an\n";
 
 // The first question of `--seed 2024 --topic failures --count 2`: the
 // choices in the order the seed shuffles them.
@@ -126,13 +132,17 @@ static int test_full_score(void) {
     int nseeds = tenv_quick() ? 2 : NELEM(seeds);
     for (int i = 0; i < nseeds; i++) {
         TcliResult r;
-        IV_RUN(r, "--seed", seeds[i], "--count", "24", "--non-interactive");
+        char count[16], score[64];
+        snprintf(count, sizeof count, "%d", 2 * IV_TOPIC_COUNT);
+        snprintf(score, sizeof score, "score: %d/%d right, 0 skipped, 0 wrong\n",
+                 2 * IV_TOPIC_COUNT, 2 * IV_TOPIC_COUNT);
+        IV_RUN(r, "--seed", seeds[i], "--count", count, "--non-interactive");
         CHECK_EQ_INT(r.rc, 0);
-        CHECK_STR_CONTAINS(r.out, "score: 24/24 right, 0 skipped, 0 wrong\n");
-        // six topics take turns: four questions each
+        CHECK_STR_CONTAINS(r.out, score);
+        // the topics take turns: two questions each
         for (int t = 0; t < IV_TOPIC_COUNT; t++) {
             char line[64];
-            snprintf(line, sizeof line, "  %-12s 4/4 right, 0 skipped\n",
+            snprintf(line, sizeof line, "  %-12s 2/2 right, 0 skipped\n",
                      iv_topic_name((IvTopic)t));
             CHECK_STR_CONTAINS(r.out, line);
         }
@@ -306,7 +316,8 @@ static int test_bad_options(void) {
         {{"--count", "ten"}, "--count: 'ten'"},
         {{"--count"}, "--count: missing value"},
         {{"--topic", "gpus"}, "--topic: 'gpus' is not a topic; allowed: memory, collectives, "
-                              "batch, buckets, sharding, failures, all"},
+                              "batch, buckets, sharding, failures, strategies, precision, "
+                              "launching, loop, resilience, all"},
         {{"--topic", "memory,gpus"}, "--topic: 'gpus' is not a topic"},
         {{"--topic", ","}, "--topic: ',' names no topic"},
         {{"--seed", "-3"}, "--seed: '-3' is not a seed"},
@@ -474,7 +485,7 @@ static int run_command(const IvQuestion *q) {
         return 1;
     }
     int rc = 0;
-    if (q->topic != IV_FAILURES && (r.rc == 0 || q->topic == IV_MEMORY))
+    if (q->nvalues > 0 && (r.rc == 0 || q->topic == IV_MEMORY))
         rc = check_numbers(q, r.out);
     tcli_result_free(&r);
     return rc;
@@ -488,8 +499,9 @@ static int test_commands(void) {
     int fails = 0, ran = 0;
     int per_topic = tenv_quick() ? 2 : 6;
     for (int t = 0; t < IV_TOPIC_COUNT; t++) {
-        if (t == IV_FAILURES)
-            continue; // every item below
+        int nitems;
+        if (iv_choice_items((IvTopic)t, &nitems) != NULL)
+            continue; // multiple choice: every item below
         for (int s = 0; s < per_topic; s++) {
             IvQuestion q;
             char err[256];
@@ -499,14 +511,19 @@ static int test_commands(void) {
             ran++;
         }
     }
-    for (int i = 0; i < iv_failure_count(); i++) {
-        IvQuestion q;
-        SimSplitMix g;
-        sim_splitmix_seed(&g, (uint64_t)i);
-        memset(&q, 0, sizeof q);
-        iv_failure_item(i, &g, &q);
-        fails += run_command(&q);
-        ran++;
+    // every item of every multiple-choice topic, its command as printed
+    for (int t = 0; t < IV_TOPIC_COUNT; t++) {
+        int nitems;
+        const IvChoiceItem *items = iv_choice_items((IvTopic)t, &nitems);
+        for (int i = 0; items && i < nitems; i++) {
+            IvQuestion q;
+            SimSplitMix g;
+            sim_splitmix_seed(&g, (uint64_t)i);
+            memset(&q, 0, sizeof q);
+            iv_choice_fill(&items[i], (IvTopic)t, &g, &q);
+            fails += run_command(&q);
+            ran++;
+        }
     }
     // the program prints the same commands: those of a drill appear in its output
     TcliResult r;

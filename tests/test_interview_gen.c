@@ -271,6 +271,48 @@ static int check_command(const IvQuestion *q) {
 
 // Every check of one question: nothing cut short, the answer from the
 // numbers in its text alone, its command on the question's own figures.
+// The item of its topic whose question q asks, or NULL.
+static const IvChoiceItem *item_of(const IvQuestion *q) {
+    int n;
+    const IvChoiceItem *items = iv_choice_items(q->topic, &n);
+    for (int i = 0; items && i < n; i++)
+        if (strcmp(items[i].question, q->text) == 0)
+            return &items[i];
+    return NULL;
+}
+
+// A multiple-choice question is one of its topic's items: four distinct
+// choices, exactly one of them the item's right answer and the other three
+// its wrong ones, an explanation, and a ddplab command.
+static int check_choice(const IvQuestion *q) {
+    const IvChoiceItem *it = item_of(q);
+    CHECK(it != NULL);
+    CHECK_EQ_INT(q->nvalues, 0);
+    CHECK(q->correct >= 0 && q->correct < IV_NCHOICES);
+    int right = 0;
+    for (int a = 0; a < IV_NCHOICES; a++) {
+        for (int b = a + 1; b < IV_NCHOICES; b++)
+            CHECK(strcmp(q->choice[a], q->choice[b]) != 0);
+        int is_wrong = 0;
+        for (int w = 0; w < IV_NWRONG; w++)
+            is_wrong |= strcmp(q->choice[a], it->wrong[w]) == 0;
+        right += strcmp(q->choice[a], it->right) == 0;
+        CHECK(is_wrong == (a != q->correct));
+    }
+    CHECK_EQ_INT(right, 1);
+    CHECK(strcmp(q->choice[q->correct], it->right) == 0);
+    CHECK(strlen(q->explain) > 80 && strcmp(q->explain, it->explain) == 0);
+    CHECK(strncmp(q->command, "ddplab ", 7) == 0);
+    CHECK(q->command_exits & IV_EXIT(it->exit_code));
+    CHECK((it->exit_code == 0) == (q->command_note[0] == '\0'));
+    // the texts fit their fields whole: nothing is cut
+    CHECK(strlen(it->question) < sizeof q->text && strlen(it->right) < sizeof q->choice[0]);
+    for (int w = 0; w < IV_NWRONG; w++)
+        CHECK(strlen(it->wrong[w]) < sizeof q->choice[0]);
+    CHECK(strlen(it->explain) < sizeof q->explain && strlen(it->command) < sizeof q->command);
+    return 0;
+}
+
 static int check_question(const IvQuestion *q) {
     CHECK(q->text[0] && q->explain[0] && strncmp(q->command, "ddplab ", 7) == 0);
     // nothing was cut short by its buffer
@@ -284,12 +326,7 @@ static int check_question(const IvQuestion *q) {
     case IV_MEMORY: rc = check_memory(q); break;
     case IV_SHARDING: rc = check_sharding(q); break;
     case IV_BUCKETS: rc = check_buckets(q); break;
-    default:
-        CHECK_EQ_INT(q->nvalues, 0);
-        CHECK(q->correct >= 0 && q->correct < IV_NCHOICES);
-        for (int a = 0; a < IV_NCHOICES; a++)
-            for (int b = a + 1; b < IV_NCHOICES; b++)
-                CHECK(strcmp(q->choice[a], q->choice[b]) != 0);
+    default: rc = check_choice(q);
     }
     if (rc)
         fprintf(stderr, "question: %s\ncommand: %s\n", q->text, q->command);
@@ -365,6 +402,37 @@ static int test_zero_paper(void) {
     return 0;
 }
 
+// Topic t's first n questions (n items) ask each item once; the failures
+// topic's items are also those iv_failure_item gives.
+static int check_walk(IvTopic t) {
+    int n;
+    const IvChoiceItem *items = iv_choice_items(t, &n);
+    if (items == NULL)
+        return 0;
+    int seen[64] = {0};
+    CHECK(n >= 5 && n <= 64);
+    CHECK(t != IV_FAILURES || n == iv_failure_count());
+    for (int k = 0; k < n; k++) {
+        IvQuestion q;
+        char err[128];
+        CHECK(iv_generate(t, 77, k, &q, err, sizeof err) == 0);
+        int item = -1;
+        for (int i = 0; i < n && item < 0; i++)
+            if (strcmp(items[i].question, q.text) == 0)
+                item = i;
+        CHECK(item >= 0);
+        CHECK_EQ_INT(seen[item]++, 0);
+        if (t == IV_FAILURES) {
+            IvQuestion x;
+            SimSplitMix g;
+            sim_splitmix_seed(&g, 1);
+            iv_failure_item(item, &g, &x);
+            CHECK(strcmp(x.text, q.text) == 0 && strcmp(x.explain, q.explain) == 0);
+        }
+    }
+    return 0;
+}
+
 static int test_determinism(void) {
     for (int t = 0; t < IV_TOPIC_COUNT; t++) {
         IvQuestion a, b;
@@ -375,17 +443,18 @@ static int test_determinism(void) {
         CHECK(iv_generate((IvTopic)t, 42, 4, &b, err, sizeof err) == 0);
         CHECK(a.ordinal == 3 && b.ordinal == 4 && a.seed == 42);
     }
-    IvTopic all[IV_TOPIC_COUNT], t1[12], t2[12], mem = IV_MEMORY, t3[2];
-    uint64_t s1[12], s2[12], s3[2];
-    int o1[12], o2[12], o3[2];
+    enum { N = 2 * IV_TOPIC_COUNT };
+    IvTopic all[IV_TOPIC_COUNT], t1[N], t2[N], mem = IV_MEMORY, t3[2];
+    uint64_t s1[N], s2[N], s3[2];
+    int o1[N], o2[N], o3[2];
     for (int t = 0; t < IV_TOPIC_COUNT; t++)
         all[t] = (IvTopic)t;
-    iv_plan_drill(9, all, IV_TOPIC_COUNT, 12, t1, s1, o1);
-    iv_plan_drill(9, all, IV_TOPIC_COUNT, 12, t2, s2, o2);
+    iv_plan_drill(9, all, IV_TOPIC_COUNT, N, t1, s1, o1);
+    iv_plan_drill(9, all, IV_TOPIC_COUNT, N, t2, s2, o2);
     CHECK(memcmp(t1, t2, sizeof t1) == 0 && memcmp(s1, s2, sizeof s1) == 0 &&
           memcmp(o1, o2, sizeof o1) == 0);
-    // every topic once in each run of six, as its ordinal 0 then 1
-    for (int i = 0; i < 12; i += IV_TOPIC_COUNT) {
+    // every topic once in each run of IV_TOPIC_COUNT, as its ordinal 0 then 1
+    for (int i = 0; i < N; i += IV_TOPIC_COUNT) {
         int seen[IV_TOPIC_COUNT] = {0};
         for (int k = 0; k < IV_TOPIC_COUNT; k++) {
             seen[t1[i + k]]++;
@@ -396,28 +465,13 @@ static int test_determinism(void) {
     }
     // a topic's questions do not depend on which other topics are selected
     iv_plan_drill(9, &mem, 1, 2, t3, s3, o3);
-    for (int i = 0; i < 12; i++)
+    for (int i = 0; i < N; i++)
         if (t1[i] == IV_MEMORY)
             CHECK(s1[i] == s3[0]);
-    // the failures topic asks every item once before it repeats one
-    int n = iv_failure_count(), seen[64] = {0};
-    CHECK(n >= 10 && n <= 64);
-    for (int k = 0; k < n; k++) {
-        IvQuestion q;
-        char err[128];
-        CHECK(iv_generate(IV_FAILURES, 77, k, &q, err, sizeof err) == 0);
-        int item = -1;
-        for (int i = 0; i < n && item < 0; i++) {
-            IvQuestion x;
-            SimSplitMix g;
-            sim_splitmix_seed(&g, 1);
-            iv_failure_item(i, &g, &x);
-            if (strcmp(x.text, q.text) == 0)
-                item = i;
-        }
-        CHECK(item >= 0);
-        CHECK_EQ_INT(seen[item]++, 0);
-    }
+    // a multiple-choice topic asks every item once before it repeats one
+    for (int t = 0; t < IV_TOPIC_COUNT; t++)
+        if (check_walk((IvTopic)t) != 0)
+            return 1;
     return 0;
 }
 
@@ -505,12 +559,71 @@ static int test_grading(void) {
     return 0;
 }
 
+// 1 when the right choice of q is the longest or the shortest of the four
+// (ties included): a drill whose right answers stand out by length gives
+// them away.
+static int right_is_extreme(const IvQuestion *q) {
+    size_t len = strlen(q->choice[q->correct]);
+    int longest = 1, shortest = 1;
+    for (int c = 0; c < IV_NCHOICES; c++)
+        if (c != q->correct) {
+            longest &= len >= strlen(q->choice[c]);
+            shortest &= len <= strlen(q->choice[c]);
+        }
+    return longest || shortest;
+}
+
+// 200 questions of each multiple-choice topic (20 seeds of 10 ordinals):
+// every one well formed, the right choice on each of a-d in 15% to 35% of
+// them and the longest or shortest in at most 40% (test_choice_lint's
+// bound, here per topic), and every item asked.
+static int test_choice_spread(void) {
+    enum { SEEDS = 20, ORDINALS = 10 };
+    for (int t = 0; t < IV_TOPIC_COUNT; t++) {
+        int n, letters[IV_NCHOICES] = {0}, asked[64] = {0}, extreme = 0;
+        const IvChoiceItem *items = iv_choice_items((IvTopic)t, &n);
+        if (items == NULL)
+            continue;
+        for (int s = 0; s < SEEDS * ORDINALS; s++) {
+            IvQuestion q;
+            char err[128];
+            uint64_t seed = 0xC0FFEEull * (uint64_t)(s / ORDINALS + 1);
+            CHECK(iv_generate((IvTopic)t, seed, s % ORDINALS, &q, err, sizeof err) == 0);
+            if (check_choice(&q) != 0) {
+                fprintf(stderr, "%s, seed %llu, ordinal %d\n", iv_topic_name((IvTopic)t),
+                        (unsigned long long)seed, s % ORDINALS);
+                return 1;
+            }
+            letters[q.correct]++;
+            extreme += right_is_extreme(&q);
+            asked[item_of(&q) - items] = 1;
+        }
+        if (extreme > 0.40 * SEEDS * ORDINALS) {
+            fprintf(stderr, "%s: the right choice is the longest or shortest in %d of %d\n",
+                    iv_topic_name((IvTopic)t), extreme, SEEDS * ORDINALS);
+            return 1;
+        }
+        for (int c = 0; c < IV_NCHOICES; c++) {
+            double share = (double)letters[c] / (SEEDS * ORDINALS);
+            if (share < 0.15 || share > 0.35) {
+                fprintf(stderr, "%s: the right choice is %c) in %.0f%% of the questions\n",
+                        iv_topic_name((IvTopic)t), 'a' + c, 100 * share);
+                return 1;
+            }
+        }
+        for (int i = 0; i < n; i++)
+            CHECK_EQ_INT(asked[i], 1);
+    }
+    return 0;
+}
+
 int main(void) {
     int failures = 0;
     RUN(test_grading);
     RUN(test_determinism);
     RUN(test_arithmetic);
     RUN(test_drills);
+    RUN(test_choice_spread);
     RUN(test_zero_paper);
     return failures ? 1 : 0;
 }

@@ -35,8 +35,9 @@ typedef struct {
 static const IvOptSpec specs[IO_NOPTS] = {
     {IO_COUNT, 0, "count", "N", "10", "questions in the drill, 1 to 1000"},
     {IO_TOPIC, 0, "topic", "T[,T...]", "all",
-     "memory, collectives, batch, buckets, sharding, failures, or all; a comma list asks "
-     "several (the topics take turns)"},
+     "memory, collectives, batch, buckets, sharding, failures, strategies, precision, "
+     "launching, loop, resilience, or all; a comma list asks several (the topics take "
+     "turns)"},
     {IO_SEED, 0, "seed", "S", "from the clock, printed",
      "draws the questions: the same seed and options ask the same questions on any machine"},
     {IO_NONINT, 0, "non-interactive", NULL, NULL,
@@ -88,8 +89,8 @@ static void wrap(FILE *out, int col, int indent, const char *text) {
 void interview_help(FILE *out) {
     fputs("usage: ddplab interview [options]\n"
           "\n"
-          "A drill of interview questions on distributed training, with random numbers\n"
-          "drawn from a seed and every answer computed by the simulator's engine:\n"
+          "A drill of interview questions on distributed training. Numeric ones, with\n"
+          "numbers drawn from a seed and every answer computed by the simulator's engine:\n"
           "  memory       model states per GPU under DDP, ZeRO-1/2/3 and FSDP FULL_SHARD\n"
           "               (mixed-precision Adam, 2 + 2 + 12 bytes per parameter)\n"
           "  collectives  nccl-tests' busbw from algbw or from a size and a time; ring\n"
@@ -99,10 +100,19 @@ void interview_help(FILE *out) {
           "  buckets      DDP's buckets for a model at a bucket cap: iteration 0 and\n"
           "               after the rebuild (1 MiB first bucket)\n"
           "  sharding     FSDP flat-parameter shards and padding; gradient divide factors\n"
-          "  failures     what breaks if ... (multiple choice: forgetting set_epoch, an\n"
-          "               all_reduce on rank 0 only, an undivided loss, ...)\n"
+          "Multiple choice, the choices shuffled by the seed:\n"
+          "  failures     what breaks if ...: forgetting set_epoch, an all_reduce on\n"
+          "               rank 0 only, an undivided loss, ...\n"
+          "  strategies   DataParallel against DDP, DDP against FSDP, the ZeRO stages\n"
+          "  precision    GradScaler across ranks and with accumulation, bf16 against\n"
+          "               fp16, model-state bytes, the fp16/bf16 compression hooks\n"
+          "  launching    torchrun's variables, init_process_group, nccl and gloo, SLURM\n"
+          "  loop         no_sync, DistributedSampler's padding, distributed evaluation\n"
+          "  resilience   elastic restarts, parameter servers and staleness, checkpoints\n"
+          "               under DDP and FSDP\n"
           "After each answer it shows the expected one, the worked arithmetic with the\n"
-          "actual numbers, and a ddplab command that shows the same thing.\n"
+          "actual numbers (or why the right choice is right), and a ddplab command that\n"
+          "shows the same thing, or the nearest thing ddplab can show.\n"
           "\n"
           "Answer with the number asked (two numbers separated by a space when a question\n"
           "asks for two; units and thousands separators are ignored), or with the letter\n"
@@ -173,7 +183,8 @@ static int parse_seed(const char *v, IvOptions *o) {
 }
 
 static const char *topic_list(void) {
-    return "memory, collectives, batch, buckets, sharding, failures, all";
+    return "memory, collectives, batch, buckets, sharding, failures, strategies, precision, "
+           "launching, loop, resilience, all";
 }
 
 static int parse_topics(const char *v, IvOptions *o) {
@@ -425,7 +436,8 @@ static void print_header(const IvOptions *o) {
     }
     printf("ddplab interview: %d question%s, seed %llu\n", o->count, o->count == 1 ? "" : "s",
            (unsigned long long)o->seed);
-    printf("topics: %s\n", topics);
+    fputs("topics: ", stdout); // eleven names: wrapped within 79 columns
+    wrap(stdout, 8, 8, topics);
     printf("again: %s\n", repeat);
     printf("answers: the number(s) asked, or a letter; empty or 'skip' skips; 'quit' stops\n");
 }

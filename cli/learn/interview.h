@@ -5,7 +5,9 @@
 // real model's parameters, FSDP shards and divide factors from sim/strategy/fsdp.h,
 // batches and learning rates from sim/data/sampler.h and sim/model/lr_schedule.h, and
 // multiple-choice "what breaks if ..." questions on the failure modes that
-// `ddplab run` reproduces.
+// `ddplab run` reproduces, and conceptual multiple-choice questions on the
+// lessons' other subjects (strategies, precision, launching, the training
+// loop, resilience), each with a command that shows the nearest thing.
 //
 // A question is plain data (IvQuestion): its text, one or two numeric
 // answers with their tolerances or four choices, the worked explanation
@@ -28,6 +30,12 @@ typedef enum {
     IV_BUCKETS,      // DDP buckets of a preset at a bucket cap
     IV_SHARDING,     // FSDP flat-parameter shards and padding; divide factors
     IV_FAILURES,     // what breaks if ... (multiple choice)
+    // conceptual multiple choice, one file each (interview_<topic>.c)
+    IV_STRATEGIES,   // DP against DDP, DDP against FSDP, the ZeRO stages
+    IV_PRECISION,    // autocast and GradScaler across ranks, compression hooks
+    IV_LAUNCHING,    // torchrun's environment, init_process_group, backends, SLURM
+    IV_LOOP,         // no_sync, DistributedSampler, distributed evaluation
+    IV_RESILIENCE,   // elastic restarts, parameter servers, checkpoints
     IV_TOPIC_COUNT
 } IvTopic;
 
@@ -63,7 +71,8 @@ typedef struct {
     char command_note[160];    // why it ends that way, "" for exit 0
 } IvQuestion;
 
-// "memory", "collectives", "batch", "buckets", "sharding", "failures".
+// "memory", "collectives", "batch", "buckets", "sharding", "failures",
+// "strategies", "precision", "launching", "loop", "resilience".
 const char *iv_topic_name(IvTopic t);
 // 0 and *out, or -1 for an unknown name.
 int iv_topic_parse(const char *s, IvTopic *out);
@@ -173,5 +182,40 @@ int iv_gen_failures(SimSplitMix *g, IvQuestion *q, char *err, size_t errlen);
 // must run as stated).
 int iv_failure_count(void);
 void iv_failure_item(int i, SimSplitMix *g, IvQuestion *q);
+
+// ----------------------------------------------------------------------------
+// multiple-choice items (interview_choice.c): the failures topic and the
+// conceptual ones share them
+
+#define IV_NWRONG 4 // wrong answers an item holds; a question shows three
+
+typedef struct {
+    const char *question;
+    const char *right;
+    const char *wrong[IV_NWRONG];
+    const char *explain;
+    const char *command;   // "ddplab ...", run by the tests as printed
+    int exit_code;         // what the command exits with (1 also allows 0)
+    const char *note;      // why, when not 0
+} IvChoiceItem;
+
+// The items of a multiple-choice topic and their count; NULL and 0 for a
+// numeric topic.
+const IvChoiceItem *iv_choice_items(IvTopic t, int *n);
+// Fills q with item `it` of topic t: three of its wrong answers drawn by g,
+// the right one at a position drawn by g.
+void iv_choice_fill(const IvChoiceItem *it, IvTopic t, SimSplitMix *g, IvQuestion *q);
+// The generator of a multiple-choice topic: walks a seed-drawn order of the
+// topic's items by q->ordinal (set by iv_generate), so a drill repeats no
+// item before it has asked them all.
+int iv_gen_choice(IvTopic t, SimSplitMix *g, IvQuestion *q);
+
+// Each conceptual topic's items (one file per topic).
+const IvChoiceItem *iv_strategies_items(int *n);
+const IvChoiceItem *iv_precision_items(int *n);
+const IvChoiceItem *iv_launching_items(int *n);
+const IvChoiceItem *iv_loop_items(int *n);
+const IvChoiceItem *iv_resilience_items(int *n);
+const IvChoiceItem *iv_failures_items(int *n);
 
 #endif

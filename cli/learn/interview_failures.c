@@ -3,24 +3,9 @@
 // behaviour reference/semantics.md documents), each with the right answer,
 // plausible wrong ones drawn and shuffled by the seed, and a `ddplab run`
 // command that reproduces the failure or the correct behaviour.
-#include <stdio.h>
-#include <string.h>
-
 #include "learn/interview.h"
 
-#define NWRONG 4
-
-typedef struct {
-    const char *question;
-    const char *right;
-    const char *wrong[NWRONG];
-    const char *explain;
-    const char *command;
-    int exit_code;      // what the command exits with
-    const char *note;   // why, when not 0
-} Item;
-
-static const Item items[] = {
+static const IvChoiceItem items[] = {
     {"A DDP job shuffles with DistributedSampler(shuffle=True) but the training loop never "
      "calls sampler.set_epoch(epoch). What goes wrong?",
      "Every epoch repeats the same permutation: each rank trains on the same shard in the same "
@@ -248,48 +233,21 @@ static const Item items[] = {
 
 #define NITEMS ((int)(sizeof items / sizeof items[0]))
 
+const IvChoiceItem *iv_failures_items(int *n) {
+    *n = NITEMS;
+    return items;
+}
+
 int iv_failure_count(void) {
     return NITEMS;
 }
 
 void iv_failure_item(int i, SimSplitMix *g, IvQuestion *q) {
-    const Item *it = &items[i];
-    q->topic = IV_FAILURES;
-    q->nvalues = 0;
-    snprintf(q->text, sizeof q->text, "%s", it->question);
-    // three of the wrong answers, then the right one placed at random
-    int w[NWRONG] = {0, 1, 2, 3};
-    for (int k = NWRONG - 1; k > 0; k--) {
-        int j = iv_pick(g, k + 1), t = w[k];
-        w[k] = w[j];
-        w[j] = t;
-    }
-    q->correct = iv_pick(g, IV_NCHOICES);
-    for (int c = 0, k = 0; c < IV_NCHOICES; c++)
-        snprintf(q->choice[c], sizeof q->choice[c], "%s",
-                 c == q->correct ? it->right : it->wrong[w[k++]]);
-    snprintf(q->explain, sizeof q->explain, "%s", it->explain);
-    snprintf(q->command, sizeof q->command, "%s", it->command);
-    q->command_exits = IV_EXIT(it->exit_code);
-    if (it->exit_code == 1)
-        q->command_exits |= IV_EXIT(0);
-    snprintf(q->command_note, sizeof q->command_note, "%s", it->note ? it->note : "");
+    iv_choice_fill(&items[i], IV_FAILURES, g, q);
 }
 
 int iv_gen_failures(SimSplitMix *g, IvQuestion *q, char *err, size_t errlen) {
     (void)err;
     (void)errlen;
-    // the items in an order drawn from the topic's seed, walked by ordinal
-    int order[NITEMS];
-    SimSplitMix o;
-    sim_splitmix_seed(&o, q->seed);
-    for (int i = 0; i < NITEMS; i++)
-        order[i] = i;
-    for (int i = NITEMS - 1; i > 0; i--) {
-        int j = iv_pick(&o, i + 1), t = order[i];
-        order[i] = order[j];
-        order[j] = t;
-    }
-    iv_failure_item(order[q->ordinal % NITEMS], g, q);
-    return 0;
+    return iv_gen_choice(IV_FAILURES, g, q);
 }

@@ -9,6 +9,15 @@
 
 typedef int (*IvGen)(SimSplitMix *g, IvQuestion *q, char *err, size_t errlen);
 
+// A conceptual topic is its items alone; q->topic, set by iv_generate,
+// says which topic's.
+static int gen_choice(SimSplitMix *g, IvQuestion *q, char *err, size_t errlen) {
+    if (iv_gen_choice(q->topic, g, q) == 0)
+        return 0;
+    snprintf(err, errlen, "topic %s holds no items", iv_topic_name(q->topic));
+    return -1;
+}
+
 static const struct {
     const char *name;
     IvGen gen;
@@ -19,6 +28,11 @@ static const struct {
     [IV_BUCKETS] = {"buckets", iv_gen_buckets},
     [IV_SHARDING] = {"sharding", iv_gen_sharding},
     [IV_FAILURES] = {"failures", iv_gen_failures},
+    [IV_STRATEGIES] = {"strategies", gen_choice},
+    [IV_PRECISION] = {"precision", gen_choice},
+    [IV_LAUNCHING] = {"launching", gen_choice},
+    [IV_LOOP] = {"loop", gen_choice},
+    [IV_RESILIENCE] = {"resilience", gen_choice},
 };
 
 const char *iv_topic_name(IvTopic t) {

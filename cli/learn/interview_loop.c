@@ -1,0 +1,118 @@
+// cli/learn/interview_loop.c: conceptual questions on the data-parallel
+// training loop: no_sync and zero_grad during accumulation,
+// DistributedSampler's padding, a sampler beside DataLoader(shuffle=True),
+// and distributed evaluation (sums against a mean of means, the padding's
+// repeats).
+#include "learn/interview.h"
+
+static const IvChoiceItem items[] = {
+    {"During gradient accumulation under DDP, what does `with model.no_sync():` around the "
+     "first k - 1 backward passes do?",
+     "Their gradients add up locally with no all-reduce; the k-th backward, outside it, "
+     "reduces the accumulated sum once",
+     {"It stops the gradients from being computed, so the first k - 1 micro-batches run "
+      "forward only and backward starts at the k-th",
+      "It all-reduces as usual but holds back the optimizer step until the context exits",
+      "It makes each rank skip its optimizer step, while the all-reduce of the gradients still "
+      "runs after every micro-batch as before",
+      "It freezes every layer whose bucket is full until the context exits"},
+     "no_sync switches off the reducer's synchronisation: backward still computes gradients "
+     "and adds them into .grad, but no bucket is reduced. The first backward after the "
+     "context all-reduces .grad as it stands, the sum over all k micro-batches, once. The "
+     "result equals an all-reduce after every micro-batch (--accum-sync every) with a k-th "
+     "of the traffic. The run accumulates 4 micro-batches with one all-reduce per step.",
+     "ddplab run --strategy ddp -n 2 --data blobs:n=256 --batch 16 --accum 4 --steps 3 "
+     "--accum-sync last",
+     0, NULL},
+    {"DistributedSampler with drop_last=False spreads 10 samples over 4 ranks. What does "
+     "each rank get in an epoch?",
+     "3 samples each: the sampler repeats 2 indices from the start of its order to reach 12",
+     {"2 samples each: the 2 left over wait for the next epoch",
+      "3 samples for ranks 0 and 1 and 2 for ranks 2 and 3: exactly 10 in all, each sample once",
+      "3 samples each, the 2 extra being zero-filled samples that the sampler makes up and "
+      "masks out",
+      "All 10 samples each: every rank reads the whole set, in an order of its own seeded by "
+      "its rank"},
+     "The sampler pads its index list to ceil(10 / 4) x 4 = 12 by repeating its first "
+     "indices, then rank r takes every 4th index starting at r. Every rank thus runs the same "
+     "number of batches, which keeps DDP's collectives matched; the price is 2 samples seen "
+     "twice per epoch. With drop_last=True it cuts to 8, 2 per rank. The run shows each "
+     "rank's share.",
+     "ddplab run --strategy ddp -n 4 --data blobs:n=10 --batch 1 --epochs 2", 0, NULL},
+    {"A DDP script builds DataLoader(ds, batch_size=64, shuffle=True, "
+     "sampler=DistributedSampler(ds)). What happens?",
+     "The DataLoader raises a ValueError: sampler and shuffle exclude each other; the sampler "
+     "does the shuffling",
+     {"The data is shuffled twice, which is harmless but slower",
+      "Each rank shuffles the whole dataset by itself, so the shards overlap",
+      "The DataLoader's shuffle wins and the sampler is ignored, so every rank reads all of "
+      "the data in an order of its own each epoch",
+      "The sampler turns its own shuffle off, and the DataLoader then shuffles the indices of "
+      "each rank's shard every epoch instead"},
+     "DataLoader refuses a sampler together with shuffle=True. Give the shuffle to "
+     "DistributedSampler (its default is shuffle=True) and call set_epoch(epoch) every epoch "
+     "so that the order changes. ddplab's --shuffle is the sampler's: the run's sampler row "
+     "shows its order seeded by seed + epoch.",
+     "ddplab run --strategy ddp -n 2 --data blobs --epochs 2 --shuffle 1", 0, NULL},
+    {"Distributed validation: each rank computes the accuracy of its share, and the code "
+     "all-reduces the ranks' accuracies with AVG. When is the result wrong?",
+     "Whenever the ranks score different numbers of samples: a mean of means weights each "
+     "rank alike, not each sample",
+     {"Never: an average of the ranks' means always equals the mean over all the samples, "
+      "whatever number of them each rank scores",
+      "Always: AVG divides by the number of samples instead of by the world size",
+      "Only under fp16, where the AVG rounds each rank's mean to three digits",
+      "Only when some rank has no samples at all: its accuracy is then 0/0, and the all-reduce "
+      "stops with an error on the NaN it gets"},
+     "With n_r samples and c_r right answers on rank r, the accuracy is sum(c_r) / sum(n_r). "
+     "Averaging the ranks' means gives each rank the same weight, which is right only when "
+     "every n_r is the same. All-reduce the sums (right answers, counts, loss x count) and "
+     "divide once. The run evaluates 10 samples on 4 ranks (shares of 3, 3, 2 and 2) the "
+     "wrong way; --eval-variant right gives the true value.",
+     "ddplab run --strategy ddp -n 4 --data blobs:n=10,noise=2 --model mlp:16,64,64,4 --steps "
+     "3 --batch 2 --lr 0.05 --eval-every 3 --eval-variant mean-of-means",
+     0, NULL},
+    {"Validation reads through a DistributedSampler (drop_last=False) on a set whose size the "
+     "world size does not divide, and sums the right answers and counts over the ranks. What "
+     "is off?",
+     "The padding's repeats are scored too: a few samples count twice, and the total exceeds "
+     "the set's size",
+     {"Nothing: the sampler removes its repeats again when the model is in eval mode, so each "
+      "sample is scored exactly once",
+      "The last rank scores no samples at all, so its all-reduce hangs",
+      "A few samples are never scored, since the sampler leaves out the remainder",
+      "The sums are exact, but all ranks score their batches in one shared order"},
+     "Padding gives every rank ceil(N / R) indices by repeating the first ones, so sum(n_r) "
+     "is the padded size. For exact numbers, evaluate without padding (shares that differ by "
+     "one are fine when no collective runs per batch) or drop the repeated indices, then "
+     "all-reduce the sums. ddplab evaluates each rank's strided share without padding: the "
+     "run's total is exactly the 10 samples.",
+     "ddplab run --strategy ddp -n 4 --data blobs:n=10,noise=2 --model mlp:16,64,64,4 --steps "
+     "3 --batch 2 --lr 0.05 --eval-every 3",
+     0, NULL},
+    {"Accumulating 4 micro-batches per step, the loop calls optimizer.zero_grad() before "
+     "every micro-batch instead of once per optimizer step. What does each step use?",
+     "Only the last micro-batch's gradient, and a quarter of it if the loss was divided by 4: "
+     "the other three are wiped",
+     {"The mean of the four micro-batches as usual, since zero_grad only takes effect when the "
+      "optimizer steps at the end of the block",
+      "The four micro-batches' gradients, which DDP keeps in its buckets whatever zero_grad "
+      "clears",
+      "Nothing: DDP raises an error, since zero_grad may not run inside no_sync",
+      "The sum of the four micro-batches, all-reduced four times per step, once after each "
+      "call to zero_grad, then averaged by DDP"},
+     "zero_grad clears .grad at once (to zeros, or to None). Called before every micro-batch, "
+     "it wipes what the earlier backward passes accumulated, so the step sees the last "
+     "micro-batch alone, scaled by the 1/4 meant for the sum of four: a smaller batch and a "
+     "smaller step. Under no_sync the first three were never communicated either, so they are "
+     "simply lost. Zero once per block, at its start or right after the step. ddplab has no "
+     "option for this mistake; the run shows the right cadence, zeroing after the step.",
+     "ddplab run --strategy ddp -n 2 --data blobs:n=256 --batch 16 --accum 4 --steps 3 "
+     "--loss-log rank0 --zero-grad after-step",
+     0, NULL},
+};
+
+const IvChoiceItem *iv_loop_items(int *n) {
+    *n = (int)(sizeof items / sizeof items[0]);
+    return items;
+}
