@@ -135,9 +135,9 @@ static void state_text(const VizScene *s, const VizBucket *b, char *out, size_t 
     }
 }
 
-// The other ranks' group: "; r1-3 filling 7/8", "; r0 reducing", "" when
-// every rank agrees; "(+2)": two more ranks are elsewhere, in other states.
-static void others_text(const VizBucket *b, char *out, size_t len) {
+// The other ranks' group: "r1-3 filling 7/8", "r0 reducing", "" when every
+// rank agrees; "(+2)": two more ranks are elsewhere, in other states.
+void viz_draw_bucket_others(const VizBucket *b, char *out, size_t len) {
     out[0] = '\0';
     if (b->ndiffer <= 0 || b->other_n <= 0)
         return;
@@ -150,10 +150,22 @@ static void others_text(const VizBucket *b, char *out, size_t len) {
         snprintf(who, sizeof who, "%d ranks", b->other_n);
     const char *nm = viz_draw_bucket_name(b->other_state);
     int n = b->other_state == VIZ_BUCKET_FILLING
-                ? snprintf(out, len, "; %s %s %d/%d", who, nm, b->other_ready, b->nparams)
-                : snprintf(out, len, "; %s %s", who, nm);
+                ? snprintf(out, len, "%s %s %d/%d", who, nm, b->other_ready, b->nparams)
+                : snprintf(out, len, "%s %s", who, nm);
     if (b->ndiffer > b->other_n && n > 0 && (size_t)n < len)
         snprintf(out + n, len - (size_t)n, " (+%d)", b->ndiffer - b->other_n);
+}
+
+// The same after "; ", as the bucket row's state continues with it.
+static void others_text(const VizBucket *b, char *out, size_t len) {
+    out[0] = '\0';
+    if (len < 3)
+        return;
+    viz_draw_bucket_others(b, out + 2, len - 2);
+    if (out[2] != '\0') {
+        out[0] = ';';
+        out[1] = ' ';
+    }
 }
 
 // The title: whose view, which plan, in what order, and the launch rule,

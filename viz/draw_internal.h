@@ -54,6 +54,11 @@ void viz_fmt_time(double s, char *buf, size_t len);
 // Short names that do not need the scene model: "forward", "reducing", ...
 const char *viz_draw_phase_name(VizPhase p);
 const char *viz_draw_bucket_name(VizBucketState st);
+// The group of ranks elsewhere with bucket b ("r1-3 filling 7/8", "" when
+// every rank agrees): the terminal's bucket row and the painted one.
+void viz_draw_bucket_others(const VizBucket *b, char *out, size_t len);
+// What rank box b is doing besides its phase ("relu_bwd + AllReduce").
+void viz_draw_rank_what(const VizRankBox *b, char *what, size_t len);
 VizStyle viz_draw_phase_style(VizPhase p);
 // Memory categories shown in the bars (SIM_MEM_BACKING is left out): the
 // letter an ASCII bar uses and the short name of the legend.

@@ -121,7 +121,7 @@ static void box_title(char *title, size_t len, const VizScene *s, int q, int roo
 
 // What a rank is doing besides its phase: the op, or the collective it
 // waits for, or both.
-static void what_text(const VizRankBox *b, char *what, size_t len) {
+void viz_draw_rank_what(const VizRankBox *b, char *what, size_t len) {
     what[0] = '\0';
     if ((b->phase == VIZ_PHASE_COMM || b->phase == VIZ_PHASE_WAIT) && b->coll)
         snprintf(what, len, "%s", b->coll);
@@ -150,7 +150,7 @@ static void draw_box(VizCanvas *c, VizRect r, const VizScene *s, int q, int sele
     const char *phase = viz_draw_phase_name(b->phase);
     int n = viz_canvas_text(c, x, r.y + 1, cw, viz_draw_phase_style(b->phase), phase);
     char what[160];
-    what_text(b, what, sizeof what);
+    viz_draw_rank_what(b, what, sizeof what);
     if (what[0] && cw - n - 1 > 0) {
         char buf[160];
         int k = viz_elide(what, cw - n - 1, buf, sizeof buf);
@@ -323,7 +323,7 @@ static void draw_line(VizCanvas *c, VizRect r, const VizScene *s, int q, int sel
     if (bw > BAR_OP + OP_MIN + 1) {
         // Room to spare: the op before the bar, then a longer bar.
         char what[160], buf[160];
-        what_text(b, what, sizeof what);
+        viz_draw_rank_what(b, what, sizeof what);
         int ow = bw - BAR_OP - 1 < OP_MAX ? bw - BAR_OP - 1 : OP_MAX;
         int k = viz_elide(what, ow, buf, sizeof buf);
         viz_canvas_text(c, x, r.y, k, VIZ_STYLE_NORMAL, buf);

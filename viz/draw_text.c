@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "player.h" // defines: viz_player_help_keys
+
 const char *const viz_default_status =
     "space play  n/p step  N/P iteration  ]/[ jump  k kind  +/- speed  r/R rank  t clock  "
     "z zoom  g go to  ? help  q quit";
@@ -94,22 +96,10 @@ void viz_draw_status(VizCanvas *c, VizRect r, const char *status) {
 }
 
 void viz_draw_help(VizCanvas *c) {
-    static const char *const keys[][2] = {
-        {"space", "play / pause"},
-        {"n / p", "next / previous event"},
-        {"N / P", "next / previous iteration"},
-        {"] / [", "next / previous event of the chosen kind"},
-        {"k", "choose that kind (bucket launch, all-gather, ...)"},
-        {"+ / -", "faster / slower"},
-        {"r / R", "next / previous rank"},
-        {"t", "simulated / wall clock"},
-        {"z", "zoom the timeline (iteration, 1/2, 1/4, ...)"},
-        {"g", "go to: an event number or iN for iteration N, Enter"},
-        {"Home / End", "first / last event"},
-        {"?", "this help (any key closes it)"},
-        {"q", "quit"},
-    };
-    int n = (int)(sizeof keys / sizeof keys[0]);
+    int nkeys, n = 0;
+    const VizHelpKey *keys = viz_player_help_keys(&nkeys);
+    for (int i = 0; i < nkeys; i++)
+        n += !keys[i].window_only; // the terminal has no mouse and no PNG key
     int w = 66, h = n + 4;
     if (w > c->w)
         w = c->w;
@@ -118,9 +108,11 @@ void viz_draw_help(VizCanvas *c) {
     VizRect r = {(c->w - w) / 2, (c->h - h) / 2, w, h};
     viz_canvas_fill(c, r, ' ', VIZ_STYLE_NORMAL);
     viz_canvas_box(c, r, VIZ_STYLE_TITLE, "ddplab keys");
-    for (int i = 0; i < n && 2 + i < h - 1; i++) {
-        int y = r.y + 2 + i;
-        viz_canvas_text(c, r.x + 3, y, 12, VIZ_STYLE_TITLE, keys[i][0]);
-        viz_canvas_text(c, r.x + 16, y, r.w - 18, VIZ_STYLE_NORMAL, keys[i][1]);
+    for (int i = 0, row = 0; i < nkeys && 2 + row < h - 1; i++) {
+        if (keys[i].window_only)
+            continue;
+        int y = r.y + 2 + row++;
+        viz_canvas_text(c, r.x + 3, y, 12, VIZ_STYLE_TITLE, keys[i].key);
+        viz_canvas_text(c, r.x + 16, y, r.w - 18, VIZ_STYLE_NORMAL, keys[i].what);
     }
 }

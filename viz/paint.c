@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "player.h"        // defines: viz_player_help_keys
 #include "draw_internal.h" // defines: viz_fmt_time, viz_default_status
 
 VizBox viz_paint_box(const VizPaint *p, VizRect r) {
@@ -245,25 +246,8 @@ static void paint_status(VizPaint *p, VizBox b, const char *status) {
 // Help: the keys of player.h on a card over the frame.
 
 static void paint_help(VizPaint *p, int w, int h) {
-    static const char *const keys[][2] = {
-        {"space", "play / pause"},
-        {"n / p", "next / previous event"},
-        {"N / P", "next / previous iteration"},
-        {"] / [", "next / previous event of the chosen kind"},
-        {"k", "choose that kind (bucket launch, all-gather, ...)"},
-        {"+ / -", "faster / slower"},
-        {"r / R", "next / previous rank"},
-        {"t", "simulated / wall clock"},
-        {"z", "zoom the timeline (iteration, 1/2, 1/4, ...)"},
-        {"g", "go to: an event number or iN for iteration N, Enter"},
-        {"Home / End", "first / last event"},
-        {"s", "save the frame as a PNG"},
-        {"wheel", "over the timeline: zoom; elsewhere: step"},
-        {"click, drag", "timeline: go to that time, pan; a rank: select it"},
-        {"?", "this help (any key closes it)"},
-        {"q", "quit"},
-    };
-    int n = (int)(sizeof keys / sizeof keys[0]);
+    int n;
+    const VizHelpKey *keys = viz_player_help_keys(&n);
     double px = p->font_px, line = px * 1.55;
     double cw = px * 36, ch = line * (n + 2.2);
     cw = cw < w - 20 ? cw : w - 20;
@@ -284,9 +268,9 @@ static void paint_help(VizPaint *p, int w, int h) {
         double y = card.y + line * (k + 1.6);
         if (y + line > card.y + card.h)
             break;
-        viz_gfx_text(&p->g, card.x + px * 1.2, y, keys[k][0], px, VIZ_FONT_MONO_BOLD,
+        viz_gfx_text(&p->g, card.x + px * 1.2, y, keys[k].key, px, VIZ_FONT_MONO_BOLD,
                      viz_ink(VIZ_INK_SELECTED), VIZ_ALIGN_LEFT);
-        viz_gfx_text_fit(&p->g, card.x + px * 9.5, y, keys[k][1], px, VIZ_FONT_SANS,
+        viz_gfx_text_fit(&p->g, card.x + px * 9.5, y, keys[k].what, px, VIZ_FONT_SANS,
                          viz_ink(VIZ_INK_TEXT), card.w - px * 10.5);
     }
 }

@@ -48,25 +48,6 @@ static void state_text(const VizScene *s, const VizBucket *b, double progress, c
     }
 }
 
-static void others_text(const VizBucket *b, char *out, size_t len) {
-    out[0] = '\0';
-    if (b->ndiffer <= 0 || b->other_n <= 0)
-        return;
-    char who[40];
-    if (b->other_n == 1)
-        snprintf(who, sizeof who, "r%d", b->other_lo);
-    else if (b->other_n == b->other_hi - b->other_lo + 1)
-        snprintf(who, sizeof who, "r%d-%d", b->other_lo, b->other_hi);
-    else
-        snprintf(who, sizeof who, "%d ranks", b->other_n);
-    const char *nm = viz_draw_bucket_name(b->other_state);
-    int n = b->other_state == VIZ_BUCKET_FILLING
-                ? snprintf(out, len, "%s %s %d/%d", who, nm, b->other_ready, b->nparams)
-                : snprintf(out, len, "%s %s", who, nm);
-    if (b->ndiffer > b->other_n && n > 0 && (size_t)n < len)
-        snprintf(out + n, len - (size_t)n, " (+%d)", b->ndiffer - b->other_n);
-}
-
 static void names_text(const VizScene *s, const VizBucket *b, char *out, size_t len) {
     size_t o = 0;
     out[0] = '\0';
@@ -169,7 +150,7 @@ static void row(VizPaint *p, const VizScene *s, int i, VizBox r) {
                                                              : viz_bucket_colour(b->state),
                                 VIZ_ALIGN_LEFT, VIZ_VALIGN_MIDDLE);
     x += (sw > px * 9 ? sw : px * 9) + px * 0.6;
-    others_text(b, other, sizeof other);
+    viz_draw_bucket_others(b, other, sizeof other);
     double end = r.x + r.w;
     if (other[0] && end - x > px * 4) {
         viz_gfx_text_size(&p->g, other, px, VIZ_FONT_SANS, NULL, NULL);

@@ -187,15 +187,3 @@ VizBox viz_paint_line_bar(VizPaint *p, VizBox slot, int nranks, int has_cap) {
     double h = round(slot.h * 0.32 > 4 ? slot.h * 0.32 : 4);
     return (VizBox){round(x), round(slot.y + slot.h / 2 - h / 2), w > 0 ? round(w) : 0, h};
 }
-
-void viz_paint_rank_what(const VizRankBox *b, char *what, size_t len) {
-    what[0] = '\0';
-    if ((b->phase == VIZ_PHASE_COMM || b->phase == VIZ_PHASE_WAIT) && b->coll)
-        snprintf(what, len, "%s", b->coll);
-    else if (b->op && b->coll)
-        snprintf(what, len, "%s + %s", b->op, b->coll);
-    else if (b->op)
-        snprintf(what, len, "%s", b->op);
-    else if (b->coll)
-        snprintf(what, len, "%s", b->coll);
-}

@@ -63,10 +63,6 @@ VizBox viz_paint_rank_bar(const VizPaint *p, VizBox box, int has_cap);
 // bars of a column line up).
 VizBox viz_paint_line_bar(VizPaint *p, VizBox slot, int nranks, int has_cap);
 
-// What a rank does besides its phase: the op, the collective it waits
-// for, or both, into buf.
-void viz_paint_rank_what(const VizRankBox *b, char *buf, size_t len);
-
 // The compact layout's lines (paint_ranks_line.c), one per shown rank,
 // and the note "ranks a..b of R" in l->rank_note.
 void viz_paint_rank_lines(VizPaint *p, const VizScene *s, const VizLayout *l);

@@ -72,7 +72,7 @@ static void paint_line(VizPaint *p, const VizScene *s, int q, VizBox slot, doubl
     double chip_w = viz_paint_phase_chip_w(p, VIZ_PHASE_OPTIMIZER, px * 0.8);
     x += viz_paint_phase_chip(p, x, ymid, rb->phase, px * 0.8, chip_w) + px * 0.6;
     char what[160];
-    viz_paint_rank_what(rb, what, sizeof what);
+    viz_draw_rank_what(rb, what, sizeof what);
     if (what[0] && bar.x - px * 0.6 - x > px * 4) {
         double h;
         viz_gfx_text_size(&p->g, what, px * 0.9, VIZ_FONT_SANS, NULL, &h);

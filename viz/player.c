@@ -429,3 +429,26 @@ void viz_player_status(const VizPlayer *p, char *buf, size_t len) {
                      p->message, p->message[0] ? "   " : "");
     (void)n;
 }
+
+const VizHelpKey *viz_player_help_keys(int *n) {
+    static const VizHelpKey keys[] = {
+        {"space", "play / pause", 0},
+        {"n / p", "next / previous event", 0},
+        {"N / P", "next / previous iteration", 0},
+        {"] / [", "next / previous event of the chosen kind", 0},
+        {"k", "choose that kind (bucket launch, all-gather, ...)", 0},
+        {"+ / -", "faster / slower", 0},
+        {"r / R", "next / previous rank", 0},
+        {"t", "simulated / wall clock", 0},
+        {"z", "zoom the timeline (iteration, 1/2, 1/4, ...)", 0},
+        {"g", "go to: an event number or iN for iteration N, Enter", 0},
+        {"Home / End", "first / last event", 0},
+        {"s", "save the frame as a PNG", 1},
+        {"wheel", "over the timeline: zoom; elsewhere: step", 1},
+        {"click, drag", "timeline: go to that time, pan; a rank: select it", 1},
+        {"?", "this help (any key closes it)", 0},
+        {"q", "quit", 0},
+    };
+    *n = (int)(sizeof keys / sizeof keys[0]);
+    return keys;
+}

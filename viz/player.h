@@ -78,4 +78,12 @@ void viz_player_scene_opts(const VizPlayer *p, const VizModel *m, int timeline_c
 // takes them); the iteration is the header's.
 void viz_player_status(const VizPlayer *p, char *buf, size_t len);
 
+// The keys the help overlays list, in order: the key, what it does, and 1
+// for those of the window alone (the mouse, saving a PNG). n: how many.
+typedef struct {
+    const char *key, *what;
+    int window_only;
+} VizHelpKey;
+const VizHelpKey *viz_player_help_keys(int *n);
+
 #endif
