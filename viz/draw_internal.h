@@ -57,6 +57,9 @@ const char *viz_draw_bucket_name(VizBucketState st);
 // The group of ranks elsewhere with bucket b ("r1-3 filling 7/8", "" when
 // every rank agrees): the terminal's bucket row and the painted one.
 void viz_draw_bucket_others(const VizBucket *b, char *out, size_t len);
+// The first of fit items out of n shown, so that item focus is in the
+// middle where it can be (0 when all fit): the shard grid's units and ranks.
+int viz_draw_window(int n, int fit, int focus);
 // What rank box b is doing besides its phase ("relu_bwd + AllReduce").
 void viz_draw_rank_what(const VizRankBox *b, char *what, size_t len);
 VizStyle viz_draw_phase_style(VizPhase p);

@@ -65,7 +65,7 @@ static void detailed(VizCanvas *c, int x, int y, int g, int j, int st) {
     viz_canvas_put(c, x + 1 + g, y, ']', VIZ_STYLE_DIM);
 }
 
-static int window(int n, int fit, int focus) {
+int viz_draw_window(int n, int fit, int focus) {
     if (fit >= n)
         return 0;
     int first = focus - fit / 2;
@@ -109,8 +109,8 @@ void viz_draw_shards(VizCanvas *c, VizRect r, const VizScene *s, int selected) {
         nrow = R;
     if (nrow < 1)
         nrow = 1;
-    int u0 = window(U, ncol, sh->current >= 0 ? sh->current : 0);
-    int r0 = window(R, nrow, selected);
+    int u0 = viz_draw_window(U, ncol, sh->current >= 0 ? sh->current : 0);
+    int r0 = viz_draw_window(R, nrow, selected);
 
     char t[200];
     int o;

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw_internal.h" // defines: viz_draw_window
+
 enum {
     MIN_ROW_PX = 7,    // a mini bar's row
     STRIP_ROW_PX = 14, // rows from this tall get a gradient strip
@@ -36,17 +38,6 @@ typedef struct {
     double x0, y0;     // the grid's top left
     double col_w, row_h;
 } Grid;
-
-static int window(int n, int fit, int focus) {
-    if (fit >= n)
-        return 0;
-    int first = focus - fit / 2;
-    if (first < 0)
-        first = 0;
-    if (first + fit > n)
-        first = n - fit;
-    return first;
-}
 
 static const char *unit_name(const VizShards *sh, int u) {
     return sh->units && sh->units[u].name ? sh->units[u].name : "";
@@ -66,7 +57,7 @@ static void grid_columns(Grid *G, const VizShards *sh, double W) {
     G->col_w = floor(W / G->ncol);
     if (G->col_w > 220)
         G->col_w = 220; // a longer bar says nothing more
-    G->u0 = window(G->U, G->ncol, sh->current >= 0 ? sh->current : 0);
+    G->u0 = viz_draw_window(G->U, G->ncol, sh->current >= 0 ? sh->current : 0);
 }
 
 // The rows that fit H pixels: every rank when a row keeps MIN_ROW_PX, else
@@ -83,7 +74,7 @@ static void grid_rows(Grid *G, double H, double cell_h, int selected) {
             G->nrow = 1;
     }
     G->row_h = floor(G->row_h);
-    G->r0 = window(G->R, G->nrow, selected);
+    G->r0 = viz_draw_window(G->R, G->nrow, selected);
 }
 
 // The grid in panel b: the rank labels' column, then the cells under a
