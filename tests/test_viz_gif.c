@@ -33,6 +33,17 @@
 #include "test_viz_sdl_util.h"
 #include "views.h"
 
+// fontconfig (loaded by pango) keeps its configuration for the whole
+// process, and loads it on a thread of its own: neither is this code's.
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) {
+    return "leak:libfontconfig.so\n";
+}
+const char *__tsan_default_suppressions(void);
+const char *__tsan_default_suppressions(void) {
+    return "race:libfontconfig.so\nrace:libpangoft2-1.0.so\nrace:libglib-2.0.so\n";
+}
+
 static int failures = 0;
 static char out_dir[512];
 

@@ -56,6 +56,10 @@ const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void) {
     return "leak:libfontconfig.so\n";
 }
+const char *__tsan_default_suppressions(void);
+const char *__tsan_default_suppressions(void) {
+    return "race:libfontconfig.so\nrace:libpangoft2-1.0.so\nrace:libglib-2.0.so\n";
+}
 
 static int failures = 0;
 
