@@ -1,5 +1,5 @@
 // cli/lsan_fonts.c: in a build with AddressSanitizer, what its leak check is
-// told to leave out: the font configuration fontconfig loads once for the
+// told to leave out (and with ThreadSanitizer, which races): the font configuration fontconfig loads once for the
 // process, the first time the SDL view's plugin sets text (a chart, a
 // frame), and keeps until exit by design. Everything ddplab allocates is
 // still checked. The program exports the hook (ddplab.dynlist) so that the
@@ -9,6 +9,15 @@ const char *__lsan_default_suppressions(void);
 
 const char *__lsan_default_suppressions(void) {
     return "leak:libfontconfig.so\n";
+}
+#elif defined(__SANITIZE_THREAD__)
+// ThreadSanitizer: fontconfig loads that configuration on a thread of
+// pango's, and the races it reports are between those libraries' own
+// threads, not ddplab's (whose ranks are still checked).
+const char *__tsan_default_suppressions(void);
+
+const char *__tsan_default_suppressions(void) {
+    return "race:libfontconfig.so\nrace:libpangoft2-1.0.so\nrace:libglib-2.0.so\n";
 }
 #else
 typedef int ddplab_lsan_fonts_unused; // ISO C: a translation unit holds a declaration
