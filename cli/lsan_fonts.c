@@ -1,9 +1,11 @@
-// cli/lsan_fonts.c: in a build with AddressSanitizer, what its leak check is
-// told to leave out (and with ThreadSanitizer, which races): the font configuration fontconfig loads once for the
-// process, the first time the SDL view's plugin sets text (a chart, a
-// frame), and keeps until exit by design. Everything ddplab allocates is
-// still checked. The program exports the hook (ddplab.dynlist) so that the
-// sanitizer's runtime finds it.
+// cli/lsan_fonts.c: what a sanitizer is told to leave to the font
+// libraries. With AddressSanitizer, the leak check leaves out the font
+// configuration fontconfig loads once for the process, the first time the
+// SDL view's plugin sets text (a chart, a frame), and keeps until exit by
+// design; with ThreadSanitizer, the race check leaves out the threads that
+// load it. Everything ddplab allocates, and every thread of its own, is
+// still checked. The program exports the hooks (ddplab.dynlist) so that the
+// sanitizer's runtime finds them.
 #if defined(__SANITIZE_ADDRESS__)
 const char *__lsan_default_suppressions(void);
 
