@@ -386,6 +386,50 @@ static int test_lesson(void) {
     return 0;
 }
 
+// A report block: its trace and --png's chart must stay in the scratch
+// directory as every run's files do; one that does reads the trace an
+// earlier block wrote there and prints the tables.
+static int test_report(void) {
+    static const char *const text =
+        "---\nid: t\ntitle: t\ndifficulty: beginner\nprerequisites:\nminutes: 1\n"
+        "track: lessons\n---\n\n"
+        "```ddplab\nrun --strategy ddp --steps 2 -n 2 --trace t.ddptrace\n```\n\n"
+        "```ddplab\nreport t.ddptrace --from-step 1\n```\n\n"
+        "```ddplab\nreport --clock sim ../t.ddptrace\n```\n\n"
+        "```ddplab\nreport t.ddptrace --png=/tmp/time.png\n```\n";
+    Lesson l;
+    char err[1024];
+    CHECK_EQ_INT(lesson_parse_text("t.md", text, strlen(text), &l, err, sizeof err), 0);
+    CHECK_EQ_INT(l.nruns, 4);
+    CHECK_EQ_INT(lesson_confine_run("t.md", &l.runs[0], err, sizeof err), 0);
+    CHECK_EQ_INT(lesson_confine_run("t.md", &l.runs[1], err, sizeof err), 0);
+    CHECK_EQ_INT(lesson_confine_run("t.md", &l.runs[2], err, sizeof err), -1);
+    CHECK_STR_CONTAINS(err, "t.md:19: report: '../t.ddptrace' is outside the scratch directory");
+    CHECK_EQ_INT(lesson_confine_run("t.md", &l.runs[3], err, sizeof err), -1);
+    CHECK_STR_CONTAINS(err, "t.md:23: report --png: '/tmp/time.png' is outside");
+    CHECK_STR_CONTAINS(err, "(an absolute path)");
+    LessonSession s;
+    CHECK_EQ_INT(lesson_session_open(&s, NULL, err, sizeof err), 0);
+    LessonFacts f;
+    lesson_facts_init(&f);
+    CHECK_EQ_INT(lesson_run_block(&s, &l.runs[0], &f, err, sizeof err), 0);
+    CHECK_EQ_INT(f.exit_code, 0);
+    CHECK(f.has_trace); // read back from the block's own --trace
+    CHECK_EQ_INT(f.trace.nranks, 2);
+    CHECK_EQ_INT(lesson_run_block(&s, &l.runs[1], &f, err, sizeof err), 0);
+    CHECK_EQ_INT(f.exit_code, 0);
+    CHECK(!f.has_trace);
+    CHECK_STR_CONTAINS(f.output, "time per rank, over its steps");
+    CHECK_STR_CONTAINS(f.output, "compute + data wait + exposed comm + idle = total on every "
+                                 "rank: yes");
+    CHECK_EQ_INT(lesson_run_block(&s, &l.runs[2], &f, err, sizeof err), -1);
+    CHECK_STR_CONTAINS(err, "'../t.ddptrace' is outside");
+    lesson_facts_free(&f);
+    lesson_session_close(&s);
+    lesson_free(&l);
+    return 0;
+}
+
 int main(void) {
     int failures = 0;
     RUN(test_coverage);
@@ -393,5 +437,6 @@ int main(void) {
     RUN(test_walk);
     RUN(test_why);
     RUN(test_lesson);
+    RUN(test_report);
     return failures ? 1 : 0;
 }

@@ -237,7 +237,8 @@ static const Bad bad[] = {
     // Runs
     {"Text.\n\n```ddplab\n```\n", 0, 11, "the ddplab block has no command; its first line is run"},
     {"```ddplab\n\n\n```\n", 0, 9, "has no command"},
-    {"```ddplab\ntrain -n 4\n```\n", 0, 10, "unknown command 'train'; allowed: run, plan, bench"},
+    {"```ddplab\ntrain -n 4\n```\n", 0, 10,
+     "unknown command 'train'; allowed: run, plan, bench, report"},
     {"```ddplab\nddplab run -n 4\n```\n", 0, 10, "without the program name"},
     {"```ddplab\nrun -n 4\npause bogus:1 x\n```\n", 0, 11,
      "pause: 'bogus:1' is not a position; allowed: N, iN or KIND[:K] (KIND: iteration, phase"},
@@ -246,6 +247,10 @@ static const Bad bad[] = {
     {"```ddplab\nrun -n 4\npause -3\n```\n", 0, 11, "'-3' is not a position"},
     {"```ddplab\nrun -n 4\npause\n```\n", 0, 11, "pause needs a position"},
     {"```ddplab\nplan -n 4\npause i1\n```\n", 0, 11, "a plan block takes no pauses"},
+    {"```ddplab\nreport t.ddptrace\npause i1\n```\n", 0, 11,
+     "a report block takes no pauses (report makes no trace)"},
+    {"```ddplab\nrun -n 2 --trace t.json\npause i1\n```\n", 0, 11,
+     "a block whose --trace is 't.json' takes no pauses"},
     {"```ddplab\nrun -n 4 --compare-with '--algo ring'\npause i1\n```\n", 0, 11,
      "a comparison (--compare-backends, --compare-with) takes no pauses"},
     {"```ddplab\nrun -n 4 --compare-backends=cpu,cpu\npause i1\n```\n", 0, 11,
@@ -304,6 +309,13 @@ static const Bad bad[] = {
     {"```ddplab\nplan -n 8\n```\n```question\nask: Q?\ntype: number\nanswer: 3\ncheck: "
      "buckets\n```\n",
      0, 16, "needs a trace and the latest run is a plan (line 9)"},
+    {"```ddplab\nreport t.ddptrace\n```\n```question\nask: Q?\ntype: number\nanswer: 3\n"
+     "check: exposed_us\n```\n",
+     0, 16, "needs a trace and the latest run is a report (line 9); a report's facts are exit"},
+    {"```ddplab\nrun --trace=t.json\n```\n```question\nask: Q?\ntype: number\nanswer: 3\n"
+     "check: exposed_us\n```\n",
+     0, 16, "needs a trace the player reads (.ddptrace or .jsonl), and the latest run's is "
+     "'t.json' (line 9)"},
     {"```question\nask: Q?\ntype: number\nanswer: 3\ncheck: buckets\n```\n", 0, 9,
      "no ddplab block comes before it"},
     {"```ddplab\nrun\n```\n```question\nask: Q?\ntype: number\nanswer: 3\ncheck: "

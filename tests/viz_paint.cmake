@@ -17,4 +17,7 @@ if(DDPLAB_HAVE_SDL)
     add_test(NAME test_viz_paint_${part} COMMAND test_viz_paint_panels ${part})
     set_tests_properties(test_viz_paint_${part} PROPERTIES TIMEOUT 120 LABELS cpu)
   endforeach()
+  # the gallery paints some thirty full frames: under ThreadSanitizer on a
+  # busy machine that takes minutes
+  set_tests_properties(test_viz_paint_gallery PROPERTIES TIMEOUT 400)
 endif()

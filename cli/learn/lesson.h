@@ -22,7 +22,7 @@ typedef struct {
 typedef struct {
     char *command;  // the whole command, continuation lines joined by spaces
     int argc;       // argv split on blanks (quotes '...' and "..." group words)
-    char **argv;    // [argc + 1], NULL-terminated; argv[0] is "run", "plan" or "bench"
+    char **argv;    // [argc + 1], NULL-terminated; argv[0] is "run", "plan", "bench" or "report"
     LessonPause *pauses;
     int npauses;
     int expect_exit; // default 0
@@ -95,6 +95,16 @@ void lesson_free(Lesson *l);
 // --compare-with): it runs twice and writes no trace, so it takes no pauses
 // and no trace facts, only out:REGEX and exit.
 int lesson_run_compares(const LessonRun *r);
+
+// The file a `run` or `bench` block names with its own --trace FILE, or
+// NULL. The player writes the block's trace there instead of a file of its
+// own, so that a later `report FILE` block reads it; a FILE that is not a
+// .ddptrace or .jsonl (a Chrome trace, .json) gives no trace facts and
+// takes no pauses.
+const char *lesson_run_own_trace(const LessonRun *r);
+// 1 when the block's trace is one the player reads back for its pauses and
+// trace facts: the player's own, or an own --trace that is .ddptrace/.jsonl.
+int lesson_run_trace_readable(const LessonRun *r);
 
 // The index: every lesson file named by a Markdown link in dir/index.md, in
 // order, and the section (the latest "## " heading: "Lessons", "Spot the

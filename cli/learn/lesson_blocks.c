@@ -84,7 +84,7 @@ fail:
     return -1;
 }
 
-// The command's words: argv[0] must be one of run, plan, bench.
+// The command's words: argv[0] must be one of run, plan, bench, report.
 static int set_command(const char *path, int line, LessonBuf *cmd, LessonRun *r, char *err,
                        size_t errlen) {
     char shown[80];
@@ -102,15 +102,17 @@ static int set_command(const char *path, int line, LessonBuf *cmd, LessonRun *r,
     if (r->argc == 0)
         return lesson_fail(err, errlen, path, line,
                            "the ddplab block has no command; its first line is run ..., "
-                           "plan ... or bench ...");
+                           "plan ..., bench ... or report ...");
     const char *w = r->argv[0];
-    if (strcmp(w, "run") == 0 || strcmp(w, "plan") == 0 || strcmp(w, "bench") == 0)
+    if (strcmp(w, "run") == 0 || strcmp(w, "plan") == 0 || strcmp(w, "bench") == 0 ||
+        strcmp(w, "report") == 0)
         return 0;
     if (strcmp(w, "ddplab") == 0)
         return lesson_fail(err, errlen, path, line,
-                           "write the command without the program name: run ..., plan ... or "
-                           "bench ...");
-    return lesson_fail(err, errlen, path, line, "unknown command '%s'; allowed: run, plan, bench",
+                           "write the command without the program name: run ..., plan ..., "
+                           "bench ... or report ...");
+    return lesson_fail(err, errlen, path, line,
+                       "unknown command '%s'; allowed: run, plan, bench, report",
                        lesson_shown(w, strlen(w), shown));
 }
 
@@ -128,6 +130,29 @@ int lesson_run_compares(const LessonRun *r) {
     return 0;
 }
 
+const char *lesson_run_own_trace(const LessonRun *r) {
+    if (r->argc < 1 || (strcmp(r->argv[0], "run") != 0 && strcmp(r->argv[0], "bench") != 0))
+        return NULL;
+    const char *own = NULL; // the last one, as the command takes it
+    for (int i = 1; i < r->argc; i++) {
+        if (strcmp(r->argv[i], "--trace") == 0 && i + 1 < r->argc)
+            own = r->argv[++i];
+        else if (strncmp(r->argv[i], "--trace=", 8) == 0)
+            own = r->argv[i] + 8;
+    }
+    return own;
+}
+
+static int ends_with(const char *s, const char *tail) {
+    size_t n = strlen(s), k = strlen(tail);
+    return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+int lesson_run_trace_readable(const LessonRun *r) {
+    const char *own = lesson_run_own_trace(r);
+    return own == NULL || ends_with(own, ".ddptrace") || ends_with(own, ".jsonl");
+}
+
 static int add_pause(const char *path, int line, const char *s, size_t n, LessonRun *r, int *cap,
                      char *err, size_t errlen) {
     char shown[80];
@@ -137,14 +162,21 @@ static int add_pause(const char *path, int line, const char *s, size_t n, Lesson
     if (w == 0)
         return lesson_fail(err, errlen, path, line,
                            "pause needs a position: pause POS [caption], POS " POS_ALLOWED);
-    if (strcmp(r->argv[0], "plan") == 0)
+    if (strcmp(r->argv[0], "plan") == 0 || strcmp(r->argv[0], "report") == 0)
         return lesson_fail(err, errlen, path, line,
-                           "a plan block takes no pauses (plan makes no trace); pauses are for "
-                           "run and bench");
+                           "a %s block takes no pauses (%s makes no trace); pauses are for "
+                           "run and bench",
+                           r->argv[0], r->argv[0]);
     if (lesson_run_compares(r))
         return lesson_fail(err, errlen, path, line,
                            "a comparison (--compare-backends, --compare-with) takes no pauses: "
                            "it runs twice and makes no trace; pause in a block without it");
+    if (!lesson_run_trace_readable(r))
+        return lesson_fail(err, errlen, path, line,
+                           "a block whose --trace is '%s' takes no pauses: the player pauses "
+                           "in a .ddptrace or .jsonl trace",
+                           lesson_shown(lesson_run_own_trace(r), strlen(lesson_run_own_trace(r)),
+                                        shown));
     char *pos = lesson_strndup(s, w);
     if (pos == NULL)
         return lesson_fail(err, errlen, path, line, "out of memory");

@@ -281,11 +281,20 @@ static int check_question(const char *path, int fence, QRaw *r, const LessonRun 
             return lesson_fail(err, errlen, path, fence,
                                "a number question checks a fact of the latest run, and no "
                                "ddplab block comes before it");
-        if (trace && strcmp(runs[nruns - 1].argv[0], "plan") == 0)
+        const char *latest = runs[nruns - 1].argv[0];
+        if (trace && (strcmp(latest, "plan") == 0 || strcmp(latest, "report") == 0))
             return lesson_fail(err, errlen, path, r->line[Q_CHECK],
-                               "check: '%s' needs a trace and the latest run is a plan (line "
-                               "%d); a plan's facts are exit and out:REGEX",
-                               lesson_shown(check, strlen(check), shown), runs[nruns - 1].line);
+                               "check: '%s' needs a trace and the latest run is a %s (line "
+                               "%d); a %s's facts are exit and out:REGEX",
+                               lesson_shown(check, strlen(check), shown), latest,
+                               runs[nruns - 1].line, latest);
+        if (trace && !lesson_run_trace_readable(&runs[nruns - 1]))
+            return lesson_fail(err, errlen, path, r->line[Q_CHECK],
+                               "check: '%s' needs a trace the player reads (.ddptrace or "
+                               ".jsonl), and the latest run's is '%s' (line %d); its facts are "
+                               "exit and out:REGEX",
+                               lesson_shown(check, strlen(check), shown),
+                               lesson_run_own_trace(&runs[nruns - 1]), runs[nruns - 1].line);
         if (r->line[Q_TOL] && r->line[Q_DIGITS])
             return lesson_fail(err, errlen, path, r->line[Q_DIGITS],
                                "digits: the question has a tolerance already (line %d); "

@@ -10,8 +10,9 @@
 
 #include "bench/bench.h" // defines: bench_optab
 #include "core/opts.h"   // defines: cli_opt_shown
-#include "plan/plan.h"   // defines: plan_optab
-#include "run/run.h"     // defines: run_optab
+#include "plan/plan.h"     // defines: plan_optab
+#include "report/report.h" // defines: report_opts_files
+#include "run/run.h"       // defines: run_optab
 
 const CliOptTable *lesson_command_table(const char *name) {
     if (name == NULL)
@@ -58,9 +59,29 @@ static int check_file(void *arg, const CliOptRow *row, const char *value, const 
     return 1;
 }
 
+// report has no option table: its two files (the trace, --png's chart)
+// are found by report_opts_files.
+static int check_report_file(void *arg, const char *opt, const char *file) {
+    Confine *c = arg;
+    const char *why = lesson_confine_why(file);
+    if (why == NULL)
+        return 0;
+    char shown[72];
+    snprintf(c->err, c->errlen,
+             "%s:%d: report%s%s: '%s' is outside the scratch directory the lesson's blocks run "
+             "in (%s); allowed: a path relative to it without '..' (t.ddptrace, out/time.png)",
+             c->path, c->line, opt ? " --" : "", opt ? opt : "",
+             cli_opt_shown(file, shown, sizeof shown), why);
+    return 1;
+}
+
 int lesson_confine_run(const char *path, const LessonRun *r, char *err, size_t errlen) {
     if (r->argc < 1)
         return 0;
+    if (strcmp(r->argv[0], "report") == 0) {
+        Confine c = {path, r->cmd_line > 0 ? r->cmd_line : r->line, err, errlen};
+        return report_opts_files(r->argc, r->argv, check_report_file, &c) == 0 ? 0 : -1;
+    }
     const CliOptTable *t = lesson_command_table(r->argv[0]);
     if (t == NULL) // the parser allows no other command; nothing of it runs
         return 0;

@@ -19,6 +19,7 @@
 #include "core/cli.h"              // defines: CLI_EXIT_*
 #include "lesson/lesson_confine.h" // defines: lesson_confine_run
 #include "plan/plan.h"             // defines: plan_main
+#include "report/report.h"         // defines: report_main
 #include "run/run.h"               // defines: run_main
 
 int lesson_session_open(LessonSession *s, const char *backend, char *err, size_t errlen) {
@@ -102,8 +103,9 @@ int lesson_run_argv(const LessonSession *s, const LessonRun *r, const char *trac
                     char ***argv) {
     int traced = strcmp(r->argv[0], "run") == 0 || strcmp(r->argv[0], "bench") == 0;
     const char *backend = traced && !stays_on_cpu(r) ? s->backend : NULL;
-    // A comparison runs twice and writes no trace (both runs would write the one file).
-    if (lesson_run_compares(r))
+    // A comparison runs twice and writes no trace (both runs would write the
+    // one file); a block with its own --trace writes that one.
+    if (lesson_run_compares(r) || lesson_run_own_trace(r) != NULL)
         traced = 0;
     int n = r->argc + (traced && trace ? 2 : 0) + (backend ? 2 : 0);
     char **av = malloc((size_t)(n + 1) * sizeof *av);
@@ -206,8 +208,11 @@ int lesson_run_block(LessonSession *s, const LessonRun *r, LessonFacts *f, char 
         cmd = plan_main;
     else if (strcmp(r->argv[0], "bench") == 0)
         cmd = bench_main;
+    else if (strcmp(r->argv[0], "report") == 0)
+        cmd = report_main; // of a trace an earlier block wrote (run --trace FILE)
     if (cmd == NULL) {
-        snprintf(err, errlen, "'%s' is not a command a lesson runs; allowed: run, plan, bench",
+        snprintf(err, errlen,
+                 "'%s' is not a command a lesson runs; allowed: run, plan, bench, report",
                  r->argc > 0 && r->argv && r->argv[0] ? r->argv[0] : "");
         return -1;
     }
@@ -217,15 +222,21 @@ int lesson_run_block(LessonSession *s, const LessonRun *r, LessonFacts *f, char 
     if (lesson_confine_run("the lesson", r, err, errlen) != 0)
         return -1;
     int k = ++s->blocks;
-    size_t n = strlen(s->dir) + 32;
-    char *trace = malloc(n), *out = malloc(n);
+    // a block with its own --trace FILE writes it in the scratch directory
+    // (lesson_confine_run); the others, the player's blockK.ddptrace
+    const char *own = lesson_run_own_trace(r);
+    size_t n = strlen(s->dir) + 32, nt = n + (own ? strlen(own) : 0);
+    char *trace = malloc(nt), *out = malloc(n);
     int argc, rc = -1, fd = -1, code;
     char **argv = NULL;
     if (trace == NULL || out == NULL) {
         snprintf(err, errlen, "out of memory");
         goto done;
     }
-    snprintf(trace, n, "%s/block%d.ddptrace", s->dir, k);
+    if (own != NULL)
+        snprintf(trace, nt, "%s/%s", s->dir, own);
+    else
+        snprintf(trace, nt, "%s/block%d.ddptrace", s->dir, k);
     snprintf(out, n, "%s/block%d.out", s->dir, k);
     if (lesson_run_argv(s, r, trace, &argc, &argv) != 0) {
         snprintf(err, errlen, "out of memory");
@@ -244,7 +255,8 @@ int lesson_run_block(LessonSession *s, const LessonRun *r, LessonFacts *f, char 
         snprintf(err, errlen, "cannot read back what the command printed (%s)", out);
         goto done;
     }
-    if (access(trace, F_OK) == 0 && lesson_facts_load_trace(f, trace, err, errlen) != 0)
+    if (lesson_run_trace_readable(r) && access(trace, F_OK) == 0 &&
+        lesson_facts_load_trace(f, trace, err, errlen) != 0)
         goto done;
     rc = 0;
 done:

@@ -1,5 +1,6 @@
 // cli/lesson/lesson_run.h: running a lesson's ```ddplab blocks in this process:
-// `run`, `plan` or `bench` called directly (run_main, plan_main, bench_main)
+// `run`, `plan`, `bench` or `report` called directly (run_main, plan_main,
+// bench_main, report_main)
 // with what they print captured, each in a play session's scratch
 // directory, which is removed when the session closes.
 //

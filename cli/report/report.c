@@ -154,6 +154,25 @@ int report_opts_parse(int argc, char **argv, ReportOptions *o) {
     return 0;
 }
 
+int report_opts_files(int argc, char **argv,
+                      int (*fn)(void *arg, const char *opt, const char *file), void *arg) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int rc = 0;
+        if (strcmp(a, "--clock") == 0 || strcmp(a, "--from-step") == 0)
+            i++; // their values name no file
+        else if (strcmp(a, "--png") == 0 && i + 1 < argc)
+            rc = fn(arg, "png", argv[++i]);
+        else if (strncmp(a, "--png=", 6) == 0)
+            rc = fn(arg, "png", a + 6);
+        else if (a[0] != '-' || a[1] == '\0')
+            rc = fn(arg, NULL, a);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 // A Chrome trace JSON starts with '{' and its first key is "traceEvents".
 static int looks_chrome(const char *path) {
     FILE *f = fopen(path, "rb");

@@ -32,6 +32,14 @@ void report_help(FILE *out);
 // Parses argv into *o: 0, -1 for --help, or an exit code after a message.
 int report_opts_parse(int argc, char **argv, ReportOptions *o);
 
+// Calls fn(arg, opt, file) for each file the command line argv names, as
+// report_opts_parse reads it, without checking anything else: opt is "png"
+// for --png's file and NULL for the trace. Stops at the first fn that
+// returns non-zero and returns that; 0 when every call returned 0. This is
+// how the lesson player keeps a lesson's files in its scratch directory.
+int report_opts_files(int argc, char **argv,
+                      int (*fn)(void *arg, const char *opt, const char *file), void *arg);
+
 // Loads a .ddptrace, JSON lines, or a Chrome trace JSON written by
 // `ddplab run --trace FILE.json` (report_chrome.c). Same contract as
 // viz_trace_load: on failure *t is empty and err says why.
