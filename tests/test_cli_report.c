@@ -208,6 +208,30 @@ static int test_slow_rank(void) {
     }
     CHECK_NEAR(num(s, "value"), 3.0, 0.3);
     CHECK_STR_CONTAINS(slowest_str(a, "text"), "rank 2: compute 3.0x the others' mean");
+    // the shares: the healthy ranks on one line, the slow one on its own,
+    // each the JSON's parts in whole percent, in 80 columns
+    int pct[2][4];
+    const char *part[] = {"compute_s", "data_wait_s", "exposed_comm_s", "idle_s"};
+    for (int g = 0; g < 2; g++)
+        for (int j = 0; j < 4; j++) {
+            const cJSON *k = rank_of(a, g == 0 ? 0 : 2);
+            pct[g][j] = (int)(100 * num(k, part[j]) / num(k, "total_s") + 0.5);
+        }
+    TcliResult r;
+    TCLI_RUN(r, exe, TIMEOUT_S, "report", bin);
+    CHECK_EQ_INT(r.rc, 0);
+    char want[2][160];
+    snprintf(want[0], sizeof want[0],
+             "\nshares:   ranks 0-1,3: compute %d%%, data wait %d%%, exposed %d%%, idle %d%%\n",
+             pct[0][0], pct[0][1], pct[0][2], pct[0][3]);
+    snprintf(want[1], sizeof want[1],
+             "\n          rank 2: compute %d%%, data wait %d%%, exposed %d%%, idle %d%%\n",
+             pct[1][0], pct[1][1], pct[1][2], pct[1][3]);
+    CHECK_STR_CONTAINS(r.out, want[0]);
+    CHECK_STR_CONTAINS(r.out, want[1]);
+    CHECK(strlen(want[0]) <= 82 && strlen(want[1]) <= 82);
+    CHECK(pct[0][3] > 50 && pct[1][3] == 0); // the others wait; rank 2 never does
+    tcli_result_free(&r);
     cJSON_Delete(a);
     return 0;
 }
@@ -256,6 +280,8 @@ static int test_host_column(void) {
     p = strchr(p + 1, '|');
     CHECK(p != NULL && sscanf(p + 1, "%lf", &host) == 1);
     CHECK(host > 0 && host <= idle);
+    CHECK_STR_CONTAINS(r.out, "\nshares:   ");
+    CHECK_STR_CONTAINS(r.out, "% (host ");
     tcli_result_free(&r);
     TCLI_RUN(r, exe, TIMEOUT_S, "report", in_dir("ddp.ddptrace"));
     CHECK(strstr(r.out, "of it host") == NULL); // no offload: no column

@@ -49,6 +49,10 @@ SimStatus report_load_chrome(const char *path, VizTrace *t, char *err, size_t er
 
 // The tables (report_text.c) and the JSON document (report_json.c).
 void report_print_text(FILE *out, const VizTrace *t, const SimTraceReport *r);
+// The "shares:" lines (report_shares.c): each rank's compute, data wait,
+// exposed comm and idle (and host) in whole percent of its total, a line
+// per group of ranks alike, in 80 columns.
+void report_print_shares(FILE *out, const SimTraceReport *r);
 // The spread of each rank's step times (fastest, median, slowest step), and
 // with all set every step's parts (report_steps.c).
 void report_print_steps(FILE *out, const SimTraceReport *r, int all);

@@ -213,6 +213,7 @@ void report_print_text(FILE *out, const VizTrace *t, const SimTraceReport *r) {
     fprintf(out, "check:    compute + data wait + exposed comm + idle = total on every rank: "
                  "%s (largest difference %.3g s)\n",
             ok ? "yes" : "NO", r->max_sum_error);
+    report_print_shares(out, r);
     double host = 0, idle = 0;
     for (int i = 0; i < r->nranks; i++)
         host += r->rank[i].host_wait, idle += r->rank[i].idle;
