@@ -21,6 +21,9 @@ int run_main(int argc, char **argv) {
     }
     if (o.compare_backends || o.compare_with)
         return run_compare_main(argc, argv, &o);
+    // init_process_group fails before the script reads any data
+    if (sim_fault_find(&o.faults, SIM_FAULT_SAME_RANK, -1))
+        return run_launch_fault(&o);
     SimDataset ds;
     SimTrainConfig cfg;
     int rc = run_prepare(&o, &ds, &cfg);

@@ -9,6 +9,7 @@
 //   run_msg.c      the one-line messages (run_error, run_opt_fail)
 //   run_once.c     one world, one run: the world, the loop on every rank, the files
 //   run.c          run_main: which kind of run the options ask for
+//   run_launch.c   --fault same-rank: init_process_group fails before any step
 // and the kinds of run built from run_once: run_elastic*.c (rounds of
 // worlds), run_compare*.c (two runs compared stage by stage); run_async.c
 // runs the parameter servers of its own. The training loop itself is the
@@ -240,6 +241,13 @@ void run_diag_report(const RunOptions *o, const SimWorld *w, SimStatus st, const
 // elastic run writes its last round's diagnosis this way only when the run
 // as a whole fails (run_elastic.c).
 void run_diag_write(const RunOptions *o, const char *d);
+
+// --fault same-rank (run_launch.c): every process read RANK=0. The check
+// refuses what it cannot be combined with (one line; -1), else 0. The run
+// prints what init_process_group does in each process and the diagnosis
+// (also to --diagnosis), and returns CLI_EXIT_DIST: no step runs.
+int run_launch_check(const RunOptions *o);
+int run_launch_fault(const RunOptions *o);
 
 // Memory (run_memory.c), read after the ranks have finished: the table of
 // every rank's peak by category on stdout, and the out-of-memory report on

@@ -219,6 +219,8 @@ static RunParse check_together(RunOptions *o) {
         run_error("%s", err);
         return RUN_PARSE_ERROR;
     }
+    if (run_launch_check(o) != 0)
+        return RUN_PARSE_ERROR;
     if (sim_optim_flags_validate(&o->opt, err, sizeof err) != SIM_OK) {
         run_error("%s", err);
         return RUN_PARSE_ERROR;

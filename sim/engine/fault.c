@@ -51,6 +51,9 @@ static const KindInfo kinds[SIM_FAULT_KIND_COUNT] = {
                          "ranks seed differently and skip the initial broadcast"},
     [SIM_FAULT_SAVE_CRASH] = {"save-crash", KEY_STEP, 0, "save-crash[:step=S]",
                               "the process is killed halfway through a checkpoint write"},
+    [SIM_FAULT_SAME_RANK] = {"same-rank", 0, 0, "same-rank",
+                             "every process reads RANK=0 (exported once by a SLURM batch "
+                             "script): init_process_group fails"},
 };
 
 const char *sim_fault_kind_name(SimFaultKind k) {
@@ -215,7 +218,8 @@ int sim_fault_at_one_coll(const SimFault *f) {
 // save-crash kills the process; the others change the loop once and for all).
 static int single_kind(SimFaultKind k) {
     return k == SIM_FAULT_NO_SET_EPOCH || k == SIM_FAULT_NO_SAMPLER ||
-           k == SIM_FAULT_LOSS_NOT_DIVIDED || k == SIM_FAULT_SEEDS || k == SIM_FAULT_SAVE_CRASH;
+           k == SIM_FAULT_LOSS_NOT_DIVIDED || k == SIM_FAULT_SEEDS || k == SIM_FAULT_SAVE_CRASH ||
+           k == SIM_FAULT_SAME_RANK;
 }
 
 // 1 when a and b, both aimed at collectives, claim one collective of one

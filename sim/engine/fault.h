@@ -39,6 +39,10 @@
 //   save-crash[:step=S]               the process is killed (SIGKILL) halfway
 //                                     through writing the checkpoint of step S
 //                                     [the first save]
+//   same-rank                         every process reads RANK=0 (a batch
+//                                     script that exported RANK=$SLURM_PROCID
+//                                     once, before srun): init_process_group
+//                                     fails (sim/train/launch.h)
 //
 // A plan is plain data, filled before the world starts and read-only while
 // ranks run, so every rank may query it without locks.
@@ -67,6 +71,7 @@ typedef enum {
     SIM_FAULT_LOSS_NOT_DIVIDED,
     SIM_FAULT_SEEDS,
     SIM_FAULT_SAVE_CRASH,
+    SIM_FAULT_SAME_RANK,
     SIM_FAULT_KIND_COUNT
 } SimFaultKind;
 
