@@ -182,7 +182,7 @@ SimStatus sim_fault_parse(SimFaultPlan *plan, const char *spec, char *err, size_
     if (spec == NULL || *spec == '\0')
         return fail(err, errlen, "--fault: empty (kinds: %s)",
                     "skip, mismatch, reorder, crash, slow-rank, slow-link, unused, "
-                    "no-set-epoch, no-sampler, loss-not-divided, seeds, save-crash");
+                    "no-set-epoch, no-sampler, loss-not-divided, seeds, save-crash, same-rank");
     if (plan->n >= SIM_FAULT_MAX)
         return fail(err, errlen, "--fault '%s': at most %d faults", spec, SIM_FAULT_MAX);
     const char *colon = strchr(spec, ':');
@@ -191,8 +191,8 @@ SimStatus sim_fault_parse(SimFaultPlan *plan, const char *spec, char *err, size_
     if (k < 0)
         return fail(err, errlen, "--fault '%s': unknown kind '%.*s' (kinds: skip, mismatch, "
                     "reorder, crash, slow-rank, slow-link, unused, no-set-epoch, no-sampler, "
-                    "loss-not-divided, seeds, save-crash)", spec, (int)(len < 40 ? len : 40),
-                    spec);
+                    "loss-not-divided, seeds, save-crash, same-rank)",
+                    spec, (int)(len < 40 ? len : 40), spec);
     SimFault f;
     memset(&f, 0, sizeof f);
     f.kind = (SimFaultKind)k;
