@@ -78,12 +78,14 @@ static const IvChoiceItem items[] = {
       "The tasks get ranks 0 to 15 but in a random order, so rank 0 may not be on the node "
       "named by MASTER_ADDR and the store is missing"},
      "The batch script runs once, on the first node, as task 0: $SLURM_PROCID there is 0 and "
-     "the export hands RANK=0 to all 16 tasks. Sixteen processes claim rank 0, and the "
-     "rendezvous fails (the store's port is taken) or waits until its timeout. Read "
-     "SLURM_PROCID and SLURM_LOCALID inside each task (in the program, or in `srun bash -c`), "
-     "or run one torchrun per node. ddplab's --rendezvous reads SLURM_PROCID, SLURM_NTASKS "
-     "and SLURM_LOCALID in each process (--backend cuda; see the help).",
-     "ddplab run --help", 0, NULL},
+     "the export hands RANK=0 to all 16 tasks. Each one then starts the store's server on "
+     "MASTER_PORT: on each node the first binds it and the other 7 exit at once (address "
+     "already in use); the 2 left wait at the store barrier for 16 and time out (30 minutes "
+     "in 1.13). Read SLURM_PROCID and SLURM_LOCALID inside each task (in the program, or in "
+     "`srun bash -c`), or run one torchrun per node. The run plays this launch and prints "
+     "both errors and the diagnosis.",
+     "ddplab run --strategy ddp -n 16 --nodes 2 --fault same-rank", 3,
+     "--fault same-rank: init_process_group fails on every process (exit 3)"},
     {"A SLURM job asks for --ntasks-per-node=8 on each 8-GPU node and runs `srun torchrun "
      "--nproc_per_node=8 train.py`. What is wrong?",
      "srun starts 8 torchrun agents per node and each spawns 8 workers: 64 processes on 8 "
