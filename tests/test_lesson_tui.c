@@ -219,7 +219,8 @@ static int test_pause_and_question_wide(void) {
     return check_pause_and_question(180, 50);
 }
 
-// Resuming: the marks kept and the stop asked for; the blocks before it run.
+// Resuming: the marks kept and the stop asked for; the blocks before it
+// run; a kept answer's right answer is shown.
 static int test_resume(void) {
     Fixture x;
     CHECK(fixture_open(&x, "play-tmux.md", "w", 100, 30) == 0);
@@ -228,8 +229,11 @@ static int test_resume(void) {
     CHECK_EQ_INT(x.s.cur, 2);
     CHECK(x.facts[0].output != NULL); // the run before the stop was run
     CHECK_STR_CONTAINS(fixture_draw(&x), "End of the lesson: 0 of 1");
+    // the answer a mark kept from the earlier play is shown, not left blank
+    CHECK_STR_CONTAINS(x.text, "the answer: 2");
     fixture_key(&x, VIZ_KEY_LEFT); // back one stop: the question, answered
     CHECK_EQ_INT(x.s.cur, 1);
+    CHECK_STR_CONTAINS(fixture_draw(&x), "Not quite. The answer: 2");
     fixture_close(&x);
     return 0;
 }

@@ -57,6 +57,21 @@ static void ask_submit(TuiLesson *s, int qi) {
     s->narr_follow = 1;
 }
 
+const char *lesson_tui_ask_right(TuiLesson *s, int qi) {
+    const LessonQuestion *q = &s->l->questions[qi];
+    TuiAnswer *a = &s->answers[qi];
+    if (a->mark == TUI_MARK_NONE)
+        return "";
+    if (a->right[0] == '\0') {
+        if (!a->ordered)
+            lesson_tui_ask_order(s, qi);
+        double fact;
+        int have = ask_fact(s, q, &fact);
+        lesson_grade_right_shown(q, a->order, have ? &fact : NULL, a->right, sizeof a->right);
+    }
+    return a->right;
+}
+
 // Characters an answer is made of: letters, digits and what numbers use.
 // Blanks, brackets and the like stay the view's keys.
 static int answer_char(int key) {
@@ -137,7 +152,7 @@ void lesson_tui_ask_lines(TuiLesson *s, int w, TuiLines *out) {
     const char *lead = a->mark == TUI_MARK_RIGHT  ? "Right: "
                        : a->mark == TUI_MARK_SKIP ? "Skipped. The answer: "
                                                   : "Not quite. The answer: ";
-    lesson_tui_lines_item(out, lead, a->right,
+    lesson_tui_lines_item(out, lead, lesson_tui_ask_right(s, qi),
                           w, a->mark == TUI_MARK_RIGHT ? VIZ_STYLE_DONE : VIZ_STYLE_WARN);
     if (q->explain && *q->explain)
         lesson_tui_lines_wrap(out, q->explain, w, 0, VIZ_STYLE_NORMAL);

@@ -117,7 +117,7 @@ static void doc_question(TuiLesson *s, int qi, int w) {
     char line[640];
     snprintf(line, sizeof line, "  %s%s%s", a->mark == TUI_MARK_RIGHT ? "right: " :
              a->mark == TUI_MARK_SKIP ? "skipped; the answer: " : "not quite; the answer: ",
-             a->right[0] ? a->right : "", "");
+             lesson_tui_ask_right(s, qi), "");
     lesson_tui_lines_wrap(&s->doc, line, w, 0,
                           a->mark == TUI_MARK_RIGHT ? VIZ_STYLE_DONE : VIZ_STYLE_WARN);
 }
@@ -145,7 +145,7 @@ static void doc_summary(TuiLesson *s, int w) {
         lesson_tui_lines_item(&s->doc, line, lq->ask, w, VIZ_STYLE_NORMAL);
         char ans[600];
         snprintf(ans, sizeof ans, "%s%s", a->mark == TUI_MARK_NONE ? "not answered" : "the answer: ",
-                 a->mark == TUI_MARK_NONE ? "" : a->right);
+                 a->mark == TUI_MARK_NONE ? "" : lesson_tui_ask_right(s, q));
         lesson_tui_lines_item(&s->doc, "  ", ans, w, VIZ_STYLE_WARN);
         if (lq->explain && *lq->explain && a->mark != TUI_MARK_NONE)
             lesson_tui_lines_wrap(&s->doc, lq->explain, w, 2, VIZ_STYLE_NORMAL);

@@ -192,6 +192,11 @@ int lesson_tui_ask_key(TuiLesson *s, int key);
 void lesson_tui_ask_lines(TuiLesson *s, int w, TuiLines *out);
 // Sets the choice order of question q for this attempt.
 void lesson_tui_ask_order(TuiLesson *s, int q);
+// The right answer as question q shows it (its choices in their order, a
+// number from its run's fact): filled when it was answered, and for an
+// answer kept from an earlier play (its mark only) the first time it is
+// drawn; "" while q has no answer.
+const char *lesson_tui_ask_right(TuiLesson *s, int q);
 
 // Draws the lesson screen onto c (its size is the screen's).
 void lesson_tui_draw(TuiLesson *s, VizCanvas *c);
