@@ -229,6 +229,54 @@ static const IvChoiceItem items[] = {
      "shows the grads at the peak grow from one unit's to the whole model's.",
      "ddplab plan --model llama2-7b -n 8 --strategy fsdp --accum 4", 1,
      "exit 1 when the plan does not fit an 80 GB GPU"},
+    {"Profiles of a DDP job, one per rank, show three ranks whose all_reduce kernels take "
+     "three times as long as rank 2's. Where is the problem most likely?",
+     "On rank 2: it computes slowly and arrives last, so the others' kernels spin waiting for "
+     "it",
+     {"On the three ranks with the long kernels: their network links are slow",
+      "On rank 0, which gathers the gradients of all the others before each all_reduce "
+      "can start",
+      "Nowhere: kernels of one collective always take the same time on every rank, so the "
+      "profiles were taken at different steps",
+      "In the bucket size: a larger bucket_cap_mb would make the four ranks' kernels equal"},
+     "An NCCL kernel starts when its rank launches it and ends when the collective does, so "
+     "its time includes the wait for the peers. The rank that arrives last waits for no one "
+     "and shows the shortest collectives and the longest compute. Compare the ranks side by "
+     "side; ddplab's report names the slowest rank and why (the lesson reading-a-profile).",
+     "ddplab run --strategy ddp -n 4 --steps 4 --fault slow-rank:rank=2,factor=3", 0, NULL},
+    {"A DDP job runs well on one node of 8 GPUs and much slower per sample on two. Its "
+     "profile shows the all_reduces after the last backward kernel, with the GPU idle. What "
+     "helps first?",
+     "Smaller buckets, so that each starts as soon as its layers' gradients are ready and "
+     "runs under the rest of backward",
+     {"A larger bucket_cap_mb, so that fewer all_reduces cross the network",
+      "find_unused_parameters=True, so that DDP can launch the buckets earlier",
+      "More data loader workers, since the GPU is idle between steps",
+      "static_graph=True, which lets DDP skip the all_reduces of the layers that did not "
+      "change since the previous step"},
+     "Across nodes each all_reduce is slower, so what was hidden under backward on one node "
+     "comes out after it: exposed communication. Buckets launch when all their gradients are "
+     "ready, so one large bucket waits for the last layer; smaller ones overlap the rest of "
+     "backward. The two runs differ only in the cap: compare their exposed share with "
+     "ddplab report (the lesson reading-a-profile).",
+     "ddplab run --strategy ddp -n 4 --nodes 2 --steps 4 --model mlp:16,512,512,512,512,512,4 "
+     "--bucket-cap-mb 1", 0, NULL},
+    {"One rank of an NCCL job dies before a collective the others have entered. With "
+     "PyTorch 1.13's defaults, what do the other ranks do?",
+     "Wait: the 30-minute timeout acts only with NCCL_ASYNC_ERROR_HANDLING or "
+     "NCCL_BLOCKING_WAIT set to 1",
+     {"Fail after 10 minutes with a watchdog error naming the collective",
+      "Fail at once, since NCCL checks that every rank launched the collective before it "
+      "starts",
+      "Skip the collective and go on with their local gradients",
+      "Restart the missing rank from the last checkpoint, as torchrun does for any hang"},
+     "In 1.13 the process group's timeout was 30 minutes and, for NCCL, enforced only when "
+     "asynchronous error handling or blocking wait was switched on; without them a hang "
+     "hangs. Later releases turn async error handling on and shorten NCCL's default to 10 "
+     "minutes. ddplab's watchdog plays the enforced timeout: the run names the rank that "
+     "never arrived (the lesson debugging-a-hang).",
+     "ddplab run --strategy ddp -n 2 --data blobs --steps 3 --fault crash:rank=1,step=2 "
+     "--watchdog 1", 3, "exit 3: the watchdog's diagnosis"},
 };
 
 #define NITEMS ((int)(sizeof items / sizeof items[0]))
