@@ -46,33 +46,33 @@ typedef struct {
     size_t errlen;
 } Confine;
 
-static int check_file(void *arg, const CliOptRow *row, const char *value, const char *file) {
-    Confine *c = arg;
+// 0 when file stays in the scratch directory; else 1 with err = "PATH:LINE:
+// WHO: 'VALUE' is outside ..." (who: "--save", "report --png", "report").
+static int confine_file(Confine *c, const char *who, const char *value, const char *file,
+                        const char *examples) {
     const char *why = lesson_confine_why(file);
     if (why == NULL)
         return 0;
     char shown[72];
     snprintf(c->err, c->errlen,
-             "%s:%d: --%s: '%s' is outside the scratch directory the lesson's blocks run in "
-             "(%s); allowed: a path relative to it without '..' (ck.st, out/m.jsonl)",
-             c->path, c->line, row->name, cli_opt_shown(value, shown, sizeof shown), why);
+             "%s:%d: %s: '%s' is outside the scratch directory the lesson's blocks run in "
+             "(%s); allowed: a path relative to it without '..' (%s)",
+             c->path, c->line, who, cli_opt_shown(value, shown, sizeof shown), why, examples);
     return 1;
+}
+
+static int check_file(void *arg, const CliOptRow *row, const char *value, const char *file) {
+    char who[80];
+    snprintf(who, sizeof who, "--%s", row->name);
+    return confine_file(arg, who, value, file, "ck.st, out/m.jsonl");
 }
 
 // report has no option table: its two files (the trace, --png's chart)
 // are found by report_opts_files.
 static int check_report_file(void *arg, const char *opt, const char *file) {
-    Confine *c = arg;
-    const char *why = lesson_confine_why(file);
-    if (why == NULL)
-        return 0;
-    char shown[72];
-    snprintf(c->err, c->errlen,
-             "%s:%d: report%s%s: '%s' is outside the scratch directory the lesson's blocks run "
-             "in (%s); allowed: a path relative to it without '..' (t.ddptrace, out/time.png)",
-             c->path, c->line, opt ? " --" : "", opt ? opt : "",
-             cli_opt_shown(file, shown, sizeof shown), why);
-    return 1;
+    char who[80];
+    snprintf(who, sizeof who, "report%s%s", opt ? " --" : "", opt ? opt : "");
+    return confine_file(arg, who, file, file, "t.ddptrace, out/time.png");
 }
 
 int lesson_confine_run(const char *path, const LessonRun *r, char *err, size_t errlen) {
