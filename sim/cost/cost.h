@@ -27,6 +27,21 @@
 //     first R-1 steps pay their own hop's latency;
 //   every other schedule (direct, binomial tree, naive): each step waits for
 //     the one before, and pays as above.
+//
+// Rails. A node with several NICs (a DGX H100 has eight ConnectX-7 of 400
+// Gb/s, one beside each GPU) carries a ring's node crossings on all of them:
+// NCCL splits a collective over channels, one ring each, and lays the rings
+// so that each leaves the node through a different NIC, so the node's
+// crossing moves 1/n of the data over each of n rails at once (NCCL's
+// multi-rail topology search; nccl-tests measure a multi-node ring
+// all_reduce busbw near n x one NIC's rate on such nodes). The ring
+// schedules here are one ring, whose crossing goes through one rank; its
+// inter-node transfers are therefore priced at the inter-node bandwidth
+// times the rails, min(nics_per_node, ranks per node). A node of one rank,
+// or a system that states no NICs, has one rail. The double binary tree's
+// two trees cross each node at once and share them (half the rails each);
+// binomial trees, direct exchanges and point-to-point messages keep one NIC
+// per rank.
 #ifndef DDPLAB_SIM_COST_H
 #define DDPLAB_SIM_COST_H
 
@@ -83,6 +98,8 @@ typedef struct {
     SimDeviceProfile host;   // its host CPUs' share per GPU (CPU offload's
                              // optimizer step); all zero: not stated (a DGX
                              // H100 node's, sim_device_host)
+    int nics_per_node;       // NICs a node's rings leave it through (see
+                             // "Rails" above); 0: not stated, one
 } SimSysProfile;
 
 // Built-in link and system profiles (data with sources, see cost_profiles.c).
@@ -138,6 +155,9 @@ typedef struct {
 
 void sim_cost_init(SimCost *c, const SimSysProfile *sys, int nranks, int ranks_per_node);
 const SimLinkProfile *sim_cost_link(const SimCost *c, int src, int dst);
+// The rails a ring crossing nodes spreads over (see "Rails" above): 1
+// unless the run has several nodes of several ranks on a system with NICs.
+int sim_cost_ring_rails(const SimCost *c);
 // Seconds for step t of the schedule, for a buffer of elements of elem_size bytes.
 double sim_cost_step(const SimCost *c, const SimSched *s, int step, size_t elem_size);
 // The latency step t pays (see "Latency" at the top of this file): FULL,

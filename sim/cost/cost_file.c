@@ -4,7 +4,7 @@
 // File format, version 1 (alpha in microseconds, bandwidth in GB/s = 1e9 B/s,
 // per direction per rank, as in cost.h):
 //   {"format": "ddplab-profile", "version": 1, "name": "...",
-//    "description": "...", "ranks_per_node": 8,
+//    "description": "...", "ranks_per_node": 8, "nics_per_node": 8,
 //    "intra": {"name": "...", "alpha_us": 1, "bw_GBps": 370, "source": "..."},
 //    "inter": {...},
 //    "device": {"name": "...", "description": "...", "fp32_TFLOPS": 67,
@@ -12,7 +12,8 @@
 //               "efficiency": 0.8, "launch_us": 5, "coll_on_compute": 0,
 //               "source": "..."},
 //    "host": {the fields of "device"}}
-// "description", the links' and the device's "source", the device's
+// "description", "nics_per_node" (default 0: not stated, one NIC carries a
+// ring's crossing; cost.h "Rails"), the links' and the device's "source", the device's
 // "description" and "coll_on_compute" (default 0) may be omitted, and so
 // may the whole "device" (files from before it existed have none: the
 // profile then states no device) and "host" (the CPUs' share per GPU where
@@ -117,6 +118,10 @@ SimStatus sim_sys_save(const SimSysProfile *p, const char *path) {
     sim_json_str(&o, p->description);
     sim_json_raw(&o, ",\n  \"ranks_per_node\": ");
     sim_json_i64(&o, p->ranks_per_node);
+    if (p->nics_per_node > 0) { // written only where stated: older files stay as they were
+        sim_json_raw(&o, ",\n  \"nics_per_node\": ");
+        sim_json_i64(&o, p->nics_per_node);
+    }
     sim_json_raw(&o, ",\n");
     write_link(&o, "intra", &p->intra);
     sim_json_raw(&o, ",\n");
@@ -296,8 +301,8 @@ static SimStatus parse_device(const Loader *ld, const cJSON *root, const char *k
 
 static SimStatus parse_profile(const Loader *ld, const cJSON *root, SimSysProfile *out) {
     static const char *const allowed[] = {"format", "version", "name", "description",
-                                          "ranks_per_node", "intra", "inter", "device", "host",
-                                          NULL};
+                                          "ranks_per_node", "nics_per_node", "intra", "inter",
+                                          "device", "host", NULL};
     if (!cJSON_IsObject(root))
         return bad(ld, "not a profile: the top level must be a JSON object");
     // The tag and version first: a file of another kind should say so rather
@@ -321,6 +326,14 @@ static SimStatus parse_profile(const Loader *ld, const cJSON *root, SimSysProfil
         return bad(ld, "field \"ranks_per_node\" must be a whole number in [1, %d]",
                    MAX_RANKS_PER_NODE);
     out->ranks_per_node = (int)rpn;
+    if (cJSON_GetObjectItemCaseSensitive(root, "nics_per_node") != NULL) { // optional
+        double nics;
+        SIM_CHECK(get_number(ld, root, "", "nics_per_node", 0.0, 0, &nics));
+        if (nics != floor(nics) || nics > MAX_RANKS_PER_NODE)
+            return bad(ld, "field \"nics_per_node\" must be a whole number in [0, %d]",
+                       MAX_RANKS_PER_NODE);
+        out->nics_per_node = (int)nics;
+    }
     SIM_CHECK(parse_link(ld, root, "intra", &out->intra));
     SIM_CHECK(parse_link(ld, root, "inter", &out->inter));
     SIM_CHECK(parse_device(ld, root, "device", &out->device));
