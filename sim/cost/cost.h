@@ -79,6 +79,10 @@ typedef struct {
     double attn_efficiency;  // the same for a fused (flash) attention kernel on the
                              // 16-bit tensor cores, [0, 1]; 0: efficiency
     double launch_s;         // fixed cost per op (kernel launch), seconds
+    int sm_count;            // streaming multiprocessors, for the matrix products'
+                             // wave quantization (sim_cost_gemm_on); 0: not stated
+    int gemm_tile_m, gemm_tile_n; // the output tile one SM computes at a time in a
+                             // large product; 0: not stated (no quantization)
     int coll_on_compute;     // 1: collectives run on the cores that compute (a
                              // CPU rank's own thread copies and reduces every
                              // chunk), so a collective holds the compute stream
@@ -194,6 +198,37 @@ const SimDeviceProfile *sim_cost_device(const SimCost *c);
 double sim_cost_compute(const SimCost *c, double flops, double bytes, int lowp);
 // The same roofline on a given device profile.
 double sim_cost_compute_on(const SimDeviceProfile *d, double flops, double bytes, int lowp);
+// One matrix product C[M, N] = A[M, K] B[K, N] moving `bytes` of memory,
+// priced by its shape (sim/cost/cost_gemm.c): the output is cut into tiles
+// of tm x tn, one SM computes one tile at a time, so the product runs in
+// waves = ceil(tiles / sm_count) of one tile's time each:
+//   math = waves * 2 tm tn K / (rate * peak / sm_count)
+//   time = max(math, bytes / mem_bw) / efficiency + launch_s
+// where the tile is the device's gemm_tile_m x gemm_tile_n (rate 1) or one
+// of its halvings down to 64 (rate: its arithmetic intensity tm tn / (tm +
+// tn) over the large tile's), whichever is fastest. A product whose tiles do
+// not fill the last wave, or one narrower than a tile, runs below peak (wave
+// and tile quantization); a large one reaches efficiency x peak. A device
+// without sm_count or tiles prices 2MNK / peak.
+typedef struct {
+    double M, N, K; // the product's dimensions
+    double bytes;   // what it reads and writes
+} SimCostGemm;
+double sim_cost_gemm_on(const SimDeviceProfile *d, const SimCostGemm *g, int lowp);
+double sim_cost_gemm(const SimCost *c, const SimCostGemm *g, int lowp);
+// The arithmetic time of a product at full efficiency and without launch:
+// the quantized `math` above (what a calibration fits against).
+double sim_cost_gemm_math(const SimDeviceProfile *d, const SimCostGemm *g, int lowp);
+// Fits a device's efficiency and launch cost to measured products: secs[i]
+// = launch + max(math_i, mem_i) / efficiency for the n shapes g (math_i
+// from sim_cost_gemm_math on d, mem_i = bytes / mem_bw), by least squares
+// on the line secs = launch + slope * max(math, mem). Writes efficiency =
+// 1 / slope (at most 1) and launch = the intercept (0 if negative) into d.
+// SIM_EINVAL if fewer than 2 distinct shapes, a value is not finite, or
+// the slope is not positive.
+SimStatus sim_cost_fit_gemm(SimDeviceProfile *d, const SimCostGemm *g, const double *secs,
+                            int n, int lowp);
+
 // The host CPUs' share per GPU, where CPU offload steps the optimizer:
 // the system's own (sys may be NULL), else a DGX H100 node's two Xeons over
 // its 8 GPUs (sim_device_host; cost_device_data.h).

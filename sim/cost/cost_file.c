@@ -91,6 +91,14 @@ static void write_device(SimJsonOut *o, const char *key, const SimDeviceProfile 
     sim_json_num(o, d->launch_s * 1e6);
     sim_json_raw(o, ", \"coll_on_compute\": ");
     sim_json_i64(o, d->coll_on_compute ? 1 : 0);
+    if (d->sm_count > 0 && d->gemm_tile_m > 0 && d->gemm_tile_n > 0) { // only where stated
+        sim_json_raw(o, ",\n    \"sm_count\": ");
+        sim_json_i64(o, d->sm_count);
+        sim_json_raw(o, ", \"gemm_tile_m\": ");
+        sim_json_i64(o, d->gemm_tile_m);
+        sim_json_raw(o, ", \"gemm_tile_n\": ");
+        sim_json_i64(o, d->gemm_tile_n);
+    }
     sim_json_raw(o, ",\n    \"source\": ");
     sim_json_str(o, d->source);
     sim_json_raw(o, "}");
@@ -260,11 +268,37 @@ static SimStatus get_scaled(const Loader *ld, const cJSON *obj, const char *wher
 }
 
 // The optional "device" or "host" object (absent: *d stays all zero).
+// The optional "sm_count", "gemm_tile_m" and "gemm_tile_n" (sim_cost_gemm_on):
+// all three or none, whole numbers in [1, 65536].
+static SimStatus parse_tiles(const Loader *ld, const cJSON *obj, const char *where,
+                             SimDeviceProfile *d) {
+    static const char *const keys[] = {"sm_count", "gemm_tile_m", "gemm_tile_n"};
+    int *dst[] = {&d->sm_count, &d->gemm_tile_m, &d->gemm_tile_n};
+    int present = 0;
+    for (int i = 0; i < 3; i++)
+        present += cJSON_GetObjectItemCaseSensitive(obj, keys[i]) != NULL;
+    if (present == 0)
+        return SIM_OK;
+    if (present != 3)
+        return bad(ld, "fields \"%ssm_count\", \"%sgemm_tile_m\" and \"%sgemm_tile_n\" go "
+                   "together", where, where, where);
+    for (int i = 0; i < 3; i++) {
+        double v;
+        SIM_CHECK(get_number(ld, obj, where, keys[i], 1.0, 0, &v));
+        if (v != floor(v) || v > 65536)
+            return bad(ld, "field \"%s%s\" must be a whole number in [1, 65536]", where,
+                       keys[i]);
+        *dst[i] = (int)v;
+    }
+    return SIM_OK;
+}
+
 static SimStatus parse_device(const Loader *ld, const cJSON *root, const char *key,
                               SimDeviceProfile *d) {
     static const char *const allowed[] = {"name", "description", "fp32_TFLOPS", "lowp_TFLOPS",
                                           "mem_bw_GBps", "mem_GB", "efficiency",
                                           "attn_efficiency", "launch_us", "coll_on_compute",
+                                          "sm_count", "gemm_tile_m", "gemm_tile_n",
                                           "source", NULL};
     char where[16];
     snprintf(where, sizeof where, "%s.", key);
@@ -295,6 +329,7 @@ static SimStatus parse_device(const Loader *ld, const cJSON *root, const char *k
             return bad(ld, "field \"%scoll_on_compute\" must be 0 or 1", where);
         d->coll_on_compute = coc->valuedouble == 1;
     }
+    SIM_CHECK(parse_tiles(ld, obj, where, d));
     SIM_CHECK(get_string(ld, obj, where, "source", 0, d->source, sizeof(d->source)));
     return SIM_OK;
 }
