@@ -210,10 +210,12 @@ typedef struct {
 // not fit; err says what failed.
 SimStatus bench_time_shapes(SimRank *r, const BenchDevicePlan *plan, double *secs, char *err,
                             size_t errlen);
-// Fits dev's efficiency and launch cost to the ranks' mean times of plan's
-// shapes (sim_cost_fit_gemm on dev's peaks, SMs and tile). Keeps dev as it
-// was when the fit fails, and the launch it had when the fit's is zero.
-// Returns 1 when fitted.
+// Fits dev's product efficiency and launch cost to the ranks' mean times of
+// plan's shapes (sim_cost_fit_gemm on dev's peaks, SMs and tile), and puts
+// the efficiency into dev's peaks (its rates are achieved ones: efficiency
+// stays as it was, so that memory-bound ops keep their measured bandwidth).
+// Keeps dev as it was when the fit fails, and the launch it had when the
+// fit's is zero. Returns 1 when fitted.
 int bench_fit_shapes(SimDeviceProfile *dev, const BenchDevicePlan *plan, const double *secs);
 // The plan for a backend: the cpu's (the layers of ddplab's larger MLP at a
 // batch of 64, an 8 MiB pass) or a GPU's (one 4096x4096 layer at a batch of

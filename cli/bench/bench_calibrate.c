@@ -70,11 +70,10 @@ static int add_device(FILE *out, const BenchOptions *o, SimWorld *w, SimDevicePr
     }
     fprintf(out,
             "# device %s, one rank of %d computing at once: fp32 matmul %.1f GFLOP/s, memory "
-            "%.1f GB/s, %.1f ns per op (achieved rates); products of other shapes at "
-            "efficiency %.3f of that rate%s\n",
+            "%.1f GB/s, %.1f ns per op (achieved rates: efficiency 1; the matmul rate and "
+            "the cost per op fitted to products of several shapes%s)\n",
             dev->name, o->nranks, dev->peak_fp32_flops / 1e9, dev->mem_bw_Bps / 1e9,
-            dev->launch_s * 1e9, dev->efficiency,
-            dev->sm_count > 0 ? ", in waves of tiles on its SMs" : "");
+            dev->launch_s * 1e9, dev->sm_count > 0 ? ", in waves of tiles on its SMs" : "");
     return CLI_EXIT_OK;
 }
 

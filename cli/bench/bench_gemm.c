@@ -5,7 +5,8 @@
 // SMs, under the memory roofline, divided by an efficiency, plus a launch
 // (sim/cost/cost_gemm.c). Timing the same kernel on products from a few
 // hundred to billions of FLOPs puts points along that line: the slope is
-// 1 / efficiency, the intercept the fixed cost each product pays. Each
+// 1 / efficiency, the intercept the fixed cost each product pays (the
+// efficiency goes into the measured peaks, bench_fit_shapes). Each
 // shape is timed as the backend's Linear forward in fp32 (the products
 // every op wrapper runs), one rank's median over timed rounds after
 // warm-up, every rank at once as in bench_device.c.
@@ -112,6 +113,12 @@ int bench_fit_shapes(SimDeviceProfile *dev, const BenchDevicePlan *plan, const d
         return 0;
     if (!(fit.launch_s > 0))
         fit.launch_s = dev->launch_s; // too small to resolve: the fills' figure stands
+    // The measured profile's rates are achieved ones (efficiency 1), and its
+    // efficiency would also divide the memory-bound ops, whose bandwidth was
+    // measured apart: the products' fitted efficiency goes into their peaks.
+    fit.peak_fp32_flops = dev->peak_fp32_flops * fit.efficiency / dev->efficiency;
+    fit.peak_lowp_flops = dev->peak_lowp_flops * fit.efficiency / dev->efficiency;
+    fit.efficiency = dev->efficiency;
     *dev = fit;
     return 1;
 }

@@ -61,7 +61,8 @@ typedef struct {
 // it), for the compute side of the cost model (sim/cost/cost_compute.c): an op of
 // F FLOPs touching B bytes of memory takes
 //   max(F / peak, B / mem_bw) / efficiency + launch_s
-// (a roofline). peak is peak_lowp_flops for fp16/bf16 matrix products and
+// (a roofline); a matrix product of known shape is priced in waves of
+// output tiles on the SMs instead (sim_cost_gemm_on below). peak is peak_lowp_flops for fp16/bf16 matrix products and
 // peak_fp32_flops for everything else. The built-in devices are data with
 // sources (sim/cost/cost_devices.c); efficiency there is the fraction of the
 // datasheet peak that large GEMMs reach in public measurements. A fused
