@@ -29,8 +29,11 @@
 // 4096x4096 layer at a batch of 4096: the lessons' small products would
 // measure the launch again, not the rate the roofline's peak stands for.
 // These are achieved rates, not datasheet peaks, so the profile's efficiency
-// is 1. fp16/bf16 products on both backends round their operands and run
-// the same fp32 GEMM, so the low-precision peak is the fp32 one.
+// is 1. Then products of several shapes are timed (bench_gemm.c), and the
+// line through their times refits the matmul rate and the per-op cost as the
+// cost model prices products of any shape. fp16/bf16 products on both
+// backends round their operands and run the same fp32 GEMM, so the
+// low-precision peak is the fp32 one.
 #include "bench/bench.h"
 
 #include <stdio.h>
