@@ -6,3 +6,12 @@ ddplab_add_test(test_devices
   LIBS ddplab_cpu
   LABELS sim
   TIMEOUT 60)
+
+# Matrix products priced by their shape (waves of tiles on the SMs), the fit
+# of a device's product efficiency and launch cost that bench --calibrate runs,
+# and the profile file fields that carry them.
+ddplab_add_test(test_cost_gemm
+  SOURCES test_cost_gemm.c test_files.c
+  LIBS ddplab_sim
+  LABELS sim
+  TIMEOUT 60)

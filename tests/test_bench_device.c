@@ -87,8 +87,9 @@ static SimStatus measure(const SimBackendOps *ops, int R, const BenchDevicePlan 
 }
 
 // Small sizes in the shape of the GPU plan: one layer, the scale pass.
-static const BenchDevicePlan small_gpu = {1, 16, 1, {32, 0}, {24, 0}, (size_t)1 << 20};
-static const BenchDevicePlan small_cpu = {0, 8, 2, {16, 24}, {24, 8}, (size_t)1 << 20};
+static const BenchDevicePlan small_gpu = {1, 16, 1, {32, 0}, {24, 0}, (size_t)1 << 20, 0, {{0}}};
+static const BenchDevicePlan small_cpu = {0, 8, 2, {16, 24}, {24, 8}, (size_t)1 << 20,
+                                          2, {{8, 16, 24}, {64, 128, 96}}};
 
 static int test_plans(void) {
     SimBackendOps gpu = fake_gpu();
@@ -138,6 +139,10 @@ static int test_host(void) {
     CHECK(d.mem_bytes > 0 && d.peak_fp32_flops > 0 && d.mem_bw_Bps > 0 && d.launch_s > 0);
     CHECK_STR_CONTAINS(d.source, "Linear fwd+bwd 8x16x24 and 8x24x8 (cpu backend, OpenBLAS), "
                                  "memcpy 1 MiB");
+    // achieved rates: the two products' fitted efficiency (whatever this
+    // machine's is) goes into the peak, and a CPU states no tiles
+    CHECK(d.efficiency == 1.0);
+    CHECK(d.sm_count == 0);
     return 0;
 }
 

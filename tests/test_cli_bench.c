@@ -307,12 +307,14 @@ static int test_calibrate(void) {
     }
     CHECK(fitted);
     CHECK(tfile_exists(prof));
-    // It holds this CPU as the device: achieved rates, collectives on the
-    // ranks' own threads; a run under it prices compute on that device.
+    // It holds this CPU as the device: achieved rates (the products' rate
+    // fitted to several shapes), collectives on the ranks' own threads; a
+    // run under it prices compute on that device.
     char *saved = tfile_read(prof, NULL);
     CHECK(saved != NULL);
     CHECK_STR_CONTAINS(saved, "\"device\": {\"name\": \"cpu-");
     CHECK_STR_CONTAINS(saved, "\"efficiency\": 1, ");
+    CHECK_STR_CONTAINS(saved, "efficiency, launch fitted to 4 products");
     CHECK_STR_CONTAINS(saved, "\"coll_on_compute\": 1");
     // and as the host, where CPU offload would step the optimizer
     CHECK_STR_CONTAINS(saved, "\"host\": {\"name\": \"cpu-");

@@ -10,8 +10,11 @@
 //   - planned tokens/s per GPU against the measured, printed as a table with
 //     the median and the extremes. The target of a median within 0.85-1.15
 //     and no row outside 0.7-1.3 is not met (docs/planning.md says by how
-//     much and why); what is asserted is the envelope the planner keeps
-//     today, 0.4-2.0, so that a change for the worse shows.
+//     much and why: the plans are 1.0-1.6x too fast, most at long
+//     sequences). What is asserted is the target's lower edges and the
+//     upper edges the planner reaches today: a median within 0.85-1.30 and
+//     every row within 0.7-1.65, so that a change for the worse shows and a
+//     change towards the target passes.
 //
 // usage: test_plan_llm_foundry PATH/TO/ddplab PATH/TO/llm_foundry_mpt.csv
 #include <stdio.h>
@@ -148,7 +151,8 @@ int main(int argc, char **argv) {
            "within 0.7-1.3 (target: median 0.85-1.15, every row within 0.7-1.3: %s)\n", n, median,
            ratio[0], ratio[n - 1], in_target, n,
            median >= 0.85 && median <= 1.15 && in_target == n ? "met" : "not met");
-    CHECK(ratio[0] >= 0.4 && ratio[n - 1] <= 2.0);
+    CHECK(median >= 0.85 && median <= 1.30);
+    CHECK(ratio[0] >= 0.7 && ratio[n - 1] <= 1.65);
     if (fails == 0)
         printf("ok\n");
     return fails ? 1 : 0;

@@ -191,6 +191,7 @@ int bench_calibrate(FILE *out, const BenchRun *run, SimWorld *w);
 // backward of Linear layers [c[l] -> oc[l]] at a batch of `batch`, one
 // element-wise pass over stream_bytes, and one-element fills.
 #define BENCH_DEV_MAX_LAYERS 2
+#define BENCH_DEV_MAX_SHAPES 6
 typedef struct {
     int device;    // 1: a device with memory of its own (the backend has
                    // mem_info): named by the driver, collectives beside the
@@ -198,7 +199,24 @@ typedef struct {
     int batch, nlayers;
     int c[BENCH_DEV_MAX_LAYERS], oc[BENCH_DEV_MAX_LAYERS];
     size_t stream_bytes;
+    // The products whose times the device's efficiency and launch cost are
+    // fitted to (sim_cost_fit_gemm; bench_gemm.c): Linear forward of
+    // [m, k] by [n, k]^T, from small to large; fewer than 2: not fitted.
+    int nshapes;
+    int shapes[BENCH_DEV_MAX_SHAPES][3]; // m, n, k
 } BenchDevicePlan;
+// Times one rank's Linear forward on each of plan's shapes (the median of
+// rounds, after warm-up) into secs[nshapes]. SIM_ENOMEM when the buffers do
+// not fit; err says what failed.
+SimStatus bench_time_shapes(SimRank *r, const BenchDevicePlan *plan, double *secs, char *err,
+                            size_t errlen);
+// Fits dev's product efficiency and launch cost to the ranks' mean times of
+// plan's shapes (sim_cost_fit_gemm on dev's peaks, SMs and tile), and puts
+// the efficiency into dev's peaks (its rates are achieved ones: efficiency
+// stays as it was, so that memory-bound ops keep their measured bandwidth).
+// Keeps dev as it was when the fit fails, and the launch it had when the
+// fit's is zero. Returns 1 when fitted.
+int bench_fit_shapes(SimDeviceProfile *dev, const BenchDevicePlan *plan, const double *secs);
 // The plan for a backend: the cpu's (the layers of ddplab's larger MLP at a
 // batch of 64, an 8 MiB pass) or a GPU's (one 4096x4096 layer at a batch of
 // 4096, a 256 MiB pass: sizes that fill the device, as datasheet rates do).

@@ -14,7 +14,9 @@
 // only one kind of link to measure.
 //
 // Device. --gpu's device when given; else the device the ranks compute on,
-// as one rank sees it with R ranks computing at once (bench_device.c): this
+// as one rank sees it with R ranks computing at once (bench_device.c), its
+// product efficiency and launch cost fitted to products of several shapes
+// (bench_gemm.c, sim_cost_fit_gemm): this
 // machine's CPU on the cpu backend, the GPU on the cuda backend; on a
 // backend without math kernels (sym) none (the profile then leaves the
 // device to --gpu).
@@ -68,9 +70,10 @@ static int add_device(FILE *out, const BenchOptions *o, SimWorld *w, SimDevicePr
     }
     fprintf(out,
             "# device %s, one rank of %d computing at once: fp32 matmul %.1f GFLOP/s, memory "
-            "%.1f GB/s, %.1f ns per op (achieved rates: efficiency 1)\n",
+            "%.1f GB/s, %.1f ns per op (achieved rates: efficiency 1; the matmul rate and "
+            "the cost per op fitted to products of several shapes%s)\n",
             dev->name, o->nranks, dev->peak_fp32_flops / 1e9, dev->mem_bw_Bps / 1e9,
-            dev->launch_s * 1e9);
+            dev->launch_s * 1e9, dev->sm_count > 0 ? ", in waves of tiles on its SMs" : "");
     return CLI_EXIT_OK;
 }
 

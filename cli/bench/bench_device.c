@@ -29,8 +29,11 @@
 // 4096x4096 layer at a batch of 4096: the lessons' small products would
 // measure the launch again, not the rate the roofline's peak stands for.
 // These are achieved rates, not datasheet peaks, so the profile's efficiency
-// is 1. fp16/bf16 products on both backends round their operands and run
-// the same fp32 GEMM, so the low-precision peak is the fp32 one.
+// is 1. Then products of several shapes are timed (bench_gemm.c), and the
+// line through their times refits the matmul rate and the per-op cost as the
+// cost model prices products of any shape. fp16/bf16 products on both
+// backends round their operands and run the same fp32 GEMM, so the
+// low-precision peak is the fp32 one.
 #include "bench/bench.h"
 
 #include <stdio.h>
@@ -44,8 +47,17 @@
 #define DEV_WARMUP 3         // untimed rounds first (page faults, BLAS buffers)
 #define DEV_LAUNCH_CALLS 2000 // tiny ops per launch round
 
-static const BenchDevicePlan cpu_plan = {0, 64, 2, {784, 1024}, {1024, 1024}, (size_t)8 << 20};
-static const BenchDevicePlan gpu_plan = {1, 4096, 1, {4096, 0}, {4096, 0}, (size_t)256 << 20};
+// The products for the fit of efficiency and launch (bench_gemm.c), from a
+// few microseconds' worth to the plan's own size: on the CPU the MLP's
+// products and smaller; on a GPU from 256-cubes, launch-bound, to 8192 x
+// 4096 x 4096, a few hundred waves of tiles.
+static const BenchDevicePlan cpu_plan = {0, 64, 2, {784, 1024}, {1024, 1024}, (size_t)8 << 20,
+                                         4, {{16, 64, 64}, {64, 256, 256}, {64, 1024, 784},
+                                             {256, 1024, 1024}}};
+static const BenchDevicePlan gpu_plan = {1, 4096, 1, {4096, 0}, {4096, 0}, (size_t)256 << 20,
+                                         5, {{256, 256, 256}, {1024, 1024, 1024},
+                                             {2048, 2048, 2048}, {4096, 4096, 4096},
+                                             {8192, 4096, 4096}}};
 
 const BenchDevicePlan *bench_device_plan(const SimBackendOps *ops) {
     return ops->mem_info ? &gpu_plan : &cpu_plan;
@@ -53,6 +65,7 @@ const BenchDevicePlan *bench_device_plan(const SimBackendOps *ops) {
 
 typedef struct {
     double flops_s, bw_Bps, launch_s; // this rank's medians
+    double shape_s[BENCH_DEV_MAX_SHAPES]; // the fit's products (bench_gemm.c)
     SimStatus st;
     char error[160];
 } DeviceRank;
@@ -298,6 +311,10 @@ static SimStatus device_rank(SimRank *r, void *arg) {
         st = sim_barrier(r);
     if (st == SIM_OK)
         st = measure_launch(r, run->plan, me);
+    if (st == SIM_OK)
+        st = sim_barrier(r);
+    if (st == SIM_OK)
+        st = bench_time_shapes(r, run->plan, me->shape_s, me->error, sizeof me->error);
     me->st = st;
     return st;
 }
@@ -348,6 +365,25 @@ static void describe_layers(char *buf, size_t len, const BenchDevicePlan *p) {
                          p->batch, p->c[l], p->oc[l]);
 }
 
+// A GPU the cost model knows by the driver's name ("NVIDIA H100 80GB HBM3":
+// h100) lends the measured profile its SMs and product tile, so that the
+// fit and later plans quantize the products as that GPU does.
+static void known_tiles(const char *model, SimDeviceProfile *dev) {
+    char word[48];
+    const char *m = strncmp(model, "NVIDIA ", 7) == 0 ? model + 7 : model;
+    size_t n = strcspn(m, " ");
+    if (n == 0 || n >= sizeof word)
+        return;
+    memcpy(word, m, n);
+    word[n] = '\0';
+    const SimDeviceProfile *k = sim_device_find(word);
+    if (k == NULL)
+        return;
+    dev->sm_count = k->sm_count;
+    dev->gemm_tile_m = k->gemm_tile_m;
+    dev->gemm_tile_n = k->gemm_tile_n;
+}
+
 // Names, sizes and sources the measured device (rates already set).
 static void describe_device(SimWorld *w, const BenchDevicePlan *p, SimDeviceProfile *dev) {
     int R = w->cfg.nranks;
@@ -360,6 +396,7 @@ static void describe_device(SimWorld *w, const BenchDevicePlan *p, SimDeviceProf
     if (p->device) {
         device_model(w, model, sizeof model);
         device_profile_name(dev->name, sizeof dev->name, model);
+        known_tiles(model, dev);
         int device = 0;
         uint64_t used = 0, total = 0;
         if (w->ops->mem_info(w->ctx, 0, &device, &used, &total) == SIM_OK && total > 0)
@@ -401,11 +438,13 @@ SimStatus bench_measure_device_with(SimWorld *w, const BenchDevicePlan *plan,
         return SIM_ENOMEM;
     }
     SimStatus st = sim_world_run(w, device_rank, &run);
-    double flops = 0, bw = 0, launch = 0;
+    double flops = 0, bw = 0, launch = 0, shapes[BENCH_DEV_MAX_SHAPES] = {0};
     for (int i = 0; i < R && st == SIM_OK; i++) {
         flops += run.ranks[i].flops_s / R;
         bw += run.ranks[i].bw_Bps / R;
         launch += run.ranks[i].launch_s / R;
+        for (int k = 0; k < plan->nshapes && k < BENCH_DEV_MAX_SHAPES; k++)
+            shapes[k] += run.ranks[i].shape_s[k] / R;
     }
     if (st != SIM_OK) {
         const char *why = sim_world_error(w);
@@ -426,5 +465,10 @@ SimStatus bench_measure_device_with(SimWorld *w, const BenchDevicePlan *plan,
     dev->mem_bw_Bps = bw;
     dev->launch_s = launch;
     describe_device(w, plan, dev);
+    if (bench_fit_shapes(dev, plan, shapes)) {
+        size_t used = strlen(dev->source);
+        snprintf(dev->source + used, sizeof dev->source - used,
+                 "; efficiency, launch fitted to %d products", plan->nshapes);
+    }
     return SIM_OK;
 }

@@ -115,7 +115,8 @@ const SimLinkProfile *sim_cost_link(const SimCost *c, int src, int dst) {
     return class_link(c, sim_cost_link_class(c, src, dst));
 }
 
-double sim_cost_rank_time_mode(const SimCost *c, const RankLoad *l, SimAlphaMode m) {
+double sim_cost_rank_time_rails(const SimCost *c, const RankLoad *l, SimAlphaMode m,
+                                int rails) {
     double alpha = 0.0, tin = 0.0, tout = 0.0;
     int used = 0;
     for (int k = 0; k < 2; k++) {
@@ -125,12 +126,24 @@ double sim_cost_rank_time_mode(const SimCost *c, const RankLoad *l, SimAlphaMode
         used = 1;
         if (lk->alpha_s > alpha)
             alpha = lk->alpha_s;
+        double bw = k == INTER && rails > 1 ? lk->bw_Bps * rails : lk->bw_Bps;
         if (l->in[k] != 0)
-            tin += (double)l->in[k] / lk->bw_Bps;
+            tin += (double)l->in[k] / bw;
         if (l->out[k] != 0)
-            tout += (double)l->out[k] / lk->bw_Bps;
+            tout += (double)l->out[k] / bw;
     }
     return used ? sim_cost_alpha(c, alpha, m) + (tin > tout ? tin : tout) : 0.0;
+}
+
+double sim_cost_rank_time_mode(const SimCost *c, const RankLoad *l, SimAlphaMode m) {
+    return sim_cost_rank_time_rails(c, l, m, 1);
+}
+
+int sim_cost_ring_rails(const SimCost *c) {
+    int P = c->ranks_per_node, nics = c->sys.nics_per_node;
+    if (P < 2 || c->nranks <= P || nics < 2)
+        return 1;
+    return nics < P ? nics : P;
 }
 
 double sim_cost_alpha(const SimCost *c, double link_alpha, SimAlphaMode m) {
@@ -139,6 +152,17 @@ double sim_cost_alpha(const SimCost *c, double link_alpha, SimAlphaMode m) {
 
 double sim_cost_rank_time(const SimCost *c, const RankLoad *l) {
     return sim_cost_rank_time_mode(c, l, SIM_ALPHA_FULL);
+}
+
+static int is_ring_family(const SimSched *s);
+
+int sim_cost_sched_rails(const SimCost *c, const SimSched *s) {
+    int rails = sim_cost_ring_rails(c);
+    if (is_ring_family(s) && s->algo == SIM_ALGO_RING)
+        return rails;
+    if (s->algo == SIM_ALGO_DBTREE) // two trees cross each node at once
+        return rails / 2 > 1 ? rails / 2 : 1;
+    return 1;
 }
 
 static int is_ring_family(const SimSched *s) {
@@ -217,11 +241,12 @@ static void add_transfers(const SimCost *c, const SimSched *s, int r, int step, 
 static double step_general(const SimCost *c, const SimSched *s, int step, size_t elem_size) {
     double worst = 0.0;
     SimAlphaMode m = sim_cost_step_alpha(c, s, step);
+    int rails = sim_cost_sched_rails(c, s);
     for (int r = 0; r < s->nranks; r++) {
         RankLoad load = {{0, 0}, {0, 0}};
         add_transfers(c, s, r, step, 1, elem_size, &load);
         add_transfers(c, s, r, step, 0, elem_size, &load);
-        double t = sim_cost_rank_time_mode(c, &load, m);
+        double t = sim_cost_rank_time_rails(c, &load, m, rails);
         if (t > worst)
             worst = t;
     }
@@ -292,6 +317,7 @@ static void ring_model_init(RingModel *k, const SimCost *c, const SimSched *s, s
         k->m = s->count % (uint64_t)k->R;
     }
     ring_classes(k);
+    int rails = sim_cost_ring_rails(c);
     // The large chunks are spread evenly, so two are adjacent only when more
     // than half are large, 2m - R times; the other counts follow.
     uint64_t R = (uint64_t)k->R, m = k->m, c11 = 2 * m > R ? 2 * m - R : 0;
@@ -303,7 +329,7 @@ static void ring_model_init(RingModel *k, const SimCost *c, const SimSched *s, s
         RankLoad l = {{0, 0}, {0, 0}};
         l.in[cin] = (k->q0 + (uint64_t)a) * es;
         l.out[cout] = (k->q0 + (uint64_t)b) * es;
-        k->time[m][cin][cout][a][b] = sim_cost_rank_time_mode(c, &l, (SimAlphaMode)m);
+        k->time[m][cin][cout][a][b] = sim_cost_rank_time_rails(c, &l, (SimAlphaMode)m, rails);
     }
 }
 

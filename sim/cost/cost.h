@@ -27,6 +27,21 @@
 //     first R-1 steps pay their own hop's latency;
 //   every other schedule (direct, binomial tree, naive): each step waits for
 //     the one before, and pays as above.
+//
+// Rails. A node with several NICs (a DGX H100 has eight ConnectX-7 of 400
+// Gb/s, one beside each GPU) carries a ring's node crossings on all of them:
+// NCCL splits a collective over channels, one ring each, and lays the rings
+// so that each leaves the node through a different NIC, so the node's
+// crossing moves 1/n of the data over each of n rails at once (NCCL's
+// multi-rail topology search; nccl-tests measure a multi-node ring
+// all_reduce busbw near n x one NIC's rate on such nodes). The ring
+// schedules here are one ring, whose crossing goes through one rank; its
+// inter-node transfers are therefore priced at the inter-node bandwidth
+// times the rails, min(nics_per_node, ranks per node). A node of one rank,
+// or a system that states no NICs, has one rail. The double binary tree's
+// two trees cross each node at once and share them (half the rails each);
+// binomial trees, direct exchanges and point-to-point messages keep one NIC
+// per rank.
 #ifndef DDPLAB_SIM_COST_H
 #define DDPLAB_SIM_COST_H
 
@@ -46,7 +61,8 @@ typedef struct {
 // it), for the compute side of the cost model (sim/cost/cost_compute.c): an op of
 // F FLOPs touching B bytes of memory takes
 //   max(F / peak, B / mem_bw) / efficiency + launch_s
-// (a roofline). peak is peak_lowp_flops for fp16/bf16 matrix products and
+// (a roofline); a matrix product of known shape is priced in waves of
+// output tiles on the SMs instead (sim_cost_gemm_on below). peak is peak_lowp_flops for fp16/bf16 matrix products and
 // peak_fp32_flops for everything else. The built-in devices are data with
 // sources (sim/cost/cost_devices.c); efficiency there is the fraction of the
 // datasheet peak that large GEMMs reach in public measurements. A fused
@@ -64,6 +80,10 @@ typedef struct {
     double attn_efficiency;  // the same for a fused (flash) attention kernel on the
                              // 16-bit tensor cores, [0, 1]; 0: efficiency
     double launch_s;         // fixed cost per op (kernel launch), seconds
+    int sm_count;            // streaming multiprocessors, for the matrix products'
+                             // wave quantization (sim_cost_gemm_on); 0: not stated
+    int gemm_tile_m, gemm_tile_n; // the output tile one SM computes at a time in a
+                             // large product; 0: not stated (no quantization)
     int coll_on_compute;     // 1: collectives run on the cores that compute (a
                              // CPU rank's own thread copies and reduces every
                              // chunk), so a collective holds the compute stream
@@ -83,6 +103,8 @@ typedef struct {
     SimDeviceProfile host;   // its host CPUs' share per GPU (CPU offload's
                              // optimizer step); all zero: not stated (a DGX
                              // H100 node's, sim_device_host)
+    int nics_per_node;       // NICs a node's rings leave it through (see
+                             // "Rails" above); 0: not stated, one
 } SimSysProfile;
 
 // Built-in link and system profiles (data with sources, see cost_profiles.c).
@@ -138,6 +160,9 @@ typedef struct {
 
 void sim_cost_init(SimCost *c, const SimSysProfile *sys, int nranks, int ranks_per_node);
 const SimLinkProfile *sim_cost_link(const SimCost *c, int src, int dst);
+// The rails a ring crossing nodes spreads over (see "Rails" above): 1
+// unless the run has several nodes of several ranks on a system with NICs.
+int sim_cost_ring_rails(const SimCost *c);
 // Seconds for step t of the schedule, for a buffer of elements of elem_size bytes.
 double sim_cost_step(const SimCost *c, const SimSched *s, int step, size_t elem_size);
 // The latency step t pays (see "Latency" at the top of this file): FULL,
@@ -174,6 +199,37 @@ const SimDeviceProfile *sim_cost_device(const SimCost *c);
 double sim_cost_compute(const SimCost *c, double flops, double bytes, int lowp);
 // The same roofline on a given device profile.
 double sim_cost_compute_on(const SimDeviceProfile *d, double flops, double bytes, int lowp);
+// One matrix product C[M, N] = A[M, K] B[K, N] moving `bytes` of memory,
+// priced by its shape (sim/cost/cost_gemm.c): the output is cut into tiles
+// of tm x tn, one SM computes one tile at a time, so the product runs in
+// waves = ceil(tiles / sm_count) of one tile's time each:
+//   math = waves * 2 tm tn K / (rate * peak / sm_count)
+//   time = max(math, bytes / mem_bw) / efficiency + launch_s
+// where the tile is the device's gemm_tile_m x gemm_tile_n (rate 1) or one
+// of its halvings down to 64 (rate: its arithmetic intensity tm tn / (tm +
+// tn) over the large tile's), whichever is fastest. A product whose tiles do
+// not fill the last wave, or one narrower than a tile, runs below peak (wave
+// and tile quantization); a large one reaches efficiency x peak. A device
+// without sm_count or tiles prices 2MNK / peak.
+typedef struct {
+    double M, N, K; // the product's dimensions
+    double bytes;   // what it reads and writes
+} SimCostGemm;
+double sim_cost_gemm_on(const SimDeviceProfile *d, const SimCostGemm *g, int lowp);
+double sim_cost_gemm(const SimCost *c, const SimCostGemm *g, int lowp);
+// The arithmetic time of a product at full efficiency and without launch:
+// the quantized `math` above (what a calibration fits against).
+double sim_cost_gemm_math(const SimDeviceProfile *d, const SimCostGemm *g, int lowp);
+// Fits a device's efficiency and launch cost to measured products: secs[i]
+// = launch + max(math_i, mem_i) / efficiency for the n shapes g (math_i
+// from sim_cost_gemm_math on d, mem_i = bytes / mem_bw), by least squares
+// on the line secs = launch + slope * max(math, mem). Writes efficiency =
+// 1 / slope (at most 1) and launch = the intercept (0 if negative) into d.
+// SIM_EINVAL if fewer than 2 distinct shapes, a value is not finite, or
+// the slope is not positive.
+SimStatus sim_cost_fit_gemm(SimDeviceProfile *d, const SimCostGemm *g, const double *secs,
+                            int n, int lowp);
+
 // The host CPUs' share per GPU, where CPU offload steps the optimizer:
 // the system's own (sys may be NULL), else a DGX H100 node's two Xeons over
 // its 8 GPUs (sim_device_host; cost_device_data.h).

@@ -5,9 +5,11 @@
 //
 // This is deliberately simple. It gets the orders of magnitude and the
 // compute/communication balance right (which is what overlap and exposed
-// communication depend on); it does not model caches, kernel fusion or
-// shape-dependent tensor-core utilisation. The devices and the sources of
-// their numbers are in cost_devices.c.
+// communication depend on); it does not model caches or kernel fusion.
+// Matrix products whose shape is known are priced by it instead
+// (cost_gemm.c: waves of output tiles on the SMs); element-wise and
+// normalisation kernels are priced here, by the bytes they move. The
+// devices and the sources of their numbers are in cost_devices.c.
 #include "cost/cost.h"
 
 const SimDeviceProfile *sim_device_effective(const SimDeviceProfile *given,

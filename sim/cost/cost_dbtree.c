@@ -91,6 +91,7 @@ double sim_cost_dbtree(const SimCost *c, const SimSched *s, size_t es, int first
                 kinds[nk++] = kinds[r];
     }
     double total = 0.0;
+    int rails = sim_cost_sched_rails(c, s); // a node's NICs (cost.h, "Rails")
     for (int t = first; t < last; t++) {
         double worst = 0.0;
         SimAlphaMode md = sim_cost_step_alpha(c, s, t); // only the first chunk's path pays
@@ -106,7 +107,7 @@ double sim_cost_dbtree(const SimCost *c, const SimSched *s, size_t es, int first
             SimRankLoad l = {{0, 0}, {0, 0}};
             add_place(&k->t[0], bytes[0], K, t, H, &l);
             add_place(&k->t[1], bytes[1], K, t, H, &l);
-            double w = sim_cost_rank_time_mode(c, &l, md);
+            double w = sim_cost_rank_time_rails(c, &l, md, rails);
             worst = w > worst ? w : worst;
         }
         total += worst;

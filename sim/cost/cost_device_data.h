@@ -19,6 +19,15 @@
 // 2307.08691) reports for its forward pass, since backward, 2.5 times the
 // forward's FLOPs, runs slower. The other devices have no published figure
 // and take their efficiency.
+// sm_count and the product tile (sim/cost/cost_gemm.c): the SMs of each
+// part as its architecture whitepaper states them (H100 SXM5 132 of the
+// GH100's 144, H200 the same die; A100 108 of GA100's 128; L40S 142 and
+// RTX 4090 128 of AD102's 144), and the output tile of one thread block of
+// the large bf16 products cuBLAS runs there: 256x128 on Ampere and Ada
+// (NVIDIA's Matrix Multiplication Background User's Guide: "256x128 thread
+// block tiles", one per SM, on A100; cuBLAS's ampere_*_256x128 kernels,
+// which Ada also runs), 128x256 on Hopper (cuBLAS's sm90 kernels'
+// tilesize128x256x64).
 #define DEVICE_H100 \
     {.name = "h100", \
      .description = "NVIDIA H100 SXM5 80 GB", \
@@ -29,6 +38,7 @@
      .efficiency = 0.80, \
      .attn_efficiency = 0.30, \
      .launch_s = 5 * DEV_US, \
+     .sm_count = 132, .gemm_tile_m = 128, .gemm_tile_n = 256, \
      .source = "NVIDIA H100 datasheet (SXM): 67 TFLOPS fp32, 989 TFLOPS bf16 dense (1979 " \
                "sparse), 3.35 TB/s HBM3, 80 GB; efficiency: MAMF 794.5/989 " \
                "(stas00/ml-engineering)"}
@@ -43,6 +53,7 @@
      .efficiency = 0.80, \
      .attn_efficiency = 0.30, \
      .launch_s = 5 * DEV_US, \
+     .sm_count = 132, .gemm_tile_m = 128, .gemm_tile_n = 256, \
      .source = "NVIDIA H200 datasheet (SXM): 67 TFLOPS fp32, 989 TFLOPS bf16 dense (1979 " \
                "sparse), 4.8 TB/s HBM3e, 141 GB; efficiency: as H100 (MAMF table: same)"}
 
@@ -56,6 +67,7 @@
      .efficiency = 0.87, \
      .attn_efficiency = 0.50, \
      .launch_s = 5 * DEV_US, \
+     .sm_count = 108, .gemm_tile_m = 256, .gemm_tile_n = 128, \
      .source = "NVIDIA A100 datasheet (40GB SXM): 19.5 TFLOPS fp32, 312 TFLOPS bf16 dense " \
                "(624 sparse), 1555 GB/s HBM2, 40 GB; efficiency: MAMF 271.2/312 " \
                "(stas00/ml-engineering)"}
@@ -70,6 +82,7 @@
      .efficiency = 0.87, \
      .attn_efficiency = 0.50, \
      .launch_s = 5 * DEV_US, \
+     .sm_count = 108, .gemm_tile_m = 256, .gemm_tile_n = 128, \
      .source = "NVIDIA A100 datasheet (80GB SXM): 19.5 TFLOPS fp32, 312 TFLOPS bf16 dense " \
                "(624 sparse), 2039 GB/s HBM2e, 80 GB; efficiency: MAMF 271.2/312 " \
                "(stas00/ml-engineering)"}
@@ -84,6 +97,7 @@
      .mem_bytes = 48 * DEV_GB, \
      .efficiency = 0.80, \
      .launch_s = 5 * DEV_US, \
+     .sm_count = 142, .gemm_tile_m = 256, .gemm_tile_n = 128, \
      .source = "NVIDIA L40S datasheet: 91.6 TFLOPS fp32, 362.05 TFLOPS bf16 dense (733 " \
                "sparse), 864 GB/s GDDR6, 48 GB; efficiency 0.8 assumed (no public MAMF)"}
 
@@ -102,6 +116,7 @@
      .mem_bytes = 24 * DEV_GB, \
      .efficiency = 0.90, \
      .launch_s = 5 * DEV_US, \
+     .sm_count = 128, .gemm_tile_m = 256, .gemm_tile_n = 128, \
      .source = "NVIDIA Ada Lovelace whitepaper (RTX 4090): 82.6 TFLOPS fp32, 165.2 TFLOPS " \
                "bf16 dense with fp32 accumulate, 1008 GB/s GDDR6X, 24 GB; efficiency 0.9 " \
                "from public torch.matmul figures (150-165 TFLOPS)"}

@@ -18,9 +18,16 @@
 // 3.0-3.1 of 3.35 TB/s on H100), so memory-bound ops are priced slightly
 // pessimistically.
 //
-// launch_s is the fixed cost of one op: 5 us, the order of one eager-mode
-// op seen from the host (framework dispatch plus cudaLaunchKernel, a few us
-// each); with many small ops it is what bounds a step.
+// launch_s is the fixed cost of one kernel: 5 us, the order of one
+// eager-mode op seen from the host (framework dispatch plus cudaLaunchKernel,
+// a few us each: PyTorch's "Accelerating PyTorch with CUDA Graphs", 2021,
+// gives a kernel launch's CPU overhead as a few microseconds); with many
+// small ops it is what bounds a step. An op of several kernels pays it for
+// each (Linear's backward: two products and the bias reduction).
+//
+// sm_count and gemm_tile_m/n set how matrix products are quantized into
+// waves of output tiles (cost_gemm.c); their sources are in
+// cost_device_data.h.
 #include "cost/cost.h"
 
 #include <math.h>

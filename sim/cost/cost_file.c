@@ -4,7 +4,7 @@
 // File format, version 1 (alpha in microseconds, bandwidth in GB/s = 1e9 B/s,
 // per direction per rank, as in cost.h):
 //   {"format": "ddplab-profile", "version": 1, "name": "...",
-//    "description": "...", "ranks_per_node": 8,
+//    "description": "...", "ranks_per_node": 8, "nics_per_node": 8,
 //    "intra": {"name": "...", "alpha_us": 1, "bw_GBps": 370, "source": "..."},
 //    "inter": {...},
 //    "device": {"name": "...", "description": "...", "fp32_TFLOPS": 67,
@@ -12,7 +12,8 @@
 //               "efficiency": 0.8, "launch_us": 5, "coll_on_compute": 0,
 //               "source": "..."},
 //    "host": {the fields of "device"}}
-// "description", the links' and the device's "source", the device's
+// "description", "nics_per_node" (default 0: not stated, one NIC carries a
+// ring's crossing; cost.h "Rails"), the links' and the device's "source", the device's
 // "description" and "coll_on_compute" (default 0) may be omitted, and so
 // may the whole "device" (files from before it existed have none: the
 // profile then states no device) and "host" (the CPUs' share per GPU where
@@ -90,6 +91,14 @@ static void write_device(SimJsonOut *o, const char *key, const SimDeviceProfile 
     sim_json_num(o, d->launch_s * 1e6);
     sim_json_raw(o, ", \"coll_on_compute\": ");
     sim_json_i64(o, d->coll_on_compute ? 1 : 0);
+    if (d->sm_count > 0 && d->gemm_tile_m > 0 && d->gemm_tile_n > 0) { // only where stated
+        sim_json_raw(o, ",\n    \"sm_count\": ");
+        sim_json_i64(o, d->sm_count);
+        sim_json_raw(o, ", \"gemm_tile_m\": ");
+        sim_json_i64(o, d->gemm_tile_m);
+        sim_json_raw(o, ", \"gemm_tile_n\": ");
+        sim_json_i64(o, d->gemm_tile_n);
+    }
     sim_json_raw(o, ",\n    \"source\": ");
     sim_json_str(o, d->source);
     sim_json_raw(o, "}");
@@ -117,6 +126,10 @@ SimStatus sim_sys_save(const SimSysProfile *p, const char *path) {
     sim_json_str(&o, p->description);
     sim_json_raw(&o, ",\n  \"ranks_per_node\": ");
     sim_json_i64(&o, p->ranks_per_node);
+    if (p->nics_per_node > 0) { // written only where stated: older files stay as they were
+        sim_json_raw(&o, ",\n  \"nics_per_node\": ");
+        sim_json_i64(&o, p->nics_per_node);
+    }
     sim_json_raw(&o, ",\n");
     write_link(&o, "intra", &p->intra);
     sim_json_raw(&o, ",\n");
@@ -255,11 +268,37 @@ static SimStatus get_scaled(const Loader *ld, const cJSON *obj, const char *wher
 }
 
 // The optional "device" or "host" object (absent: *d stays all zero).
+// The optional "sm_count", "gemm_tile_m" and "gemm_tile_n" (sim_cost_gemm_on):
+// all three or none, whole numbers in [1, 65536].
+static SimStatus parse_tiles(const Loader *ld, const cJSON *obj, const char *where,
+                             SimDeviceProfile *d) {
+    static const char *const keys[] = {"sm_count", "gemm_tile_m", "gemm_tile_n"};
+    int *dst[] = {&d->sm_count, &d->gemm_tile_m, &d->gemm_tile_n};
+    int present = 0;
+    for (int i = 0; i < 3; i++)
+        present += cJSON_GetObjectItemCaseSensitive(obj, keys[i]) != NULL;
+    if (present == 0)
+        return SIM_OK;
+    if (present != 3)
+        return bad(ld, "fields \"%ssm_count\", \"%sgemm_tile_m\" and \"%sgemm_tile_n\" go "
+                   "together", where, where, where);
+    for (int i = 0; i < 3; i++) {
+        double v;
+        SIM_CHECK(get_number(ld, obj, where, keys[i], 1.0, 0, &v));
+        if (v != floor(v) || v > 65536)
+            return bad(ld, "field \"%s%s\" must be a whole number in [1, 65536]", where,
+                       keys[i]);
+        *dst[i] = (int)v;
+    }
+    return SIM_OK;
+}
+
 static SimStatus parse_device(const Loader *ld, const cJSON *root, const char *key,
                               SimDeviceProfile *d) {
     static const char *const allowed[] = {"name", "description", "fp32_TFLOPS", "lowp_TFLOPS",
                                           "mem_bw_GBps", "mem_GB", "efficiency",
                                           "attn_efficiency", "launch_us", "coll_on_compute",
+                                          "sm_count", "gemm_tile_m", "gemm_tile_n",
                                           "source", NULL};
     char where[16];
     snprintf(where, sizeof where, "%s.", key);
@@ -290,14 +329,15 @@ static SimStatus parse_device(const Loader *ld, const cJSON *root, const char *k
             return bad(ld, "field \"%scoll_on_compute\" must be 0 or 1", where);
         d->coll_on_compute = coc->valuedouble == 1;
     }
+    SIM_CHECK(parse_tiles(ld, obj, where, d));
     SIM_CHECK(get_string(ld, obj, where, "source", 0, d->source, sizeof(d->source)));
     return SIM_OK;
 }
 
 static SimStatus parse_profile(const Loader *ld, const cJSON *root, SimSysProfile *out) {
     static const char *const allowed[] = {"format", "version", "name", "description",
-                                          "ranks_per_node", "intra", "inter", "device", "host",
-                                          NULL};
+                                          "ranks_per_node", "nics_per_node", "intra", "inter",
+                                          "device", "host", NULL};
     if (!cJSON_IsObject(root))
         return bad(ld, "not a profile: the top level must be a JSON object");
     // The tag and version first: a file of another kind should say so rather
@@ -321,6 +361,14 @@ static SimStatus parse_profile(const Loader *ld, const cJSON *root, SimSysProfil
         return bad(ld, "field \"ranks_per_node\" must be a whole number in [1, %d]",
                    MAX_RANKS_PER_NODE);
     out->ranks_per_node = (int)rpn;
+    if (cJSON_GetObjectItemCaseSensitive(root, "nics_per_node") != NULL) { // optional
+        double nics;
+        SIM_CHECK(get_number(ld, root, "", "nics_per_node", 0.0, 0, &nics));
+        if (nics != floor(nics) || nics > MAX_RANKS_PER_NODE)
+            return bad(ld, "field \"nics_per_node\" must be a whole number in [0, %d]",
+                       MAX_RANKS_PER_NODE);
+        out->nics_per_node = (int)nics;
+    }
     SIM_CHECK(parse_link(ld, root, "intra", &out->intra));
     SIM_CHECK(parse_link(ld, root, "inter", &out->inter));
     SIM_CHECK(parse_device(ld, root, "device", &out->device));

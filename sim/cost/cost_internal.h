@@ -41,6 +41,16 @@ typedef struct {
 int sim_cost_link_class(const SimCost *c, int src, int dst);
 double sim_cost_rank_time_mode(const SimCost *c, const SimRankLoad *l, SimAlphaMode m);
 double sim_cost_rank_time(const SimCost *c, const SimRankLoad *l);
+// sim_cost_rank_time_mode with the inter-node bandwidth multiplied by rails
+// (a ring's crossing spread over a node's NICs; rails 1 is the plain time,
+// to the bit).
+// The rails schedule s's inter-node transfers spread over: the ring's
+// (sim_cost_ring_rails); half of them for the double binary tree, whose two
+// trees cross each node at once (NCCL runs its trees on every channel's NIC
+// too); 1 for every other schedule.
+int sim_cost_sched_rails(const SimCost *c, const SimSched *s);
+double sim_cost_rank_time_rails(const SimCost *c, const SimRankLoad *l, SimAlphaMode m,
+                                int rails);
 
 // The double binary tree's steps [first, last) (sim_cost_dbtree.c): the
 // sum of each step's slowest rank, as the general path adds them.

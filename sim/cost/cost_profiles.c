@@ -104,20 +104,26 @@ enum { NLINKS = (int)(sizeof(links) / sizeof(links[0])) };
 // The first entry is the default system (sim_world_config_default). The DGX
 // systems state their GPUs (DGX A100 640 GB: 8 x A100 SXM4 80 GB) and their
 // host CPUs (cost_device_data.h); the others leave the GPU to --gpu and the
-// host to the default (a DGX H100's).
+// host to the default (a DGX H100's). The DGX systems' last field is their
+// compute NICs, the rails a ring's node crossing spreads over (cost.h,
+// "Rails"): eight ConnectX-7 NDR 400 Gb/s on a DGX H100 (NVIDIA DGX H100
+// user guide, "network ports": eight single-port OSFP cages for the compute
+// fabric), eight ConnectX-6 HDR 200 Gb/s on a DGX A100 (DGX A100 user
+// guide); llm-foundry's A100 cluster states the same 1600 Gb/s per node.
+// The PCIe and Ethernet systems state none (one NIC carries a crossing).
 static const SimSysProfile systems[] = {
     {"dgx-h100", "DGX H100: 8 GPUs per node on NVLink4, one NDR 400 Gb/s NIC per GPU",
-     LINK_NVLINK_H100, LINK_IB_NDR, 8, DEVICE_H100, HOST_DGX_H100},
+     LINK_NVLINK_H100, LINK_IB_NDR, 8, DEVICE_H100, HOST_DGX_H100, 8},
     {"dgx-a100", "DGX A100: 8 GPUs per node on NVLink3, one HDR 200 Gb/s NIC per GPU",
-     LINK_NVLINK_A100, LINK_IB_HDR, 8, DEVICE_A100_80, HOST_DGX_A100},
+     LINK_NVLINK_A100, LINK_IB_HDR, 8, DEVICE_A100_80, HOST_DGX_A100, 8},
     {"pcie-ib200", "8 PCIe 4.0 GPUs per node (no NVLink), InfiniBand HDR 200 Gb/s between nodes",
-     LINK_PCIE4, LINK_IB_HDR, 8, DEVICE_UNSTATED, DEVICE_UNSTATED},
+     LINK_PCIE4, LINK_IB_HDR, 8, DEVICE_UNSTATED, DEVICE_UNSTATED, 0},
     {"pcie-eth25", "8 PCIe 4.0 GPUs per node (no NVLink), 25 Gb/s Ethernet between nodes",
-     LINK_PCIE4, LINK_ETH25, 8, DEVICE_UNSTATED, DEVICE_UNSTATED},
+     LINK_PCIE4, LINK_ETH25, 8, DEVICE_UNSTATED, DEVICE_UNSTATED, 0},
     {"pcie5-eth100", "8 PCIe 5.0 GPUs per node (no NVLink), 100 Gb/s Ethernet between nodes",
-     LINK_PCIE5, LINK_ETH100, 8, DEVICE_UNSTATED, DEVICE_UNSTATED},
+     LINK_PCIE5, LINK_ETH100, 8, DEVICE_UNSTATED, DEVICE_UNSTATED, 0},
     {"eth25", "one GPU per machine, machines on 25 Gb/s Ethernet (PCIe 4.0 if two share one)",
-     LINK_PCIE4, LINK_ETH25, 1, DEVICE_UNSTATED, DEVICE_UNSTATED},
+     LINK_PCIE4, LINK_ETH25, 1, DEVICE_UNSTATED, DEVICE_UNSTATED, 0},
 };
 
 enum { NSYSTEMS = (int)(sizeof(systems) / sizeof(systems[0])) };

@@ -267,8 +267,30 @@ SimStatus sim_ops_notsup(const SimOpsCall *c) {
     return sim_ops_fail(c, SIM_ENOTSUP, "not supported by backend %s", world_of(c->r)->ops->name);
 }
 
+// The device an op of c runs on: the host's CPUs for an op on the host
+// stream (CPU offload), else the world's device.
+static const SimDeviceProfile *ops_device(const SimOpsCall *c) {
+    const SimWorld *w = world_of(c->r);
+    return c->r->ops_on_host ? sim_sys_host(&w->cost.sys) : sim_cost_device(&w->cost);
+}
+
+double sim_ops_price(const SimOpsCall *c, double flops, double bytes, int lowp) {
+    return sim_cost_compute_on(ops_device(c), flops, bytes, lowp);
+}
+
+double sim_ops_price_gemm(const SimOpsCall *c, double M, double N, double K, double bytes,
+                          int lowp) {
+    const SimCostGemm g = {M, N, K, bytes};
+    return sim_cost_gemm_on(ops_device(c), &g, lowp);
+}
+
 SimStatus sim_ops_end(const SimOpsCall *c, SimStatus st, double flops, double bytes, int lowp,
                       SimDtype dtype) {
+    return sim_ops_end_priced(c, st, flops, bytes, dtype, sim_ops_price(c, flops, bytes, lowp));
+}
+
+SimStatus sim_ops_end_priced(const SimOpsCall *c, SimStatus st, double flops, double bytes,
+                             SimDtype dtype, double cost) {
     SimRank *r = c->r;
     SimWorld *w = world_of(r);
     if (st != SIM_OK)
@@ -286,9 +308,6 @@ SimStatus sim_ops_end(const SimOpsCall *c, SimStatus st, double flops, double by
     double t0 = r->clock[stream];
     if (r->ops_on_host && r->clock[SIM_STREAM_COMPUTE] > t0)
         t0 = r->clock[SIM_STREAM_COMPUTE];
-    double cost = r->ops_on_host
-                      ? sim_cost_compute_on(sim_sys_host(&w->cost.sys), flops, bytes, lowp)
-                      : sim_cost_compute(&w->cost, flops, bytes, lowp);
     // --fault slow-rank: this rank's ops take longer
     double t1 = t0 + sim_comm_fault_compute(r, cost);
     r->clock[stream] = t1;

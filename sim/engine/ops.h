@@ -6,7 +6,8 @@
 //   (b) runs the backend kernel (sim/engine/kernels.h), unless the output tensor has
 //       no storage (phantom mode), in which case the math is skipped,
 //   (c) advances the rank's compute clock by the op's simulated time, from
-//       its FLOPs and bytes (sim_cost_compute), and
+//       its FLOPs and bytes (sim_cost_compute), or for Linear from the shape
+//       of each matrix product it runs (sim_cost_gemm), and
 //   (d) appends a compute event (name, FLOPs, bytes, simulated and wall time)
 //       to the trace.
 // Shapes follow sim/engine/kernels.h; a [N, C] operand may be given as any tensor

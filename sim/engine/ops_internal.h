@@ -71,6 +71,17 @@ void sim_ops_timing_begin(SimOpsCall *c);
 // product); dtype goes into the trace event.
 SimStatus sim_ops_end(const SimOpsCall *c, SimStatus st, double flops, double bytes, int lowp,
                       SimDtype dtype);
+// The same with the op's simulated seconds given (an op of several kernels,
+// or one priced by shape): flops and bytes only go into the trace.
+SimStatus sim_ops_end_priced(const SimOpsCall *c, SimStatus st, double flops, double bytes,
+                             SimDtype dtype, double seconds);
+// Seconds of one kernel of c's op on the device it runs on (the host's
+// CPUs under offload): a roofline op (sim_cost_compute_on), or a matrix
+// product [M, K] x [K, N] moving `bytes`, priced by its shape
+// (sim_cost_gemm_on).
+double sim_ops_price(const SimOpsCall *c, double flops, double bytes, int lowp);
+double sim_ops_price_gemm(const SimOpsCall *c, double M, double N, double K, double bytes,
+                          int lowp);
 
 // A [N, C] view of t: rows = product of the leading dimensions, last = the
 // last dimension (a scalar is [1, 1]).

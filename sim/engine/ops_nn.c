@@ -61,7 +61,27 @@ SimStatus sim_op_linear_forward(SimRank *r, SimTensor *out, const SimTensor *inp
     double esize = lowp ? 2.0 : F32;
     double flops = 2.0 * N * C * OC;
     double bytes = esize * ((double)N * C + (double)OC * C + (double)N * OC) + (bias ? F32 * OC : 0);
-    return sim_ops_end(&c, st, flops, bytes, lowp, amp);
+    // one product out[N, OC] = inp[N, C] weight^T, the bias in its epilogue
+    double secs = sim_ops_price_gemm(&c, (double)N, (double)OC, (double)C, bytes, lowp);
+    return sim_ops_end_priced(&c, st, flops, bytes, amp, secs);
+}
+
+// Linear backward as the kernels it runs: dinp[N, C] = dout[N, OC] weight
+// (when asked for), dweight[OC, C] += dout^T inp (a product whose K is the
+// N tokens), each priced by its shape with its own launch, and dbias, a
+// reduction of dout over N, by its bytes. The gradients accumulate in fp32.
+static double linear_backward_secs(const SimOpsCall *c, int64_t N, int64_t C, int64_t OC,
+                                   int has_dinp, int has_dbias, double esize) {
+    int lowp = esize < F32;
+    double n = (double)N, ci = (double)C, oc = (double)OC;
+    double t = sim_ops_price_gemm(c, oc, ci, n, esize * (n * oc + n * ci) + F32 * 2 * oc * ci,
+                                  lowp);
+    if (has_dinp)
+        t += sim_ops_price_gemm(c, n, ci, oc, esize * (n * oc + oc * ci) + F32 * 2 * n * ci,
+                                lowp);
+    if (has_dbias)
+        t += sim_ops_price(c, n * oc, esize * n * oc + F32 * 2 * oc, 0);
+    return t;
 }
 
 SimStatus sim_op_linear_backward(SimRank *r, SimTensor *dinp, SimTensor *dweight,
@@ -96,7 +116,8 @@ SimStatus sim_op_linear_backward(SimRank *r, SimTensor *dinp, SimTensor *dweight
     double flops = 2.0 * mnk * (dinp ? 2 : 1) + (dbias ? (double)N * OC : 0);
     double bytes = esize * ((double)N * OC + (double)N * C + (double)OC * C) // dout, inp, weight
                    + F32 * 2 * ((double)OC * C + (dinp ? (double)N * C : 0) + (dbias ? OC : 0));
-    return sim_ops_end(&c, st, flops, bytes, lowp, amp);
+    double secs = linear_backward_secs(&c, N, C, OC, dinp != NULL, dbias != NULL, esize);
+    return sim_ops_end_priced(&c, st, flops, bytes, amp, secs);
 }
 
 // ----------------------------------------------------------------------------
