@@ -2,8 +2,9 @@
 // close to the default with half the bytes on the wire; the "sum" hook's
 // R-times-too-large update), the logged loss across ranks (AVG and
 // SUM / R equal the mean of the ranks' own losses), and the accumulation
-// options: where zero_grad sits, set_to_none, and the incomplete last block
-// of an epoch (step, drop, and the run that never steps).
+// options: where zero_grad sits, set_to_none (and the memory it frees), and
+// the incomplete last block of an epoch (step, drop, and the run that never
+// steps).
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,55 @@ static int test_set_to_none(void) {
     return 0;
 }
 
+// set_to_none's memory: with zero_grad right after the step, the last step
+// leaves every gradient None, and the ledger holds no gradient bytes; with
+// zeros kept it holds all of them. The training is the same either way (no
+// parameter lacks a gradient here), and the next backward takes the bytes
+// back (the second step's peak holds them all, with the activations).
+typedef struct {
+    int64_t grads_now, grads_at_peak, param_bytes;
+} GradMem;
+
+static SimStatus grad_mem(void *arg, SimRank *r, SimTrainer *t) {
+    GradMem *g = arg;
+    if (r->rank == 0) {
+        g->grads_now = r->mem.cur[SIM_MEM_DEVICE][SIM_MEM_GRAD];
+        g->grads_at_peak = r->mem.at_peak[SIM_MEM_DEVICE][SIM_MEM_GRAD];
+        g->param_bytes = (int64_t)(t->model->param_count * sizeof(float));
+    }
+    return SIM_OK;
+}
+
+static int test_set_to_none_memory(void) {
+    SimDataset ds;
+    SimModelSpec spec;
+    CHECK(tddp_data_mlp(&ds, 256, "mlp:16,32,4", &spec) == SIM_OK);
+    float *params[2] = {NULL, NULL};
+    for (int none = 0; none <= 1; none++) {
+        TddpRun t;
+        GradMem g = {-1, -1, 0};
+        tddp_config(&t, &ds, &spec, 2, 8, 2);
+        t.use_ddp = 1;
+        t.cfg.loop.zero_grad_after_step = 1;
+        t.cfg.loop.set_to_none = none;
+        t.cfg.loop.set_to_none_frees = none;
+        t.after = grad_mem;
+        t.after_arg = &g;
+        CHECK(tddp_run(&t) == SIM_OK);
+        CHECK(g.param_bytes > 0);
+        CHECK(g.grads_now == (none ? 0 : g.param_bytes));
+        CHECK(g.grads_at_peak == g.param_bytes);
+        params[none] = t.params[0];
+        t.params[0] = NULL;
+        tddp_free(&t);
+    }
+    CHECK(tddp_maxdiff(params[0], params[1], 16 * 32 + 32 + 32 * 4 + 4) == 0);
+    free(params[0]);
+    free(params[1]);
+    sim_dataset_free(&ds);
+    return 0;
+}
+
 // 40 samples on 2 ranks, batch 4: 5 batches per rank and epoch. accum 2:
 // step -> blocks 2, 2, 1 (3 steps an epoch); drop -> 2, 2 (the fifth batch
 // runs but never steps); accum 6 with drop never steps and says so.
@@ -294,6 +344,7 @@ int main(void) {
     RUN(test_loss_log);
     RUN(test_zero_grad_place);
     RUN(test_set_to_none);
+    RUN(test_set_to_none_memory);
     RUN(test_accum_tail);
     return failures ? 1 : 0;
 }

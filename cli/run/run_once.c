@@ -118,6 +118,11 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     c->loop.accum_sync_every = o->accum_sync_every;
     c->loop.zero_grad_after_step = o->zero_grad_after_step;
     c->loop.set_to_none = o->set_to_none;
+    // the gradients own their memory on one rank and under ddp, unless they
+    // are views into the buckets (then the reducer holds it)
+    c->loop.set_to_none_frees =
+        o->set_to_none && (strcmp(o->strategy, "single") == 0 ||
+                           (strcmp(o->strategy, "ddp") == 0 && !o->ddp.gradient_as_bucket_view));
     c->eval.every = o->eval_every;
     run_loader_config(o, &c->data.stage); // --loader-workers, --sample-cost, ...
     if (strcmp(o->strategy, "ddp") == 0) {

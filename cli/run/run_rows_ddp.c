@@ -140,7 +140,9 @@ static const CliOptRow rows[] = {
     {.name = "set-to-none", .kind = CLI_OPT_FLAG, .store = CLI_STORE_INT, AT(set_to_none),
      .help = "zero_grad(set_to_none=True): parameters that\n"
              "get no gradient before the step are not\n"
-             "stepped (no momentum, no weight decay)"},
+             "stepped (no momentum, no weight decay), and\n"
+             "the gradients' memory is freed until the next\n"
+             "backward (not with --gradient-as-bucket-view)"},
     {.name = "accum-tail", .kind = CLI_OPT_ENUM, .words = tails,
      .what = "an accumulation tail mode", .deflt = "span", .apply = set_accum_tail,
      .help = "with --accum: span = blocks run on into the\n"

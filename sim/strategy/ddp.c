@@ -168,7 +168,12 @@ static SimStatus use_rebuilt_plan(DdpState *s, SimRank *r) {
     sim_bucket_plan_free(&s->plan);
     s->plan = plan;
     SIM_CHECK(ddp_reducer_build(s, r));
-    print_plan(s, r, "rebuilt after the first backward from the gradient-ready order");
+    // static_graph: iteration 0's hooks only counted, so the order is the
+    // second backward's
+    print_plan(s, r, s->o->buckets.static_graph
+                         ? "rebuilt after the second backward (static_graph) from the "
+                           "gradient-ready order"
+                         : "rebuilt after the first backward from the gradient-ready order");
     trace_plan(s, r);
     return SIM_OK;
 }

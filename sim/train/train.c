@@ -234,8 +234,10 @@ SimStatus sim_train_setup(SimTrainer *t, SimRank *r, const SimTrainConfig *c) {
         return sim_train_fail(t, st == SIM_EINVAL, st, "--model: %s", r->error);
     sim_model_set_training(t->model, 1);
     t->has_grad = calloc((size_t)t->model->nparams + 1, 1);
-    if (t->has_grad == NULL)
+    t->grad_held = malloc((size_t)t->model->nparams + 1);
+    if (t->has_grad == NULL || t->grad_held == NULL)
         return sim_train_fail(t, 0, SIM_ENOMEM, "out of memory");
+    memset(t->grad_held, 1, (size_t)t->model->nparams + 1); // the flat buffer is charged
     SIM_CHECK(setup_weights(t, r));
     st = sim_optim_init(&t->optim, r, &c->opt.optim, &t->model->param, &t->model->grad,
                         t->model->params, t->model->nparams);
@@ -283,8 +285,10 @@ void sim_train_free(SimTrainer *t, SimRank *r) {
     sim_optim_free(&t->optim, r);
     sim_model_destroy(r, t->model);
     free(t->has_grad);
+    free(t->grad_held);
     t->model = NULL;
     t->has_grad = NULL;
+    t->grad_held = NULL;
     train_timeline_free(t);
 }
 

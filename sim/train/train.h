@@ -162,6 +162,12 @@ typedef struct {
     int set_to_none;          // 1: zero_grad(set_to_none=True): gradients become
                               // None, so parameters unused until the step take
                               // no optimizer step (no momentum, no weight decay)
+    int set_to_none_frees;    // with set_to_none: 1 where the gradients own their
+                              // memory (single, ddp without gradient_as_bucket_view):
+                              // zero_grad releases it in the ledger and backward
+                              // takes each gradient's bytes back as it is produced
+                              // (autograd allocates a None .grad anew); 0 where
+                              // buckets or shards hold the storage
     SimLossLog loss_log;      // default SIM_LOSS_LOCAL; ignored on one rank
 } SimTrainLoop;
 
@@ -250,6 +256,8 @@ struct SimTrainer {
     SimLoader loader;
     SimLrSchedule sched;
     uint8_t *has_grad;     // [nparams]: torch's `p.grad is not None`
+    uint8_t *grad_held;    // [nparams]: 1 where the ledger holds the gradient's
+                           // bytes (cfg->loop.set_to_none_frees; else all 1)
     int64_t step;          // optimizer steps taken
     int64_t epoch, batch;  // where the next batch comes from
     int64_t samples;       // samples this process trained on

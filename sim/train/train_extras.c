@@ -13,6 +13,7 @@
 // and the strategy's per-micro-step points, with their failures worded alike.
 #include <math.h>
 
+#include "engine/memory.h" // defines: sim_mem_charge
 #include "train/train_internal.h"
 
 // ---------------------------------------------------------------------------
@@ -152,6 +153,18 @@ static void grad_ready(void *arg, int param) {
     SimTrainer *t = arg;
     const SimTrainConfig *c = t->cfg;
     const SimTrainHooks *h = &c->hooks;
+    if (c->loop.set_to_none_frees && !t->grad_held[param] && !t->stage_failed) {
+        // autograd allocates the .grad that zero_grad set to None
+        SimTensor *g = &t->model->grad;
+        int64_t b = (int64_t)(t->model->params[param].numel * sim_dtype_size(g->dtype));
+        if (sim_mem_charge(t->rank, (SimMemSpace)g->mem_space, (SimMemCat)g->mem_cat, b,
+                           "gradient (allocated in backward)") != SIM_OK) {
+            t->stage_failed = 1;
+            return;
+        }
+        g->charged += b;
+        t->grad_held[param] = 1;
+    }
     if (h->on_stage && !t->stage_failed &&
         h->on_stage(h->on_stage_arg, t, SIM_STAGE_GRAD_LOCAL, param) != SIM_OK)
         t->stage_failed = 1;
@@ -164,7 +177,7 @@ static void grad_ready(void *arg, int param) {
 SimStatus train_backward(SimTrainer *t, SimRank *r, float dloss) {
     const SimTrainConfig *c = t->cfg;
     SimStatus st;
-    if ((c->strategy && c->strategy->on_grad) || c->hooks.on_stage)
+    if ((c->strategy && c->strategy->on_grad) || c->hooks.on_stage || c->loop.set_to_none_frees)
         st = sim_model_backward(r, t->model, dloss, grad_ready, t);
     else
         st = sim_model_backward(r, t->model, dloss, c->hooks.on_grad, c->hooks.on_grad_arg);
@@ -172,6 +185,26 @@ SimStatus train_backward(SimTrainer *t, SimRank *r, float dloss) {
         return sim_train_fail(t, 0, st, "backward: %s", r->error);
     if (t->stage_failed)
         return sim_train_fail(t, 0, SIM_EIO, "local gradients: %s", r->error);
+    return SIM_OK;
+}
+
+SimStatus train_grads_to_none(SimTrainer *t, SimRank *r) {
+    if (!t->cfg->loop.set_to_none_frees)
+        return SIM_OK;
+    SimTensor *g = &t->model->grad;
+    int64_t b = 0;
+    for (int i = 0; i < t->model->nparams; i++) {
+        if (t->grad_held[i])
+            b += (int64_t)(t->model->params[i].numel * sim_dtype_size(g->dtype));
+        t->grad_held[i] = 0;
+    }
+    if (b == 0)
+        return SIM_OK;
+    SimStatus st = sim_mem_charge(r, (SimMemSpace)g->mem_space, (SimMemCat)g->mem_cat, -b,
+                                  "zero_grad(set_to_none=True)");
+    if (st != SIM_OK)
+        return sim_train_fail(t, 0, st, "zero_grad: %s", r->error);
+    g->charged -= b;
     return SIM_OK;
 }
 

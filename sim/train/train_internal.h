@@ -52,6 +52,11 @@ SimStatus train_stage(SimTrainer *t, SimTrainStage stage, const char *what);
 // Backward from the loss with seed dloss, the gradient-ready hooks of the
 // stage observer, the strategy and the caller chained.
 SimStatus train_backward(SimTrainer *t, SimRank *r, float dloss);
+// zero_grad(set_to_none=True) where the gradients own their memory
+// (cfg->loop.set_to_none_frees): the ledger releases every gradient it holds,
+// as PyTorch frees each `.grad` it sets to None; backward takes each one back
+// when autograd produces it (train_backward's hook). Nothing otherwise.
+SimStatus train_grads_to_none(SimTrainer *t, SimRank *r);
 
 // The strategy's per-micro-step points, if it has them; a failure is
 // wrapped as "<strategy> (<where>): <reason>".

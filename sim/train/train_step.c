@@ -40,14 +40,17 @@ static SimStatus next_batch(SimTrainer *t, SimRank *r, SimBatch *b) {
 }
 
 // optimizer.zero_grad(set_to_none): set_to_none makes every `p.grad` None
-// (has_grad 0); the flat buffer is zeroed either way, for the next backward
-// to accumulate into.
+// (has_grad 0) and, where the gradients own their memory, frees it in the
+// ledger until backward produces them again; the flat buffer is zeroed
+// either way, for the next backward to accumulate into.
 static SimStatus zero_grad(SimTrainer *t, SimRank *r) {
     SimStatus st = sim_model_zero_grad(r, t->model);
     if (st != SIM_OK)
         return sim_train_fail(t, 0, st, "zero_grad: %s", r->error);
-    if (t->cfg->loop.set_to_none)
+    if (t->cfg->loop.set_to_none) {
         memset(t->has_grad, 0, (size_t)t->model->nparams);
+        return train_grads_to_none(t, r);
+    }
     return SIM_OK;
 }
 
