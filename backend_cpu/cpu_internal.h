@@ -277,6 +277,18 @@ void cpu_fr_done(CpuRank *r, const SimCollCall *call);
 SimStatus cpu_exec_coll(CpuCtx *c, int me, SimCollCall *call);
 SimStatus cpu_direct_all_reduce(CpuCtx *c, int me, SimCollCall *call);
 
+// The ring all_reduce with its initial copy folded into the reduce-scatter
+// (cpu_ring.c, which says why the bits do not change). cpu_ring_folds_copy:
+// 1 for a ring all_reduce of 2 ranks or more, whose executor then skips the
+// copy; cpu_ring_source: the buffer of rank `from` that a transfer of step
+// `step` reads (its send buffer at step 0 of a folded ring, else its work
+// buffer); cpu_ring_reduce: out[i] = own[i] (op) peer[i] for n elements
+// (out may be own; AVG adds, as sim_reduce_inplace).
+int cpu_ring_folds_copy(const SimCollCall *call);
+const void *cpu_ring_source(const SimCollCall *call, const CpuSlot *from, int step);
+void cpu_ring_reduce(void *out, const void *own, const void *peer, size_t n, SimDtype dt,
+                     SimRedOp op);
+
 // Threads (cpu_ranks.c).
 SimStatus cpu_run_ranks(void *ctx, SimRankEntry entry, void *arg);
 // SimBackendOps.rank_crash (cpu_crash.c): marks the rank CPU_EXITED_CRASHED,

@@ -7,6 +7,11 @@
 // sum_r |x_r| (+ u * |ref| for the avg division), with u the unit roundoff
 // (2^-11 fp16, 2^-8 bf16). Stronger checks hold exactly:
 //   - every rank ends with bitwise the same all_reduce result;
+//   - the ring adds chunk c along the ring, from rank c+1 round to rank c,
+//     rounding at every hop (schedule.h), in place and out of place alike
+//     (out of place the CPU backend folds the initial copy into the first
+//     addition of each chunk: backend_cpu/cpu_ring.c), so its result equals
+//     that chain computed here;
 //   - the direct pass adds in the order of gloo's ring and rounds at every
 //     hop, so its result equals that computed here from gloo's rules
 //     (gloo/allreduce.cc: ceil-sized segments, chunk c summed from rank c-1
@@ -21,6 +26,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "coll/coll.h"
 #include "engine/comm.h"
 #include "test_world.h"
 
@@ -30,6 +36,7 @@ typedef struct {
     SimDtype dt;
     SimAlgo algo;
     SimRedOp op;
+    int inplace;
 } Case;
 
 typedef struct {
@@ -58,8 +65,9 @@ static SimStatus rank_main(SimRank *r, void *arg) {
         const Case *k = &p->cases[c];
         size_t at = ((size_t)c * (size_t)p->R + (size_t)me) * COUNT;
         memcpy(send, p->in + at, sizeof send);
-        st = sim_all_reduce(r, send, recv, COUNT, k->dt, k->op, k->algo);
-        memcpy(p->out + at, recv, sizeof recv);
+        uint16_t *out = k->inplace ? send : recv;
+        st = sim_all_reduce(r, send, out, COUNT, k->dt, k->op, k->algo);
+        memcpy(p->out + at, out, sizeof recv);
     }
     p->st[me] = st;
     return st;
@@ -98,6 +106,21 @@ static uint16_t gloo_sum(SimDtype dt, const uint16_t *in, int R, size_t i) {
     return narrow(dt, acc);
 }
 
+// Element i summed as our ring sums it: its chunk c (a balanced part of R)
+// starts on rank c+1, and each rank after it adds its own value to what it
+// received, rounding, until rank c.
+static uint16_t ring_sum(SimDtype dt, const uint16_t *in, int R, size_t i) {
+    int c = 0;
+    while (c + 1 < R && i >= sim_part_begin(COUNT, R, c + 1))
+        c++;
+    float acc = (float)widen(dt, in[(size_t)((c + 1) % R) * COUNT + i]);
+    for (int k = 2; k <= R; k++) {
+        int q = (c + k) % R;
+        acc = (float)widen(dt, narrow(dt, (float)widen(dt, in[(size_t)q * COUNT + i]) + acc));
+    }
+    return narrow(dt, acc);
+}
+
 static int check_case(const Plan *p, int c, double *worst) {
     const Case *k = &p->cases[c];
     int R = p->R;
@@ -132,6 +155,13 @@ static int check_case(const Plan *p, int c, double *worst) {
                     sim_dtype_name(k->dt), i, out[i], want);
             return 1;
         }
+        uint16_t chain = ring_sum(k->dt, in, R, i);
+        if (k->algo == SIM_ALGO_RING && k->op == SIM_SUM && out[i] != chain) {
+            fprintf(stderr, "  R=%d %s ring %s [%zu]: 0x%04x, want 0x%04x\n", R,
+                    sim_dtype_name(k->dt), k->inplace ? "in place" : "out of place", i, out[i],
+                    chain);
+            return 1;
+        }
         for (int q = 1; q < R; q++)
             if (out[(size_t)q * COUNT + i] != out[i]) {
                 fprintf(stderr, "  R=%d %s %s: rank %d differs from rank 0 at [%zu]\n", R,
@@ -152,7 +182,11 @@ static int run_size(int R) {
         for (int a = 0; a < 5; a++)
             for (int o = 0; o < 2; o++)
                 p.cases[p.ncases++] = (Case){d ? SIM_BF16 : SIM_FP16, algos[a],
-                                             o ? SIM_AVG : SIM_SUM};
+                                             o ? SIM_AVG : SIM_SUM, 0};
+    for (int d = 0; d < 2; d++) // the ring in place too: no initial copy to fold
+        for (int o = 0; o < 2; o++)
+            p.cases[p.ncases++] = (Case){d ? SIM_BF16 : SIM_FP16, SIM_ALGO_RING,
+                                         o ? SIM_AVG : SIM_SUM, 1};
     size_t n = (size_t)p.ncases * (size_t)R * COUNT;
     p.in = malloc(n * sizeof *p.in);
     p.out = malloc(n * sizeof *p.out);
