@@ -129,13 +129,19 @@ static void move_xfer(CpuCtx *c, const SimCollCall *call, int parity, int t, con
     const char *src = (const char *)cpu_ring_source(call, cpu_slot(c, x->src, parity), t) +
                       x->src_off * esz;
     char *dst = (char *)work + x->dst_off * esz;
+    int stream = cpu_ring_streams(call);
     if (x->op == SIM_XFER_COPY) {
-        memcpy(dst, src, x->count * esz);
-        return;
+        cpu_stream_copy(dst, src, x->count * esz, stream);
+    } else {
+        const char *own = cpu_ring_folds_copy(call)
+                              ? (const char *)a->sendbuf + x->dst_off * esz
+                              : dst;
+        if (stream)
+            cpu_ring_reduce_stream(dst, own, src, x->count, a->dtype, a->op);
+        else
+            cpu_ring_reduce(dst, own, src, x->count, a->dtype, a->op);
     }
-    const char *own = cpu_ring_folds_copy(call) ? (const char *)a->sendbuf + x->dst_off * esz
-                                                : dst;
-    cpu_ring_reduce(dst, own, src, x->count, a->dtype, a->op);
+    cpu_stream_fence(stream); // drained before the step is counted done
 }
 
 // One step: the ordering contract, then every incoming transfer.

@@ -22,11 +22,19 @@
 //     the sender's previous step;
 //   - that chunk, (q-1) mod R, is the first one q receives in the
 //     all-gather, so every element of the recv buffer is written by a step.
+// Out of place, when the buffers are far larger than the caches, every
+// step's writes bypass them (cpu_stream.c): a cached store would first read
+// the recv line it overwrites, 7 S/R of traffic per reduce-scatter and
+// all-gather step pair where 5 S/R are needed, and the line would be gone
+// from the cache before its reader comes anyway.
 // In place, send and work are one buffer and nothing changes. Readers of a
 // send buffer never race with a writer: nothing writes a send buffer
 // out of place, and in place the schedule's ordering contract already
 // covers the work buffer it is.
 #include "cpu_internal.h"
+
+// Bytes of the block a streamed reduction is summed into (L1-resident).
+#define CPU_RING_BLOCK_BYTES (16 * 1024)
 
 int cpu_ring_folds_copy(const SimCollCall *call) {
     return call->args.kind == SIM_COLL_ALL_REDUCE && call->sched.algo == SIM_ALGO_RING &&
@@ -35,6 +43,14 @@ int cpu_ring_folds_copy(const SimCollCall *call) {
 
 const void *cpu_ring_source(const SimCollCall *call, const CpuSlot *from, int step) {
     return cpu_ring_folds_copy(call) && step == 0 ? from->send : from->work;
+}
+
+int cpu_ring_streams(const SimCollCall *call) {
+    const SimCollArgs *a = &call->args;
+    double set_bytes = 2.0 * (double)call->sched.nranks * (double)a->count *
+                       (double)sim_dtype_size(a->dtype);
+    return cpu_ring_folds_copy(call) && a->sendbuf != a->recvbuf &&
+           set_bytes >= CPU_STREAM_MIN_BYTES;
 }
 
 // out[i] = a[i] + b[i]: the fp32 sum as the copy and sim_reduce_inplace
@@ -70,4 +86,18 @@ void cpu_ring_reduce(void *out, const void *own, const void *peer, size_t n, Sim
     }
     const void *srcs[2] = {own, peer};
     sim_reduce_multi(out, srcs, 2, n, dt, op);
+}
+
+void cpu_ring_reduce_stream(void *out, const void *own, const void *peer, size_t n,
+                            SimDtype dt, SimRedOp op) {
+    // Reduced into an L1-sized block, then streamed out: the same operations
+    // element by element, so the same bits, for every dtype.
+    _Alignas(CPU_CACHE_LINE) unsigned char tmp[CPU_RING_BLOCK_BYTES];
+    size_t esz = sim_dtype_size(dt), blk = sizeof tmp / esz;
+    for (size_t i = 0; i < n; i += blk) {
+        size_t k = n - i < blk ? n - i : blk;
+        cpu_ring_reduce(tmp, (const char *)own + i * esz, (const char *)peer + i * esz, k, dt,
+                        op);
+        cpu_stream_copy((char *)out + i * esz, tmp, k * esz, 1);
+    }
 }

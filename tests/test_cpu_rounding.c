@@ -307,9 +307,86 @@ static int test_hand_values(void) {
     return 0;
 }
 
+// ----------------------------------------------------------------------------
+// the ring on buffers large enough that the CPU backend writes its steps
+// with non-temporal stores (every rank's send and recv buffers together 64
+// MiB or more: backend_cpu/cpu_ring.c): the same chain, bit for bit, on
+// every rank, in fp32 and in bf16 (whose sums are rounded through an
+// L1-sized block before they are streamed out).
+
+typedef struct {
+    SimDtype dt;
+    size_t count;
+    unsigned char *in;  // [R][count] elements, by rank
+    unsigned char *out; // [R][count]
+} Big;
+
+static SimStatus big_rank(SimRank *r, void *arg) {
+    const Big *b = arg;
+    size_t at = (size_t)r->rank * b->count * sim_dtype_size(b->dt);
+    return sim_all_reduce(r, b->in + at, b->out + at, b->count, b->dt, SIM_SUM, SIM_ALGO_RING);
+}
+
+static float big_in(const Big *b, int q, size_t i) {
+    return (float)sim_elem_get(b->in, b->dt, (size_t)q * b->count + i);
+}
+
+// Element i as the ring sums it (as ring_sum above), as the type's bytes.
+static void big_want(const Big *b, int R, int c, size_t i, unsigned char *bytes) {
+    float acc = big_in(b, (c + 1) % R, i);
+    for (int k = 2; k <= R; k++) {
+        acc = big_in(b, (c + k) % R, i) + acc;
+        if (b->dt != SIM_FP32)
+            acc = (float)widen(b->dt, narrow(b->dt, acc));
+    }
+    if (b->dt == SIM_FP32) {
+        memcpy(bytes, &acc, sizeof acc);
+    } else {
+        uint16_t h = narrow(b->dt, acc);
+        memcpy(bytes, &h, sizeof h);
+    }
+}
+
+static int big_case(SimDtype dt, int R, size_t count) {
+    size_t esz = sim_dtype_size(dt), n = (size_t)R * count;
+    Big b = {dt, count, malloc(n * esz), malloc(n * esz)};
+    CHECK(b.in && b.out);
+    CHECK(2.0 * R * (double)count * (double)esz >= 64.0 * 1024 * 1024);
+    uint64_t s = 0x2545f4914f6cdd1dull;
+    for (size_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        sim_elem_set(b.in, dt, i, (double)((s >> 40) & 0xffffff) / (double)0xffffff * 2.0 - 1.0);
+    }
+    CHECK_EQ_INT(tworld_run_cpu(R, 0, big_rank, &b), SIM_OK);
+    int bad = 0, c = 0;
+    for (size_t i = 0; i < count && !bad; i++) {
+        while (c + 1 < R && i >= sim_part_begin(count, R, c + 1))
+            c++;
+        unsigned char want[4];
+        big_want(&b, R, c, i, want);
+        for (int q = 0; q < R && !bad; q++)
+            if (memcmp(b.out + ((size_t)q * count + i) * esz, want, esz) != 0) {
+                fprintf(stderr, "  R=%d %s ring, %zu elements: rank %d differs at [%zu]\n", R,
+                        sim_dtype_name(dt), count, q, i);
+                bad = 1;
+            }
+    }
+    free(b.in);
+    free(b.out);
+    return bad;
+}
+
+static int test_streamed_ring(void) {
+    CHECK(big_case(SIM_FP32, 2, ((size_t)4 << 20) + 5) == 0);
+    CHECK(big_case(SIM_FP32, 3, ((size_t)3 << 20) + 7) == 0);
+    CHECK(big_case(SIM_BF16, 2, ((size_t)8 << 20) + 3) == 0);
+    return 0;
+}
+
 int main(void) {
     int failures = 0;
     RUN(test_hand_values);
     RUN(test_rounding);
+    RUN(test_streamed_ring);
     return failures != 0;
 }
