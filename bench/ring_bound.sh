@@ -74,7 +74,8 @@ sweep() { # sweep TAG PROGRAM ALGO R
         -f "$STEP" -i "$ITERS" --inplace "$INPLACE" --csv
 }
 
-: >"$TMP/memcpy.csv"
+for f in memcpy new_ring new_direct old_ring; do : >"$TMP/$f.csv"; done
+[ -n "$OLD" ] || rm -f "$TMP/old_ring.csv"
 printf '# ring_bound: %s rounds, ranks %s, %s..%s, in-place %s, load average %s\n' \
     "$ROUNDS" "$RANKS" "$MINB" "$MAXB" "$INPLACE" "$(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq "$ROUNDS"); do
