@@ -22,23 +22,14 @@
 // A rendezvous before (every rank's buffers are ready and published) and a
 // barrier after (every slice of my recv buffer has been written) bound the
 // pass. The trace shows the schedule's steps, each with the pass's wall time.
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "coll/gloo_order.h" // defines: sim_gloo_chunk_elems, sim_gloo_chunk_rank
 #include "cpu_internal.h"
 
 // Bytes of one block: sources and result stay in L1/L2 while it is reduced.
 #define CPU_DIRECT_BLOCK_BYTES (16 * 1024)
-// Working set (every rank's send and recv buffers) from which results are
-// written with non-temporal stores. Measured on a 2-core VM, 2 and 4 ranks:
-// at 16-64 MiB per rank they cut the time of the pass by a third or more;
-// below about 32 MiB in all they gain nothing (the buffers stay in cache).
-#define CPU_STREAM_MIN_BYTES (64.0 * 1024 * 1024)
 
 // out[i] = src[0][i] + ... + src[nsrc-1][i], summed in rank order exactly as
 // sim_reduce_multi does; written here so the compiler can vectorise it.
@@ -61,34 +52,6 @@ static void reduce_block(void *out, const void *const *src, int nsrc, size_t n,
         sum_f32(out, src, nsrc, n);
     else
         sim_reduce_multi(out, src, nsrc, n, dt, op);
-}
-
-// Copies a finished block into a peer's recv buffer. With `stream`, the
-// stores bypass the caches (non-temporal): for buffers far larger than the
-// caches this saves reading every destination line before overwriting it,
-// a third of the pass's memory traffic.
-static void put_block(char *dst, const char *src, size_t n, int stream) {
-#if defined(__SSE2__)
-    if (stream) {
-        size_t head = (16 - ((uintptr_t)dst & 15)) & 15;
-        head = head < n ? head : n;
-        memcpy(dst, src, head);
-        dst += head, src += head, n -= head;
-        for (; n >= 64; n -= 64, dst += 64, src += 64) {
-            __m128i a = _mm_loadu_si128((const __m128i *)src);
-            __m128i b = _mm_loadu_si128((const __m128i *)(src + 16));
-            __m128i c = _mm_loadu_si128((const __m128i *)(src + 32));
-            __m128i d = _mm_loadu_si128((const __m128i *)(src + 48));
-            _mm_stream_si128((__m128i *)dst, a);
-            _mm_stream_si128((__m128i *)(dst + 16), b);
-            _mm_stream_si128((__m128i *)(dst + 32), c);
-            _mm_stream_si128((__m128i *)(dst + 48), d);
-        }
-    }
-#else
-    (void)stream;
-#endif
-    memcpy(dst, src, n);
 }
 
 // A half-precision block of n elements from element `first`: split where
@@ -137,13 +100,9 @@ static void fused_pass(CpuCtx *c, int me, const SimCollArgs *a, int parity) {
         if (a->op == SIM_AVG)
             sim_scale_avg(tmp, n, a->dtype, R);
         for (int j = 0; j < R; j++)
-            put_block((char *)cpu_slot(c, j, parity)->recv + at, (const char *)tmp, n * esz,
-                      stream);
+            cpu_stream_copy((char *)cpu_slot(c, j, parity)->recv + at, tmp, n * esz, stream);
     }
-#if defined(__SSE2__)
-    if (stream)
-        _mm_sfence(); // streaming stores are weakly ordered: drain before the barrier
-#endif
+    cpu_stream_fence(stream); // drain the streaming stores before the barrier
 }
 
 SimStatus cpu_direct_all_reduce(CpuCtx *c, int me, SimCollCall *call) {

@@ -3,7 +3,8 @@
 //
 // One collective on one rank:
 //   1. prepare the work buffer (recv, send, or the rank's scratch) and make
-//      the local initial copy (send -> work);
+//      the local initial copy (send -> work), which the ring all_reduce
+//      folds into its reduce-scatter instead (cpu_ring.c);
 //   2. rendezvous: publish the work buffer, check the protocol;
 //   3. for each step t: wait until the ordering contract of schedule.h holds,
 //      pull the incoming chunks out of the sources' work buffers (copy or
@@ -89,7 +90,7 @@ static void prepare(CpuRank *r, const SimCollCall *call, int me, CpuSlot *slot, 
         slot->work = r->scratch;
     }
     size_t so, wo, n;
-    if (sim_sched_init_copy(s, me, &so, &wo, &n))
+    if (!cpu_ring_folds_copy(call) && sim_sched_init_copy(s, me, &so, &wo, &n))
         local_copy((char *)slot->work + wo * esz, (const char *)a->sendbuf + so * esz, n * esz);
 }
 
@@ -118,13 +119,36 @@ static SimStatus wait_readers(CpuCtx *c, int me, const SimSched *s, uint32_t bas
     return SIM_OK;
 }
 
+// Moves one incoming transfer of step t into my work buffer. A reduction
+// combines my own value of the chunk (from the work buffer, or from the send
+// buffer where a folded ring has not copied it: cpu_ring.c) with the peer's.
+static void move_xfer(CpuCtx *c, const SimCollCall *call, int parity, int t, const SimXfer *x,
+                      void *work) {
+    const SimCollArgs *a = &call->args;
+    size_t esz = sim_dtype_size(a->dtype);
+    const char *src = (const char *)cpu_ring_source(call, cpu_slot(c, x->src, parity), t) +
+                      x->src_off * esz;
+    char *dst = (char *)work + x->dst_off * esz;
+    int stream = cpu_ring_streams(call);
+    if (x->op == SIM_XFER_COPY) {
+        cpu_stream_copy(dst, src, x->count * esz, stream);
+    } else {
+        const char *own = cpu_ring_folds_copy(call)
+                              ? (const char *)a->sendbuf + x->dst_off * esz
+                              : dst;
+        if (stream)
+            cpu_ring_reduce_stream(dst, own, src, x->count, a->dtype, a->op);
+        else
+            cpu_ring_reduce(dst, own, src, x->count, a->dtype, a->op);
+    }
+    cpu_stream_fence(stream); // drained before the step is counted done
+}
+
 // One step: the ordering contract, then every incoming transfer.
 static SimStatus run_step(CpuCtx *c, int me, const SimCollCall *call, int parity,
                           uint32_t base, int t, void *work) {
     const SimSched *s = &call->sched;
-    const SimCollArgs *a = &call->args;
     CpuRank *r = &c->ranks[me];
-    size_t esz = sim_dtype_size(a->dtype);
     // (b) the readers of the previous step are done with my buffer
     if (t > 0)
         SIM_CHECK(wait_readers(c, me, s, base, t - 1, t));
@@ -138,14 +162,9 @@ static SimStatus run_step(CpuCtx *c, int me, const SimCollCall *call, int parity
             SIM_CHECK(wait_step(c, me, x->src, base, t - 1, t));
         if (x->count == 0 || c->phantom)
             continue;
-        const char *src = (const char *)cpu_slot(c, x->src, parity)->work + x->src_off * esz;
-        char *dst = (char *)work + x->dst_off * esz;
         if (!cpu_touch_begin(c, me))
             return SIM_EABORTED;
-        if (x->op == SIM_XFER_COPY)
-            memcpy(dst, src, x->count * esz);
-        else
-            sim_reduce_inplace(dst, src, x->count, a->dtype, a->op);
+        move_xfer(c, call, parity, t, x, work);
         cpu_touch_end(c, me);
     }
     return SIM_OK;

@@ -277,6 +277,36 @@ void cpu_fr_done(CpuRank *r, const SimCollCall *call);
 SimStatus cpu_exec_coll(CpuCtx *c, int me, SimCollCall *call);
 SimStatus cpu_direct_all_reduce(CpuCtx *c, int me, SimCollCall *call);
 
+// Copies that bypass the caches (cpu_stream.c). cpu_stream_copy copies n
+// bytes, with non-temporal stores when `stream` (on x86; a plain copy
+// elsewhere); a writer calls cpu_stream_fence(stream) before it publishes
+// the copy. Both collectives stream their results when every rank's send
+// and recv buffers together hold CPU_STREAM_MIN_BYTES or more: measured on
+// a 2-core VM with 2 and 4 ranks, the direct pass took a third less time at
+// 16-64 MiB per rank, and below about 32 MiB in all nothing was gained (the
+// buffers stay in cache).
+#define CPU_STREAM_MIN_BYTES (64.0 * 1024 * 1024)
+void cpu_stream_copy(void *dst, const void *src, size_t n, int stream);
+void cpu_stream_fence(int stream);
+
+// The ring all_reduce with its initial copy folded into the reduce-scatter
+// (cpu_ring.c, which says why the bits do not change). cpu_ring_folds_copy:
+// 1 for a ring all_reduce of 2 ranks or more, whose executor then skips the
+// copy; cpu_ring_source: the buffer of rank `from` that a transfer of step
+// `step` reads (its send buffer at step 0 of a folded ring, else its work
+// buffer); cpu_ring_reduce: out[i] = own[i] (op) peer[i] for n elements
+// (out may be own; AVG adds, as sim_reduce_inplace); cpu_ring_streams: 1
+// when the steps' writes are to bypass the caches (out of place, buffers of
+// CPU_STREAM_MIN_BYTES or more), done by cpu_ring_reduce_stream for the
+// reductions (which the writer fences as cpu_stream_copy's copies).
+int cpu_ring_folds_copy(const SimCollCall *call);
+int cpu_ring_streams(const SimCollCall *call);
+const void *cpu_ring_source(const SimCollCall *call, const CpuSlot *from, int step);
+void cpu_ring_reduce(void *out, const void *own, const void *peer, size_t n, SimDtype dt,
+                     SimRedOp op);
+void cpu_ring_reduce_stream(void *out, const void *own, const void *peer, size_t n,
+                            SimDtype dt, SimRedOp op);
+
 // Threads (cpu_ranks.c).
 SimStatus cpu_run_ranks(void *ctx, SimRankEntry entry, void *arg);
 // SimBackendOps.rank_crash (cpu_crash.c): marks the rank CPU_EXITED_CRASHED,

@@ -7,6 +7,11 @@
 // sum_r |x_r| (+ u * |ref| for the avg division), with u the unit roundoff
 // (2^-11 fp16, 2^-8 bf16). Stronger checks hold exactly:
 //   - every rank ends with bitwise the same all_reduce result;
+//   - the ring adds chunk c along the ring, from rank c+1 round to rank c,
+//     rounding at every hop (schedule.h), in place and out of place alike
+//     (out of place the CPU backend folds the initial copy into the first
+//     addition of each chunk: backend_cpu/cpu_ring.c), so its result equals
+//     that chain computed here;
 //   - the direct pass adds in the order of gloo's ring and rounds at every
 //     hop, so its result equals that computed here from gloo's rules
 //     (gloo/allreduce.cc: ceil-sized segments, chunk c summed from rank c-1
@@ -21,6 +26,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "coll/coll.h"
 #include "engine/comm.h"
 #include "test_world.h"
 
@@ -30,6 +36,7 @@ typedef struct {
     SimDtype dt;
     SimAlgo algo;
     SimRedOp op;
+    int inplace;
 } Case;
 
 typedef struct {
@@ -58,8 +65,9 @@ static SimStatus rank_main(SimRank *r, void *arg) {
         const Case *k = &p->cases[c];
         size_t at = ((size_t)c * (size_t)p->R + (size_t)me) * COUNT;
         memcpy(send, p->in + at, sizeof send);
-        st = sim_all_reduce(r, send, recv, COUNT, k->dt, k->op, k->algo);
-        memcpy(p->out + at, recv, sizeof recv);
+        uint16_t *out = k->inplace ? send : recv;
+        st = sim_all_reduce(r, send, out, COUNT, k->dt, k->op, k->algo);
+        memcpy(p->out + at, out, sizeof recv);
     }
     p->st[me] = st;
     return st;
@@ -98,6 +106,21 @@ static uint16_t gloo_sum(SimDtype dt, const uint16_t *in, int R, size_t i) {
     return narrow(dt, acc);
 }
 
+// Element i summed as our ring sums it: its chunk c (a balanced part of R)
+// starts on rank c+1, and each rank after it adds its own value to what it
+// received, rounding, until rank c.
+static uint16_t ring_sum(SimDtype dt, const uint16_t *in, int R, size_t i) {
+    int c = 0;
+    while (c + 1 < R && i >= sim_part_begin(COUNT, R, c + 1))
+        c++;
+    float acc = (float)widen(dt, in[(size_t)((c + 1) % R) * COUNT + i]);
+    for (int k = 2; k <= R; k++) {
+        int q = (c + k) % R;
+        acc = (float)widen(dt, narrow(dt, (float)widen(dt, in[(size_t)q * COUNT + i]) + acc));
+    }
+    return narrow(dt, acc);
+}
+
 static int check_case(const Plan *p, int c, double *worst) {
     const Case *k = &p->cases[c];
     int R = p->R;
@@ -132,6 +155,13 @@ static int check_case(const Plan *p, int c, double *worst) {
                     sim_dtype_name(k->dt), i, out[i], want);
             return 1;
         }
+        uint16_t chain = ring_sum(k->dt, in, R, i);
+        if (k->algo == SIM_ALGO_RING && k->op == SIM_SUM && out[i] != chain) {
+            fprintf(stderr, "  R=%d %s ring %s [%zu]: 0x%04x, want 0x%04x\n", R,
+                    sim_dtype_name(k->dt), k->inplace ? "in place" : "out of place", i, out[i],
+                    chain);
+            return 1;
+        }
         for (int q = 1; q < R; q++)
             if (out[(size_t)q * COUNT + i] != out[i]) {
                 fprintf(stderr, "  R=%d %s %s: rank %d differs from rank 0 at [%zu]\n", R,
@@ -152,7 +182,11 @@ static int run_size(int R) {
         for (int a = 0; a < 5; a++)
             for (int o = 0; o < 2; o++)
                 p.cases[p.ncases++] = (Case){d ? SIM_BF16 : SIM_FP16, algos[a],
-                                             o ? SIM_AVG : SIM_SUM};
+                                             o ? SIM_AVG : SIM_SUM, 0};
+    for (int d = 0; d < 2; d++) // the ring in place too: no initial copy to fold
+        for (int o = 0; o < 2; o++)
+            p.cases[p.ncases++] = (Case){d ? SIM_BF16 : SIM_FP16, SIM_ALGO_RING,
+                                         o ? SIM_AVG : SIM_SUM, 1};
     size_t n = (size_t)p.ncases * (size_t)R * COUNT;
     p.in = malloc(n * sizeof *p.in);
     p.out = malloc(n * sizeof *p.out);
@@ -273,9 +307,86 @@ static int test_hand_values(void) {
     return 0;
 }
 
+// ----------------------------------------------------------------------------
+// the ring on buffers large enough that the CPU backend writes its steps
+// with non-temporal stores (every rank's send and recv buffers together 64
+// MiB or more: backend_cpu/cpu_ring.c): the same chain, bit for bit, on
+// every rank, in fp32 and in bf16 (whose sums are rounded through an
+// L1-sized block before they are streamed out).
+
+typedef struct {
+    SimDtype dt;
+    size_t count;
+    unsigned char *in;  // [R][count] elements, by rank
+    unsigned char *out; // [R][count]
+} Big;
+
+static SimStatus big_rank(SimRank *r, void *arg) {
+    const Big *b = arg;
+    size_t at = (size_t)r->rank * b->count * sim_dtype_size(b->dt);
+    return sim_all_reduce(r, b->in + at, b->out + at, b->count, b->dt, SIM_SUM, SIM_ALGO_RING);
+}
+
+static float big_in(const Big *b, int q, size_t i) {
+    return (float)sim_elem_get(b->in, b->dt, (size_t)q * b->count + i);
+}
+
+// Element i as the ring sums it (as ring_sum above), as the type's bytes.
+static void big_want(const Big *b, int R, int c, size_t i, unsigned char *bytes) {
+    float acc = big_in(b, (c + 1) % R, i);
+    for (int k = 2; k <= R; k++) {
+        acc = big_in(b, (c + k) % R, i) + acc;
+        if (b->dt != SIM_FP32)
+            acc = (float)widen(b->dt, narrow(b->dt, acc));
+    }
+    if (b->dt == SIM_FP32) {
+        memcpy(bytes, &acc, sizeof acc);
+    } else {
+        uint16_t h = narrow(b->dt, acc);
+        memcpy(bytes, &h, sizeof h);
+    }
+}
+
+static int big_case(SimDtype dt, int R, size_t count) {
+    size_t esz = sim_dtype_size(dt), n = (size_t)R * count;
+    Big b = {dt, count, malloc(n * esz), malloc(n * esz)};
+    CHECK(b.in && b.out);
+    CHECK(2.0 * R * (double)count * (double)esz >= 64.0 * 1024 * 1024);
+    uint64_t s = 0x2545f4914f6cdd1dull;
+    for (size_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        sim_elem_set(b.in, dt, i, (double)((s >> 40) & 0xffffff) / (double)0xffffff * 2.0 - 1.0);
+    }
+    CHECK_EQ_INT(tworld_run_cpu(R, 0, big_rank, &b), SIM_OK);
+    int bad = 0, c = 0;
+    for (size_t i = 0; i < count && !bad; i++) {
+        while (c + 1 < R && i >= sim_part_begin(count, R, c + 1))
+            c++;
+        unsigned char want[4];
+        big_want(&b, R, c, i, want);
+        for (int q = 0; q < R && !bad; q++)
+            if (memcmp(b.out + ((size_t)q * count + i) * esz, want, esz) != 0) {
+                fprintf(stderr, "  R=%d %s ring, %zu elements: rank %d differs at [%zu]\n", R,
+                        sim_dtype_name(dt), count, q, i);
+                bad = 1;
+            }
+    }
+    free(b.in);
+    free(b.out);
+    return bad;
+}
+
+static int test_streamed_ring(void) {
+    CHECK(big_case(SIM_FP32, 2, ((size_t)4 << 20) + 5) == 0);
+    CHECK(big_case(SIM_FP32, 3, ((size_t)3 << 20) + 7) == 0);
+    CHECK(big_case(SIM_BF16, 2, ((size_t)8 << 20) + 3) == 0);
+    return 0;
+}
+
 int main(void) {
     int failures = 0;
     RUN(test_hand_values);
     RUN(test_rounding);
+    RUN(test_streamed_ring);
     return failures != 0;
 }
