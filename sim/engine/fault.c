@@ -52,8 +52,7 @@ static const KindInfo kinds[SIM_FAULT_KIND_COUNT] = {
     [SIM_FAULT_SAVE_CRASH] = {"save-crash", KEY_STEP, 0, "save-crash[:step=S]",
                               "the process is killed halfway through a checkpoint write"},
     [SIM_FAULT_SAME_RANK] = {"same-rank", 0, 0, "same-rank",
-                             "every process reads RANK=0 (exported once by a SLURM batch "
-                             "script): init_process_group fails"},
+                             "every process reads RANK=0, as from a SLURM script's export"},
 };
 
 const char *sim_fault_kind_name(SimFaultKind k) {
