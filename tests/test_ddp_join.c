@@ -283,8 +283,8 @@ static int test_cli(void) {
     printf("  ended by the watchdog after %.2f s\n", wall);
     tcli_result_free(&res);
     TCLI_RUN(res, exe, 60.0, "run", "--strategy", "ddp", "-n", "3", "--model", "mlp:16,32,4",
-             "--batch", "16", "--epochs", "1", "--uneven", "2", "--join", "--watchdog", "0.5");
-    CHECK(res.rc == 0);
+             "--batch", "16", "--epochs", "1", "--uneven", "2", "--join");
+    CHECK(res.rc == 0); // the default watchdog: no rank waits here, however busy the machine
     tcli_result_free(&res);
     TCLI_RUN(res, exe, 60.0, "run", "--strategy", "ddp", "-n", "3", "--model", "mlp:16,32,4",
              "--epochs", "1", "--uneven", "2", "--join", "--loss-log", "avg");
