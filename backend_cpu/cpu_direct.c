@@ -32,18 +32,11 @@
 #define CPU_DIRECT_BLOCK_BYTES (16 * 1024)
 
 // out[i] = src[0][i] + ... + src[nsrc-1][i], summed in rank order exactly as
-// sim_reduce_multi does; written here so the compiler can vectorise it.
+// sim_reduce_multi does, with cpu_acc_f32's vectorised additions.
 static void sum_f32(float *restrict out, const void *const *src, int nsrc, size_t n) {
     memcpy(out, src[0], n * sizeof(float));
-    for (int j = 1; j < nsrc; j++) {
-        const float *restrict s = src[j];
-        size_t i = 0;
-        for (; i + 16 <= n; i += 16) // fixed-width groups: vectorised even at -O2
-            for (int k = 0; k < 16; k++)
-                out[i + k] += s[i + k];
-        for (; i < n; i++)
-            out[i] += s[i];
-    }
+    for (int j = 1; j < nsrc; j++)
+        cpu_acc_f32(out, src[j], n);
 }
 
 static void reduce_block(void *out, const void *const *src, int nsrc, size_t n,

@@ -299,6 +299,10 @@ void cpu_stream_fence(int stream);
 // when the steps' writes are to bypass the caches (out of place, buffers of
 // CPU_STREAM_MIN_BYTES or more), done by cpu_ring_reduce_stream for the
 // reductions (which the writer fences as cpu_stream_copy's copies).
+// out[i] += b[i] for n floats, in fixed-width groups that gcc vectorises at
+// -O2 (sim_reduce_inplace's fp32 sum, bit for bit); the direct pass's sums
+// use it too.
+void cpu_acc_f32(float *restrict out, const float *restrict b, size_t n);
 int cpu_ring_folds_copy(const SimCollCall *call);
 int cpu_ring_streams(const SimCollCall *call);
 const void *cpu_ring_source(const SimCollCall *call, const CpuSlot *from, int step);

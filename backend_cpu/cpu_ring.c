@@ -65,8 +65,7 @@ static void add_f32(float *restrict out, const float *restrict a, const float *r
         out[i] = a[i] + b[i];
 }
 
-// out[i] += b[i], the same sum in place.
-static void acc_f32(float *restrict out, const float *restrict b, size_t n) {
+void cpu_acc_f32(float *restrict out, const float *restrict b, size_t n) {
     size_t i = 0;
     for (; i + 16 <= n; i += 16)
         for (int k = 0; k < 16; k++)
@@ -79,7 +78,7 @@ void cpu_ring_reduce(void *out, const void *own, const void *peer, size_t n, Sim
                      SimRedOp op) {
     if (dt == SIM_FP32 && (op == SIM_SUM || op == SIM_AVG)) {
         if (out == own)
-            acc_f32(out, peer, n);
+            cpu_acc_f32(out, peer, n);
         else
             add_f32(out, own, peer, n);
         return;
