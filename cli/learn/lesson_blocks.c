@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "learn/lesson_internal.h"
+#include "trace/trace.h"          // defines: sim_trace_file_of
 
 #define POS_ALLOWED                                                                                \
     "N, iN or KIND[:K] (KIND: iteration, phase, bucket-launch, bucket-done, coll, coll-step, "     \
@@ -143,14 +144,9 @@ const char *lesson_run_own_trace(const LessonRun *r) {
     return own;
 }
 
-static int ends_with(const char *s, const char *tail) {
-    size_t n = strlen(s), k = strlen(tail);
-    return n >= k && strcmp(s + n - k, tail) == 0;
-}
-
 int lesson_run_trace_readable(const LessonRun *r) {
     const char *own = lesson_run_own_trace(r);
-    return own == NULL || ends_with(own, ".ddptrace") || ends_with(own, ".jsonl");
+    return own == NULL || sim_trace_file_of(own) != SIM_TRACE_FILE_CHROME;
 }
 
 static int add_pause(const char *path, int line, const char *s, size_t n, LessonRun *r, int *cap,

@@ -21,6 +21,7 @@
 #include "run/run_proc.h"         // defines: run_proc_prepare, run_proc_trace
 #include "run/run_signal.h"       // defines: RunSignals, run_signal_begin
 #include "strategy/layer_owner.h" // defines: sim_layer_owner_strategy
+#include "trace/trace.h"          // defines: sim_trace_file_of, sim_trace_write_auto
 
 #define RUN_TRACE_CAP 1000000 // trace events kept per rank
 
@@ -59,13 +60,8 @@ static SimStatus rank_main(SimRank *r, void *arg) {
     return st;
 }
 
-static int ends_with(const char *s, const char *suffix) {
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 static int write_trace(const RunOptions *o, const SimWorld *w) {
-    int jsonl = ends_with(o->trace, ".jsonl"), bin = ends_with(o->trace, ".ddptrace");
+    SimTraceFile kind = sim_trace_file_of(o->trace);
     SimStatus st = sim_trace_write_auto(w->trace, o->trace); // format by the name
     if (st != SIM_OK) {
         run_error("--trace: cannot write '%s': %s", o->trace, sim_strerror(st));
@@ -78,9 +74,9 @@ static int write_trace(const RunOptions *o, const SimWorld *w) {
     if (sim_trace_dropped(w->trace) > 0)
         printf("; %zu more dropped beyond %d per rank", sim_trace_dropped(w->trace),
                RUN_TRACE_CAP);
-    printf(bin     ? "; for ddplab replay)\n"
-           : jsonl ? "; JSON lines)\n"
-                   : "; open it in https://ui.perfetto.dev)\n");
+    printf(kind == SIM_TRACE_FILE_BIN     ? "; for ddplab replay)\n"
+           : kind == SIM_TRACE_FILE_JSONL ? "; JSON lines)\n"
+                                          : "; open it in https://ui.perfetto.dev)\n");
     return CLI_EXIT_OK;
 }
 

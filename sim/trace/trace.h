@@ -169,8 +169,11 @@ SimStatus sim_trace_write_chrome(const SimTrace *t, const char *path, int use_wa
 //   sim/trace/trace_bin.c.
 SimStatus sim_trace_write_jsonl(const SimTrace *t, const char *path);
 SimStatus sim_trace_write_bin(const SimTrace *t, const char *path);
-// By the file's name: ".ddptrace" binary, ".jsonl" JSON lines, anything
-// else Chrome trace JSON (simulated clock).
+// The format a trace file's name chooses: ".ddptrace" binary, ".jsonl"
+// JSON lines, anything else Chrome trace JSON. Replay reads the first two.
+typedef enum { SIM_TRACE_FILE_BIN, SIM_TRACE_FILE_JSONL, SIM_TRACE_FILE_CHROME } SimTraceFile;
+SimTraceFile sim_trace_file_of(const char *path);
+// Writes the format sim_trace_file_of(path) names (Chrome: simulated clock).
 SimStatus sim_trace_write_auto(const SimTrace *t, const char *path);
 
 const char *sim_event_kind_name(SimEventKind k); // "coll", "step", "xfer", ...

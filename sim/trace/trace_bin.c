@@ -331,12 +331,21 @@ static int has_suffix(const char *s, const char *suffix) {
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+SimTraceFile sim_trace_file_of(const char *path) {
+    return has_suffix(path, ".ddptrace") ? SIM_TRACE_FILE_BIN
+           : has_suffix(path, ".jsonl")  ? SIM_TRACE_FILE_JSONL
+                                         : SIM_TRACE_FILE_CHROME;
+}
+
 SimStatus sim_trace_write_auto(const SimTrace *t, const char *path) {
     if (t == NULL || path == NULL)
         return SIM_EINVAL;
-    if (has_suffix(path, ".ddptrace"))
+    switch (sim_trace_file_of(path)) {
+    case SIM_TRACE_FILE_BIN:
         return sim_trace_write_bin(t, path);
-    if (has_suffix(path, ".jsonl"))
+    case SIM_TRACE_FILE_JSONL:
         return sim_trace_write_jsonl(t, path);
-    return sim_trace_write_chrome(t, path, 0);
+    default:
+        return sim_trace_write_chrome(t, path, 0);
+    }
 }
