@@ -809,30 +809,41 @@ double sim_cost_p2p(const SimCost *c, int src, int dst, size_t bytes) {
     return l->alpha_s + (double)bytes / l->bw_Bps;
 }
 
-// Least squares line secs = a + b * bytes, then alpha = a / steps and
-// bw = steps / (R * b), steps = 2(R-1). A negative intercept (noise on a
-// fast machine) is clamped to zero latency.
-SimStatus sim_cost_fit_ring(const double *bytes, const double *secs, int n, int nranks,
-                            SimLinkProfile *out) {
-    if (bytes == NULL || secs == NULL || out == NULL || n < 2 || nranks < 2)
+SimStatus sim_cost_fit_line(const double *x, const double *y, int n, double *slope,
+                            double *icpt) {
+    if (x == NULL || y == NULL || n < 2)
         return SIM_EINVAL;
     double mx = 0.0, my = 0.0;
     for (int i = 0; i < n; i++) {
-        if (!isfinite(bytes[i]) || !isfinite(secs[i]))
+        if (!isfinite(x[i]) || !isfinite(y[i]))
             return SIM_EINVAL;
-        mx += bytes[i];
-        my += secs[i];
+        mx += x[i];
+        my += y[i];
     }
     mx /= n;
     my /= n;
     double sxx = 0.0, sxy = 0.0;
     for (int i = 0; i < n; i++) {
-        sxx += (bytes[i] - mx) * (bytes[i] - mx);
-        sxy += (bytes[i] - mx) * (secs[i] - my);
+        sxx += (x[i] - mx) * (x[i] - mx);
+        sxy += (x[i] - mx) * (y[i] - my);
     }
-    if (!(sxx > 0.0)) // fewer than two distinct sizes
+    if (!(sxx > 0.0))
         return SIM_EINVAL;
-    double slope = sxy / sxx, icpt = my - slope * mx;
+    *slope = sxy / sxx;
+    *icpt = my - *slope * mx;
+    return SIM_OK;
+}
+
+// Least squares line secs = a + b * bytes, then alpha = a / steps and
+// bw = steps / (R * b), steps = 2(R-1). A negative intercept (noise on a
+// fast machine) is clamped to zero latency.
+SimStatus sim_cost_fit_ring(const double *bytes, const double *secs, int n, int nranks,
+                            SimLinkProfile *out) {
+    if (out == NULL || nranks < 2)
+        return SIM_EINVAL;
+    double slope, icpt;
+    if (sim_cost_fit_line(bytes, secs, n, &slope, &icpt) != SIM_OK) // fewer than two sizes
+        return SIM_EINVAL;
     if (!(slope > 0.0) || !isfinite(slope))
         return SIM_EINVAL;
     double steps = 2.0 * (nranks - 1);

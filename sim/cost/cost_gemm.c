@@ -21,8 +21,10 @@
 // and a long K (such products are priced somewhat pessimistically), and
 // the per-tile prologue and epilogue, which the efficiency absorbs.
 #include <math.h>
+#include <stdlib.h>
 
 #include "cost/cost.h"
+#include "cost/cost_internal.h" // defines: sim_cost_fit_line
 
 static double ceil_div(double a, double b) {
     return ceil(a / b);
@@ -84,27 +86,17 @@ SimStatus sim_cost_fit_gemm(SimDeviceProfile *d, const SimCostGemm *g, const dou
                             int n, int lowp) {
     if (d == NULL || g == NULL || secs == NULL || n < 2)
         return SIM_EINVAL;
-    double mx = 0.0, my = 0.0;
-    for (int i = 0; i < n; i++) {
-        double x = gemm_bound(d, &g[i], lowp);
-        if (!isfinite(x) || !isfinite(secs[i]))
-            return SIM_EINVAL;
-        mx += x;
-        my += secs[i];
-    }
-    mx /= n;
-    my /= n;
-    double sxx = 0.0, sxy = 0.0;
-    for (int i = 0; i < n; i++) {
-        double dx = gemm_bound(d, &g[i], lowp) - mx;
-        sxx += dx * dx;
-        sxy += dx * (secs[i] - my);
-    }
-    if (!(sxx > 0.0)) // every shape takes the same bound: nothing to fit
-        return SIM_EINVAL;
-    double slope = sxy / sxx, launch = my - slope * mx;
-    if (!(slope > 0.0) || !isfinite(slope))
-        return SIM_EINVAL;
+    double *bound = malloc((size_t)n * sizeof *bound);
+    if (bound == NULL)
+        return SIM_ENOMEM;
+    for (int i = 0; i < n; i++)
+        bound[i] = gemm_bound(d, &g[i], lowp);
+    double slope, launch;
+    SimStatus st = sim_cost_fit_line(bound, secs, n, &slope, &launch);
+    free(bound);
+    // every shape with the same bound leaves nothing to fit
+    if (st != SIM_OK || !(slope > 0.0) || !isfinite(slope))
+        return st == SIM_ENOMEM ? st : SIM_EINVAL;
     // A slope below 1 means the products ran faster than the profile's peak
     // allows (a calibrated peak measured on a slower shape): efficiency 1.
     d->efficiency = slope > 1.0 ? 1.0 / slope : 1.0;

@@ -10,6 +10,13 @@
 #include "base/status.h" // defines: SimStatus
 #include "cost/cost.h"   // defines: SimCost, SimSched
 
+// The least-squares line y = icpt + slope * x through n points (cost.c): the
+// fits of a ring's latency and bandwidth and of a device's products share
+// it. SIM_EINVAL for fewer than 2 points, a value that is not finite, or
+// every x alike (nothing to fit).
+SimStatus sim_cost_fit_line(const double *x, const double *y, int n, double *slope,
+                            double *icpt);
+
 // What a name-or-path argument turned out to be.
 typedef enum {
     SIM_NAMED_BUILTIN, // a built-in entry, copied into the caller's out
