@@ -96,7 +96,7 @@ SimStatus sim_cost_fit_gemm(SimDeviceProfile *d, const SimCostGemm *g, const dou
     free(bound);
     // every shape with the same bound leaves nothing to fit
     if (st != SIM_OK || !(slope > 0.0) || !isfinite(slope))
-        return st == SIM_ENOMEM ? st : SIM_EINVAL;
+        return SIM_EINVAL;
     // A slope below 1 means the products ran faster than the profile's peak
     // allows (a calibrated peak measured on a slower shape): efficiency 1.
     d->efficiency = slope > 1.0 ? 1.0 / slope : 1.0;
