@@ -1,4 +1,4 @@
-// cli/sanitizer_fonts.c: what a sanitizer is told to leave to the font
+// cli/lsan_fonts.c: what a sanitizer is told to leave to the font
 // libraries. With AddressSanitizer, the leak check leaves out the font
 // configuration fontconfig loads once for the process, the first time the
 // SDL view's plugin sets text (a chart, a frame), and keeps until exit by
@@ -22,5 +22,5 @@ const char *__tsan_default_suppressions(void) {
     return "race:libfontconfig.so\nrace:libpangoft2-1.0.so\nrace:libglib-2.0.so\n";
 }
 #else
-typedef int ddplab_sanitizer_fonts_unused; // ISO C: a translation unit holds a declaration
+typedef int ddplab_lsan_fonts_unused; // ISO C: a translation unit holds a declaration
 #endif
