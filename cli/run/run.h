@@ -79,6 +79,7 @@ typedef struct {
     int sampler_drop_last; // DistributedSampler(drop_last=...): --sampler-drop-last
     uint64_t seed;
     int rng;                  // SimRngKind: --rng ddplab|torch
+    int stream;               // SimStreamSeeds: --stream off|rank|shared
     const char *save_data;    // --save-data DIR, or NULL
     SimOptimFlags opt;        // validated
     const char *metrics;      // output files, or NULL

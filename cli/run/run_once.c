@@ -91,6 +91,7 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
     c->data.shuffle = o->shuffle;
     c->data.drop_last = o->drop_last;
     c->data.sampler_drop_last = o->sampler_drop_last;
+    c->data.stream = (SimStreamSeeds)o->stream;
     c->seed = o->seed;
     c->rng = (SimRngKind)o->rng;
     c->opt = o->opt;

@@ -212,6 +212,10 @@ static RunParse check_together(RunOptions *o) {
     if (o->resume && o->init)
         return run_opt_fail("init", o->init, "cannot be combined with --resume "
                         "(the checkpoint holds the weights)", "--init or --resume");
+    if (o->stream && o->resume)
+        return run_opt_fail("resume", o->resume, "cannot be combined with --stream (the "
+                        "checkpoint does not hold the stream generators' positions)",
+                        "--stream on a fresh run, or the distributed sampler");
     if (check_files(o) != RUN_PARSE_OK)
         return RUN_PARSE_ERROR;
     char err[512];

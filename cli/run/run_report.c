@@ -300,6 +300,29 @@ static void start_rows(Table *tb, const RunReport *rep, const SimTrainer *t) {
         row(tb, "trace", "%s", o->trace);
 }
 
+// --stream: the seeds, and how much of each step's global batch is new data
+// (the ranks' draws recomputed here from the same generators, over the
+// run's first STREAM_REPORT_BATCHES micro-batches at most).
+#define STREAM_REPORT_BATCHES 4096
+static void stream_row(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
+    int R = run_sampler_replicas(o);
+    int64_t k = c->loop.accum > 0 ? c->loop.accum : 1;
+    int64_t nb = c->loop.steps * k;
+    nb = nb < STREAM_REPORT_BATCHES ? nb : STREAM_REPORT_BATCHES;
+    int64_t d = sim_data_stream_distinct(c->data.stream, c->seed, R, c->data.set->n, c->data.batch, nb);
+    double draws = (double)nb * R * c->data.batch;
+    char share[96] = "";
+    if (d >= 0 && nb > 0)
+        snprintf(share, sizeof share, "; %.1f%% of the %d x %d draws per micro-batch distinct",
+                 100.0 * (double)d / draws, R, c->data.batch);
+    if (c->data.stream == SIM_STREAM_RANK_SEEDS)
+        row(tb, "loader", "stream: random batches, rank r seeded with %llu + r%s",
+            (unsigned long long)c->seed, share);
+    else
+        row(tb, "loader", "stream: random batches, every rank seeded with %llu (the same "
+            "batches on every rank)%s", (unsigned long long)c->seed, share);
+}
+
 // The collectives' algorithm (--algo), in words.
 static void algo_row(Table *tb, const RunOptions *o) {
     SimAlgo a = o->algo;
@@ -391,10 +414,13 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
     int64_t per_epoch = sim_train_batches_per_epoch(c, run_sampler_replicas(o));
     row(&tb, "steps", "%lld (%lld batches per epoch; %.2f epochs)", (long long)c->loop.steps,
         (long long)per_epoch, planned_epochs(c, per_epoch));
-    row(&tb, "sampler", "shuffle %s (seed %llu + epoch), drop_last %s%s", c->data.shuffle ? "on" : "off",
-        (unsigned long long)c->seed, c->data.drop_last ? "on" : "off",
-        c->data.sampler_drop_last ? ", the sampler's drop_last on"
-                                  : "");
+    if (c->data.stream != SIM_STREAM_OFF)
+        stream_row(&tb, o, c);
+    else
+        row(&tb, "sampler", "shuffle %s (seed %llu + epoch), drop_last %s%s",
+            c->data.shuffle ? "on" : "off", (unsigned long long)c->seed,
+            c->data.drop_last ? "on" : "off",
+            c->data.sampler_drop_last ? ", the sampler's drop_last on" : "");
     optimizer_rows(&tb, c, R);
     start_rows(&tb, rep, t);
     row(&tb, "simulated hardware", "%s links, %s compute", o->sys.name,

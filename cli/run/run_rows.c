@@ -16,6 +16,7 @@ static const char *const strategies[] = {"single", "ddp", "dp", "fsdp", "zero1",
                                          "zero3", "layer-owner", "async-ps", NULL};
 static const char *const bits[] = {"0", "1", NULL};
 static const char *const rngs[] = {"ddplab", "torch", NULL}; // SimRngKind's order
+static const char *const streams[] = {"off", "rank", "shared", NULL}; // SimStreamSeeds' order
 static const char *const progress[] = {"auto", "bar", "lines", NULL};
 
 static int set_model(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
@@ -123,6 +124,13 @@ static const CliOptRow rows[] = {
      .help = "1: the DistributedSampler's drop_last: cut\n"
              "the epoch's tail so that every rank gets\n"
              "floor(N/R) samples (0: pad to ceil(N/R))"},
+    {.name = "stream", .kind = CLI_OPT_ENUM, .words = streams, .what = "off, rank or shared",
+     .deflt = "off", .store = CLI_STORE_INT, AT(stream),
+     .help = "a streaming loader instead of the sampler:\n"
+             "each rank draws random batches from its own\n"
+             "generator, seeded with --seed + rank (rank)\n"
+             "or --seed on every rank (shared: the ranks\n"
+             "read the same batches)"},
     {.name = "seed", .kind = CLI_OPT_INT, .metavar = "N", .lo = 0, .hi = INT64_MAX,
      .deflt = "0", .store = CLI_STORE_U64, AT(seed),
      .help = "initial weights and the shuffle order"},

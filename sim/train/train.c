@@ -142,6 +142,10 @@ static SimStatus setup_data(SimTrainer *t, SimRank *r) {
         return sim_train_fail(t, 1, SIM_EINVAL, "--batch: %d leaves no batch in an epoch of %lld "
                               "samples with --drop-last", c->data.batch,
                               (long long)t->sampler.num_samples);
+    if (c->data.stream != SIM_STREAM_OFF &&
+        sim_data_stream_init(&t->stream, c->data.stream, c->seed, sc.rank, c->data.set->n,
+                        c->data.batch) != SIM_OK)
+        return sim_train_fail(t, 0, SIM_ENOMEM, "out of memory for the stream's batch");
     if (sim_loader_init(&t->loader, c->data.set, c->data.batch) != SIM_OK)
         return sim_train_fail(t, 0, SIM_ENOMEM, "out of memory for the batch buffers");
     return SIM_OK;
@@ -282,6 +286,7 @@ void sim_train_free(SimTrainer *t, SimRank *r) {
     sim_loader_free(&t->loader);
     sim_data_stage_free(&t->data_stage);
     sim_sampler_free(&t->sampler);
+    sim_data_stream_free(&t->stream);
     sim_optim_free(&t->optim, r);
     sim_model_destroy(r, t->model);
     free(t->has_grad);

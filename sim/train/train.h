@@ -28,6 +28,7 @@
 #include "data/data_stage.h"   // defines: SimDataStage, SimDataStageState
 #include "data/dataset.h"      // defines: SimDataset, SimLoader
 #include "data/sampler.h"      // defines: SimSampler
+#include "data/data_stream.h"       // defines: SimDataStream, SimStreamSeeds
 #include "engine/world.h"      // defines: SimRank
 #include "model/grad_scaler.h" // defines: SimGradScaler
 #include "model/lr_schedule.h" // defines: SimLrSchedule
@@ -143,6 +144,9 @@ typedef struct {
     int join;                 // 1: with uneven, ranks out of data shadow the
                               // others' collectives (DDP's Join); 0: they leave
                               // the loop after their last epoch
+    SimStreamSeeds stream;    // SIM_STREAM_OFF: the distributed sampler; else a
+                              // streaming loader drawing random batches with
+                              // per-rank or shared seeds (sim/data/data_stream.h)
     SimDataStage stage;       // the input pipeline in simulated time (sim/data/data_stage.h):
                               // loader workers, prefetch, copies; all zero: none
 } SimTrainData;
@@ -253,6 +257,7 @@ struct SimTrainer {
     SimOptim optim;
     SimGradScaler scaler;
     SimSampler sampler;
+    SimDataStream stream;      // the streaming loader (idx NULL when off)
     SimLoader loader;
     SimLrSchedule sched;
     uint8_t *has_grad;     // [nparams]: torch's `p.grad is not None`

@@ -28,6 +28,9 @@ static SimStatus next_batch(SimTrainer *t, SimRank *r, SimBatch *b) {
     }
     const int64_t *idx = NULL;
     int n = sim_sampler_batch(&t->sampler, t->batch, &idx);
+    if (n > 0 && t->cfg->data.stream != SIM_STREAM_OFF)
+        idx = sim_data_stream_next(&t->stream); // the sampler still counts the epoch's batches
+    n = n > 0 && t->cfg->data.stream != SIM_STREAM_OFF ? t->cfg->data.batch : n;
     t->batch++;
     if (n < 1 || sim_loader_fill(&t->loader, idx, n, b) != SIM_OK)
         return sim_train_fail(t, 0, SIM_EINVAL, "data loader: cannot fill batch %lld of epoch "
