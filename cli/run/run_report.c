@@ -619,6 +619,9 @@ void run_report_summary(RunReport *rep, const SimTrainer *t) {
     printf("  simulated time %.6f s on %s in %s (the whole run)\n",
            rep->last.sim_s, sim_device_effective(&rep->o->device, &rep->o->sys)->name,
            rep->o->sys.name);
+    if ((c->want_grad_norm || c->opt.clip_grad_norm > 0) && !rep->o->phantom)
+        printf("  gradient norm %.6g at the last step (total 2-norm, before clipping)\n",
+               (double)rep->last.grad_norm);
     if (t->scaler.enabled)
         printf("  loss scale %g at the end; %lld step%s skipped for inf/NaN gradients\n",
                (double)t->scaler.scale, (long long)t->scaler.skipped,
