@@ -28,3 +28,12 @@ ddplab_add_test(test_ddp_eval
   LABELS cpu
   TIMEOUT 120)
 add_dependencies(test_ddp_eval ddplab)
+
+# The probe batch (--probe): equal probe losses on every rank with DDP's
+# broadcast, though the training losses differ; different ones without it.
+ddplab_add_test(test_cli_probe
+  SOURCES test_cli_probe.c test_cli_run.c test_files.c
+  ARGS $<TARGET_FILE:ddplab>
+  LABELS cli
+  TIMEOUT 120)
+add_dependencies(test_cli_probe ddplab)

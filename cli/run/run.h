@@ -50,6 +50,7 @@ typedef struct {
     double watchdog_s;        // --watchdog (default 5)
     int64_t eval_every;       // --eval-every (0: none)
     SimEvalVariant eval_variant; // --eval-variant (ddp)
+    int probe;                // --probe (ddp): the probe batch after the last step
     SimAlgo algo;             // --algo: the world's collectives (SimWorldConfig.algo)
     const char *algo_text;    // --algo as given (NULL: auto)
     SimDdpOptions ddp;        // --strategy ddp's options (print_buckets set by run.c)
@@ -220,6 +221,9 @@ void run_report_config(RunReport *rep, const SimTrainer *t);
 void run_report_step(RunReport *rep, const SimStepStats *s);
 // One evaluation (rank 0's view): a line on stderr and one in --metrics.
 void run_report_eval(RunReport *rep, const SimEvalStats *s);
+// --probe: each rank's own training loss beside its probe loss, and whether
+// the probe losses agree (stdout).
+void run_report_probe(RunReport *rep, const SimProbeStats *s);
 // The final summary, on stdout.
 void run_report_summary(RunReport *rep, const SimTrainer *t);
 // After the world's ranks have all returned (it reads every rank's trace

@@ -50,6 +50,11 @@ static void on_eval(void *arg, int rank, const SimEvalStats *s) {
         run_report_eval(arg, s);
 }
 
+static void on_probe(void *arg, int rank, const SimProbeStats *s) {
+    if (rank == 0)
+        run_report_probe(arg, s);
+}
+
 // Runs the engine's loop, reports, and frees the rank's state on its own thread.
 static SimStatus rank_main(SimRank *r, void *arg) {
     RunCtx *ctx = arg;
@@ -121,6 +126,7 @@ static int make_config(const RunOptions *o, const SimDataset *ds, SimTrainConfig
         o->set_to_none && (strcmp(o->strategy, "single") == 0 ||
                            (strcmp(o->strategy, "ddp") == 0 && !o->ddp.gradient_as_bucket_view));
     c->eval.every = o->eval_every;
+    c->eval.probe = o->probe;
     run_loader_config(o, &c->data.stage); // --loader-workers, --sample-cost, ...
     if (strcmp(o->strategy, "ddp") == 0) {
         c->strategy = &sim_ddp_strategy;
@@ -251,6 +257,8 @@ int run_once(RunOptions *o, SimTrainConfig *c) {
     c->hooks.on_step_arg = &rep;
     c->hooks.on_eval = on_eval;
     c->hooks.on_eval_arg = &rep;
+    c->hooks.on_probe = on_probe;
+    c->hooks.on_probe_arg = &rep;
     o->ddp.print_buckets = o->print_buckets ? stdout : NULL;
     o->fsdp.print_units = o->print_units ? stdout : NULL;
     SimTrainer *trainers = calloc((size_t)o->nranks, sizeof *trainers);

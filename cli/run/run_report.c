@@ -545,6 +545,31 @@ void run_report_eval(RunReport *rep, const SimEvalStats *s) {
     run_metrics_flush(rep->metrics, 0);
 }
 
+#define PROBE_ROWS 16 // ranks listed one by one; more are summarised
+
+void run_report_probe(RunReport *rep, const SimProbeStats *s) {
+    (void)rep;
+    printf("probe batch after step %lld: rank 0's first batch of the epoch (%d samples),\n"
+           "  broadcast from rank 0, forward on every rank in eval mode under no_grad\n",
+           (long long)s->step, s->samples);
+    printf("  %-6s %16s %16s\n", "rank", "own train loss", "probe loss");
+    int differ = 0;
+    for (int k = 0; k < s->nranks; k++) {
+        differ += s->probe_loss[k] != s->probe_loss[0];
+        if (k < PROBE_ROWS)
+            printf("  %-6d %16.6f %16.6f\n", k, (double)s->train_loss[k],
+                   (double)s->probe_loss[k]);
+    }
+    if (s->nranks > PROBE_ROWS)
+        printf("  (%d more ranks)\n", s->nranks - PROBE_ROWS);
+    if (differ == 0)
+        printf("  the probe losses are equal on all %d ranks: the replicas hold the same "
+               "weights\n", s->nranks);
+    else
+        printf("  the probe losses differ on %d of %d ranks: their weights are not rank "
+               "0's\n", differ, s->nranks);
+}
+
 // ----------------------------------------------------------------------------
 // the end
 

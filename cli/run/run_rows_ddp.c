@@ -164,6 +164,13 @@ static const CliOptRow rows[] = {
      .apply = cli_opt_watchdog, .store = CLI_STORE_REAL, AT(watchdog_s),
      .help = "wall time a rank may wait in a collective\n"
              "before the run is diagnosed as stuck"},
+    {.name = "probe", .kind = CLI_OPT_FLAG, .apply = note_ddp, .store = CLI_STORE_INT,
+     AT(probe),
+     .help = "ddp: after the last step, rank 0 broadcasts\n"
+             "its first batch and every rank runs it\n"
+             "forward (eval, no_grad): each rank's own\n"
+             "training loss beside its probe loss, equal\n"
+             "on every rank when the weights are"},
     {.name = "eval-every", .kind = CLI_OPT_INT, .metavar = "N", .lo = 1, .hi = 1000000000000LL,
      .store = CLI_STORE_I64, AT(eval_every),
      .help = "evaluate after every N steps (single, ddp):\n"

@@ -4,6 +4,7 @@
 // train_ckpt.c.
 #include "train/train.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,6 +339,7 @@ SimStatus sim_train_run(SimRank *r, void *arg) {
     if (c->hooks.on_ready)
         c->hooks.on_ready(c->hooks.on_ready_arg, r->rank, t);
     int64_t end = train_end_step(c);
+    float last_loss = NAN;
     while (t->step < end) {
         SimStepStats s;
         SIM_CHECK(sim_train_step(t, r, &s));
@@ -345,6 +347,7 @@ SimStatus sim_train_run(SimRank *r, void *arg) {
             return sim_train_fault_unfired(t, r, INT64_MAX);
         if (c->hooks.on_step)
             c->hooks.on_step(c->hooks.on_step_arg, r->rank, &s);
+        last_loss = s.loss_local;
         if (c->eval.every > 0 && t->step % c->eval.every == 0) {
             SimEvalStats e;
             SIM_CHECK(sim_train_evaluate(t, r, &e));
@@ -358,6 +361,13 @@ SimStatus sim_train_run(SimRank *r, void *arg) {
         int last = t->step == end;
         if (c->ckpt.save_path && !last && c->ckpt.save_every > 0 && t->step % c->ckpt.save_every == 0)
             SIM_CHECK(save(t, r));
+    }
+    if (c->eval.probe && t->step > 0) {
+        SimProbeStats p;
+        SIM_CHECK(sim_train_probe(t, r, last_loss, &p));
+        if (c->hooks.on_probe)
+            c->hooks.on_probe(c->hooks.on_probe_arg, r->rank, &p);
+        sim_train_probe_free(&p);
     }
     if (c->ckpt.save_path)
         SIM_CHECK(save(t, r));

@@ -187,7 +187,22 @@ typedef struct {
 typedef struct {
     int64_t every;            // > 0: evaluate after every `every` steps
     SimEvalVariant variant;
+    int probe;                // 1: after the last step, the probe batch
+                              // (sim_train_probe) on every rank
 } SimTrainEval;
+
+// The probe batch after a step, as every rank printed it: rank 0's first
+// batch of the epoch, its indices broadcast from rank 0, forwarded on
+// every rank in eval mode without gradients. Equal weights give equal
+// probe losses, whatever each rank's own training loss was.
+typedef struct {
+    int64_t step;             // after this many optimizer steps
+    int nranks;               // R
+    int samples;              // the probe's batch size
+    float *probe_loss;        // [R] each rank's loss on the probe batch (heap)
+    float *train_loss;        // [R] each rank's own loss of its last step (heap)
+} SimProbeStats;
+typedef void (*SimProbeCallback)(void *arg, int rank, const SimProbeStats *s);
 
 // The caller's hooks into the loop, each with its own argument; all may be NULL.
 typedef struct {
@@ -197,6 +212,8 @@ typedef struct {
     void *on_step_arg;
     SimEvalCallback on_eval;  // after every evaluation
     void *on_eval_arg;
+    SimProbeCallback on_probe; // after the probe batch (eval.probe)
+    void *on_probe_arg;
     SimGradHook on_grad;      // during backward, as each gradient is complete
     void *on_grad_arg;
     SimSyncFn sync;           // after the strategy's sync, before unscaling
@@ -309,6 +326,12 @@ int64_t sim_train_rank_batches(const SimTrainConfig *c, int64_t nb, int rank, in
 // and all_reduces the results as cfg->eval.variant says. The model is back
 // in training mode afterwards.
 SimStatus sim_train_evaluate(SimTrainer *t, SimRank *r, SimEvalStats *out);
+// The probe batch (SimProbeStats) on every rank, after the step whose own
+// loss was `train_loss`; out's arrays are the caller's to free
+// (sim_train_probe_free). Every rank calls it at the same point: the
+// broadcast is a collective.
+SimStatus sim_train_probe(SimTrainer *t, SimRank *r, float train_loss, SimProbeStats *out);
+void sim_train_probe_free(SimProbeStats *s);
 // Writes a checkpoint of the whole training state to path.
 SimStatus sim_train_save(SimTrainer *t, SimRank *r, const char *path);
 void sim_train_free(SimTrainer *t, SimRank *r);
