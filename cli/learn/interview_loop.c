@@ -1,8 +1,9 @@
 // cli/learn/interview_loop.c: conceptual questions on the data-parallel
 // training loop: no_sync and zero_grad during accumulation,
 // DistributedSampler's padding, a sampler beside DataLoader(shuffle=True),
-// and distributed evaluation (sums against a mean of means, the padding's
-// repeats).
+// distributed evaluation (sums against a mean of means, the padding's
+// repeats), streaming loaders' seeds, the probe batch and overfitting one
+// batch.
 #include "learn/interview.h"
 
 static const IvChoiceItem items[] = {
@@ -109,6 +110,56 @@ static const IvChoiceItem items[] = {
      "option for this mistake; the run shows the right cadence, zeroing after the step.",
      "ddplab run --strategy ddp -n 2 --data blobs:n=256 --batch 16 --accum 4 --steps 3 "
      "--loss-log rank0 --zero-grad after-step",
+     0, NULL},
+    {"A DDP script streams its data: each rank draws random windows with "
+     "torch.randint(..., generator=g) after g.manual_seed(1234), the same line on every rank. "
+     "What does each optimizer step learn from?",
+     "One rank's batch: every rank draws the same windows, so the R ranks average R copies of "
+     "one gradient",
+     {"R different batches, since DDP gives each rank its own shard of the stream",
+      "R different batches, since each rank's generator lives on its own device and so draws "
+      "its own numbers",
+      "Nothing: DDP notices that the batches are equal and raises an error at the first step",
+      "R batches that overlap by half, since the generators start alike and drift apart as "
+      "their positions diverge"},
+     "Without a DistributedSampler the seed is all that keeps the ranks apart. The same seed "
+     "gives the same draws, so the run trains like one process with one rank's batch while "
+     "using R times the hardware, and nothing fails. Seed with base + rank, or give each rank "
+     "an offset into the stream. The run's loader row counts the distinct share of the draws: "
+     "a quarter on 4 ranks.",
+     "ddplab run --strategy ddp -n 4 --data blobs:n=1000 --batch 16 --steps 30 --stream shared",
+     0, NULL},
+    {"Four DDP ranks print four different losses at the same step. How do you check that "
+     "their replicas really agree?",
+     "Broadcast one batch from rank 0 and run it forward on every rank under no_grad: equal "
+     "weights give the same loss on all of them",
+     {"The losses differ, so the replicas have drifted apart: restart from a checkpoint",
+      "All-reduce the losses with AVG: equal averages on every rank prove equal weights",
+      "Compare the ranks' learning rates: DDP keeps the weights equal when the optimizers "
+      "agree",
+      "Print the loss on rank 0 only: the other ranks' losses do not count"},
+     "Each rank's training loss is its own batch's, so different losses are expected. "
+     "DDP's contract is equal weights, and a probe batch tests it: the same input through "
+     "equal weights gives the same loss to the last bit. (An all-reduced loss is the same on "
+     "every rank whatever the weights.) The run lists the ranks' own training losses beside "
+     "their one probe loss; with --no-init-broadcast the probe losses differ.",
+     "ddplab run --strategy ddp -n 4 -b 32 --model mlp:16,64,64,4 --data "
+     "blobs:n=512,features=16,classes=4 --steps 6 --lr 0.1 --probe",
+     0, NULL},
+    {"Before launching a long multi-node run, what does overfitting a single batch check?",
+     "That data, loss and update are wired together: a model that can learn must drive the "
+     "loss on one small batch to about zero",
+     {"That the learning rate is the best one for the full run",
+      "That the model generalises, since a model that fits one batch fits the test set",
+      "That the all-reduce is correct, since one batch needs no communication",
+      "That the run fits in memory at the full batch size"},
+     "A few hundred steps on a dataset of one global batch: the network memorises it, and the "
+     "loss goes to zero. If it does not, labels and inputs are mismatched, the loss ignores "
+     "its target, or gradients do not reach the optimizer, and more data will not help. The "
+     "gradient norm should shrink with the loss (--metrics FILE logs it every step). The run "
+     "overfits 32 samples on 2 ranks to a final loss of 0.",
+     "ddplab run --strategy ddp -n 2 --data teacher:n=32 --batch 16 --steps 300 --optimizer "
+     "adam --lr 1e-2",
      0, NULL},
 };
 
