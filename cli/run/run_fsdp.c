@@ -198,7 +198,7 @@ RunParse run_fsdp_check(RunOptions *o) {
     int fsdp = run_fsdp_is_strategy(o->strategy);
     if (!fsdp) {
         if (o->fsdp_flag) {
-            run_error("--%s: needs --strategy fsdp (or zero1, zero2, zero3); allowed: "
+            run_error("--%s: needs --strategy fsdp (or fsdp2, zero1, zero2, zero3); allowed: "
                       "--strategy fsdp -n R --%s", o->fsdp_flag, o->fsdp_flag);
             return RUN_PARSE_ERROR;
         }
