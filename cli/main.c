@@ -47,7 +47,7 @@ static const CliCommand commands[] = {
      "ddplab bench -c all_reduce -n 8 -b 1K -e 64M", bench_main, bench_help, bench_optab},
     {"lesson", "guided lessons on DDP, FSDP and ZeRO (`ddplab` alone opens the menu)",
      "ddplab lesson --list", lesson_main, lesson_help, NULL},
-    {"run", "train a model: single, ddp, dp, fsdp, zero1-3 or layer-owner",
+    {"run", "train a model: single, ddp, dp, fsdp, fsdp2, zero1-3 or layer-owner",
      "ddplab run --strategy fsdp -n 4 --data blobs --print-units", run_main,
      run_help, run_optab},
     {"plan", "memory per GPU and step time of any model at any scale",

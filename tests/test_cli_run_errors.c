@@ -67,8 +67,14 @@ static int expect_bad(const char *const *args, const char *const *want, int inpu
 #define A(...) __VA_ARGS__
 
 static int test_options(void) {
-    BAD(0, A("--strategy", "fsdp2"), "--strategy: 'fsdp2' is not a strategy",
-        "allowed: single, ddp, dp, fsdp, zero1");
+    BAD(0, A("--strategy", "fsdp3"), "--strategy: 'fsdp3' is not a strategy",
+        "fsdp");
+    BAD(0, A("--strategy", "fsdp2", "-n", "4", "--cpu-offload"),
+        "--cpu-offload: not modelled for --strategy fsdp2", "--strategy fsdp --cpu-offload");
+    BAD(0, A("--strategy", "fsdp2", "-n", "4", "--state-dict", "local"),
+        "--state-dict: 'local' saves flat parameters", "sharded (the default), full");
+    BAD(0, A("--strategy", "fsdp2", "-n", "4", "--nodes", "2", "--sharding", "hybrid_shard"),
+        "'hybrid_shard' is not modelled for --strategy fsdp2", "--strategy fsdp --sharding");
     BAD(0, A("--strategy", "ddp", "-n", "2", "--sharding", "full_shard"),
         "--sharding: needs --strategy fsdp");
     BAD(0, A("--strategy", "zero2", "-n", "2", "--sharding", "full_shard"),

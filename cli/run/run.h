@@ -58,6 +58,7 @@ typedef struct {
     SimFsdpOptions fsdp;      // --strategy fsdp / zero1-3 options (print_units set by run.c)
     const char *fsdp_flag;    // the first fsdp-only option given, for messages
     int sharding_set;         // 1: --sharding was given
+    int state_dict_set;       // 1: --state-dict was given
     int print_units;          // --print-units
     int print_buckets;
     const char *ddp_flag;     // the first ddp-only option given, for messages

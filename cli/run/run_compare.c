@@ -161,7 +161,7 @@ RunParse run_compare_check(RunOptions *o) {
                         "cannot be compared stage by stage (it has no synchronised gradients "
                         "to read at one point of a step; compare two checkpoints with "
                         "'ddplab compare A.st B.st')",
-                        "single, ddp, dp, fsdp, zero1, zero2, zero3");
+                        "single, ddp, dp, fsdp, fsdp2, zero1, zero2, zero3");
     return check_compare_alone(o, flag, val);
 }
 

@@ -21,7 +21,8 @@ static const char *const state_dicts[] = {"full", "sharded", "local", NULL};
 
 int run_fsdp_is_strategy(const char *name) {
     SimFsdpSharding z;
-    return strcmp(name, "fsdp") == 0 || sim_fsdp_zero_stage(name, &z) == 0;
+    return strcmp(name, "fsdp") == 0 || strcmp(name, "fsdp2") == 0 ||
+           sim_fsdp_zero_stage(name, &z) == 0;
 }
 
 // The first fsdp-only option given, for the check that the strategy is one
@@ -63,6 +64,7 @@ static int set_state_dict(const CliOptCtx *cx, const CliOptRow *row, const CliOp
                           void *dest) {
     if (sim_fsdp_state_dict_parse(v->text, &((RunOptions *)dest)->fsdp.state_dict) != 0)
         return cli_optab_reject(cx, row, v->text);
+    ((RunOptions *)dest)->state_dict_set = 1;
     return note_fsdp(cx, row, v, dest);
 }
 
@@ -159,11 +161,44 @@ const CliOptRow *run_fsdp_rows(int *n) {
     return rows;
 }
 
+// fully_shard: the dim-0 layout of every parameter, sharded state dicts by
+// default (its state_dict() returns DTensors); what it does not model here
+// is refused, naming what to use instead.
+static RunParse fsdp2_check(RunOptions *o) {
+    SimFsdpSharding sh = o->fsdp.sharding;
+    o->fsdp.per_param = 1;
+    if (sh != SIM_FSDP_FULL_SHARD && sh != SIM_FSDP_SHARD_GRAD_OP) {
+        run_error("--sharding: '%s' is not modelled for --strategy fsdp2; allowed: full_shard "
+                  "(reshard_after_forward=True), shard_grad_op (reshard_after_forward=False), "
+                  "or --strategy fsdp --sharding %s", sim_fsdp_sharding_name(sh),
+                  sim_fsdp_sharding_name(sh));
+        return RUN_PARSE_ERROR;
+    }
+    if (o->fsdp.cpu_offload) {
+        run_error("--cpu-offload: not modelled for --strategy fsdp2; allowed: --strategy fsdp "
+                  "--cpu-offload");
+        return RUN_PARSE_ERROR;
+    }
+    if (o->fsdp.state_dict == SIM_FSDP_SD_LOCAL) {
+        run_error("--state-dict: 'local' saves flat parameters, which fsdp2 has none of; "
+                  "allowed: sharded (the default), full");
+        return RUN_PARSE_ERROR;
+    }
+    if (o->fsdp.wrap == SIM_FSDP_WRAP_SIZE) {
+        run_error("--fsdp-wrap: 'size' is FSDP1's auto-wrap policy; fully_shard is applied "
+                  "per module; allowed: auto, block, layer, none");
+        return RUN_PARSE_ERROR;
+    }
+    if (!o->state_dict_set)
+        o->fsdp.state_dict = SIM_FSDP_SD_SHARDED;
+    return RUN_PARSE_OK;
+}
+
 RunParse run_fsdp_check(RunOptions *o) {
     int fsdp = run_fsdp_is_strategy(o->strategy);
     if (!fsdp) {
         if (o->fsdp_flag) {
-            run_error("--%s: needs --strategy fsdp (or zero1, zero2, zero3); allowed: "
+            run_error("--%s: needs --strategy fsdp (or fsdp2, zero1, zero2, zero3); allowed: "
                       "--strategy fsdp -n R --%s", o->fsdp_flag, o->fsdp_flag);
             return RUN_PARSE_ERROR;
         }
@@ -180,6 +215,8 @@ RunParse run_fsdp_check(RunOptions *o) {
         }
         o->fsdp.sharding = z;
     }
+    if (strcmp(o->strategy, "fsdp2") == 0 && fsdp2_check(o) != RUN_PARSE_OK)
+        return RUN_PARSE_ERROR;
     SimFsdpSharding sh = o->fsdp.sharding;
     int hybrid = sh == SIM_FSDP_HYBRID_SHARD || sh == SIM_FSDP_HYBRID_ZERO2;
     if (hybrid && (o->nodes < 2 || o->nranks / o->nodes < 2)) {

@@ -12,7 +12,7 @@
 #define AT(field) .offset = offsetof(RunOptions, field)
 
 // in the order the messages list them
-static const char *const strategies[] = {"single", "ddp", "dp", "fsdp", "zero1", "zero2",
+static const char *const strategies[] = {"single", "ddp", "dp", "fsdp", "fsdp2", "zero1", "zero2",
                                          "zero3", "layer-owner", "async-ps", NULL};
 static const char *const bits[] = {"0", "1", NULL};
 static const char *const rngs[] = {"ddplab", "torch", NULL}; // SimRngKind's order
@@ -53,6 +53,8 @@ static const CliOptRow rows[] = {
              "before use, gradients reduced to its owner;\n"
              "real FSDP shards every layer over all ranks);\n"
              "fsdp: FullyShardedDataParallel (--sharding);\n"
+             "fsdp2: fully_shard, each parameter sharded\n"
+             "on dim 0 (no flat parameter);\n"
              "zero1, zero2, zero3: the ZeRO stages (zero2 =\n"
              "fsdp shard_grad_op, zero3 = full_shard)"},
     {.name = "ranks", .shortname = 'n', .kind = CLI_OPT_INT, .metavar = "R", .lo = 1,

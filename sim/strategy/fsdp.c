@@ -125,6 +125,8 @@ int fsdp_unit_in_model(const FsdpState *s, int u) {
     const SimFsdpUnit *un = &s->plan.units[u];
     if (un->padded != un->numel || un->nparams == 0)
         return 0;
+    if (un->chunk_off && s->S > 1 && un->nparams > 1)
+        return 0; // FSDP2's output is rank-major: chunks interleave the parameters
     size_t base = s->m->params[un->params[0]].offset;
     for (int k = 0; k < un->nparams; k++)
         if (s->m->params[un->params[k]].offset != base + un->flat_offset[k])
@@ -201,13 +203,10 @@ SimStatus fsdp_gather_finish(FsdpState *s, SimRank *r, int u) {
                                     "fsdp low-precision shard"));
     }
     // The layers compute from the model's buffer: unpack the flat parameter
-    // into it, parameter by parameter (values stay in param_dtype's precision).
-    for (int k = 0; k < un->nparams && !us->gathered_view; k++) {
-        const SimParamInfo *p = &s->m->params[un->params[k]];
-        SimTensor dst = fsdp_view(&s->m->param, p->offset, p->numel);
-        SimTensor src = fsdp_view(&us->gathered, un->flat_offset[k], p->numel);
-        SIM_CHECK(fsdp_backing_cast(r, &dst, &src));
-    }
+    // into it, parameter by parameter (values stay in param_dtype's precision);
+    // FSDP2's copy-out takes each parameter's S chunks out of the S shards.
+    if (!us->gathered_view)
+        SIM_CHECK(fsdp_unpack(s, r, u, &us->gathered, &s->m->param));
     fsdp_trace_unit(s, r, u, "gathered");
     return SIM_OK;
 }
@@ -229,20 +228,57 @@ SimStatus fsdp_reshard(FsdpState *s, SimRank *r, int u) {
 
 SimStatus fsdp_shard_from_model(FsdpState *s, SimRank *r, int u) {
     const SimFsdpUnit *un = &s->plan.units[u];
-    size_t lo = (size_t)s->gidx * un->shard, hi = lo + un->shard;
+    size_t slo = (size_t)s->gidx * un->shard;
     SimTensor dst = fsdp_view(&s->master, s->u[u].master_off, un->shard);
     SIM_CHECK(fsdp_backing_fill(r, &dst, 0.0f)); // the padding stays zero
     for (int k = 0; k < un->nparams; k++) {
         const SimParamInfo *p = &s->m->params[un->params[k]];
-        size_t a = un->flat_offset[k], b = a + p->numel;
-        size_t from = a > lo ? a : lo, to = b < hi ? b : hi;
-        if (from >= to)
+        size_t flat, lo, hi;
+        sim_fsdp_piece(&s->plan, u, k, s->gidx, &flat, &lo, &hi);
+        if (lo >= hi)
             continue;
-        SimTensor src = fsdp_view(&s->m->param, p->offset + (from - a), to - from);
-        SimTensor d = fsdp_view(&s->master, s->u[u].master_off + (from - lo), to - from);
+        SimTensor src = fsdp_view(&s->m->param, p->offset + lo, hi - lo);
+        SimTensor d = fsdp_view(&s->master, s->u[u].master_off + (flat - slo), hi - lo);
         SIM_CHECK(fsdp_backing_cast(r, &d, &src));
     }
     return SIM_OK;
+}
+
+// Every piece of unit u's parameters between a buffer in the all-gather's
+// layout (flat [padded]) and one in the model's (full, at each parameter's
+// offset); to_full picks the direction.
+static SimStatus move_pieces(FsdpState *s, SimRank *r, int u, SimTensor *flat, SimTensor *full,
+                             int to_full) {
+    const SimFsdpUnit *un = &s->plan.units[u];
+    for (int k = 0; k < un->nparams; k++) {
+        const SimParamInfo *p = &s->m->params[un->params[k]];
+        if (!un->chunk_off) { // FSDP1: the parameter is one range of the flat parameter
+            SimTensor a = fsdp_view(full, p->offset, p->numel);
+            SimTensor b = fsdp_view(flat, un->flat_offset[k], p->numel);
+            SIM_CHECK(to_full ? fsdp_backing_cast(r, &a, &b) : fsdp_backing_cast(r, &b, &a));
+            continue;
+        }
+        for (int g = 0; g < s->S; g++) {
+            size_t at, lo, hi;
+            sim_fsdp_piece(&s->plan, u, k, g, &at, &lo, &hi);
+            if (lo >= hi)
+                continue;
+            SimTensor a = fsdp_view(full, p->offset + lo, hi - lo);
+            SimTensor b = fsdp_view(flat, at, hi - lo);
+            SIM_CHECK(to_full ? fsdp_backing_cast(r, &a, &b) : fsdp_backing_cast(r, &b, &a));
+        }
+    }
+    return SIM_OK;
+}
+
+SimStatus fsdp_unpack(FsdpState *s, SimRank *r, int u, const SimTensor *flat, SimTensor *full) {
+    SimTensor f = *flat;
+    return move_pieces(s, r, u, &f, full, 1);
+}
+
+SimStatus fsdp_pack(FsdpState *s, SimRank *r, int u, const SimTensor *full, SimTensor *flat) {
+    SimTensor f = *full;
+    return move_pieces(s, r, u, flat, &f, 0);
 }
 
 SimStatus fsdp_gather_all(FsdpState *s, SimRank *r) {
@@ -391,18 +427,18 @@ static SimStatus shard_table(FsdpState *s) {
         return SIM_ENOMEM;
     for (int u = 0; u < p->nunits; u++) {
         const SimFsdpUnit *un = &p->units[u];
-        size_t lo = (size_t)s->gidx * un->shard, hi = lo + un->shard;
+        size_t slo = (size_t)s->gidx * un->shard;
         for (int k = 0; k < un->nparams; k++) {
             int i = un->params[k];
             SimParamInfo *sp = &s->shard_params[i];
-            size_t a = un->flat_offset[k], b = a + s->m->params[i].numel;
-            size_t from = a > lo ? a : lo, to = b < hi ? b : hi;
+            size_t flat, lo, hi;
+            sim_fsdp_piece(p, u, k, s->gidx, &flat, &lo, &hi);
             snprintf(sp->name, sizeof sp->name, "%s", s->m->params[i].name);
             sp->ndim = 1;
-            sp->numel = to > from ? to - from : 0;
+            sp->numel = hi - lo;
             sp->shape[0] = (int64_t)sp->numel;
-            sp->offset = s->u[u].master_off + (to > from ? from - lo : 0);
-            s->shard_src[i] = to > from ? from - a : 0;
+            sp->offset = s->u[u].master_off + (hi > lo ? flat - slo : 0);
+            s->shard_src[i] = hi > lo ? lo : 0;
         }
     }
     return SIM_OK;

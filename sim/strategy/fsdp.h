@@ -97,6 +97,7 @@ typedef struct {
     SimFsdpStateDict state_dict;// --state-dict (default FULL)
     int rank0_only;             // FULL state dict: only rank 0 holds the result (default 1)
     int state_dict_rank0_call;  // a bug on purpose: only rank 0 calls state_dict()
+    int per_param;              // 1: FSDP2 (fully_shard): each parameter chunked on dim 0
     FILE *print_units;          // non-NULL: rank 0 prints the plan here
 } SimFsdpOptions;
 
@@ -130,6 +131,13 @@ typedef struct {
     size_t padded;         // numel rounded up to a multiple of shard_ranks
     size_t shard;          // padded / shard_ranks
     int order;             // position in forward order (0 = the root)
+    // FSDP2 only (NULL for FSDP1): parameter k is chunked on dim 0, each
+    // rank holding ceil(d0 / S) rows of it (the last ranks fewer, or none),
+    // padded to chunk[k] elements; a rank's shard packs its chunks in
+    // parameter order, chunk k at chunk_off[k]. The all-gather output is
+    // then S such shards back to back, not the parameters concatenated.
+    size_t *chunk_off;     // [nparams]
+    size_t *chunk;         // [nparams] ceil(d0 / S) * (numel / d0)
 } SimFsdpUnit;
 
 typedef struct {
@@ -142,6 +150,7 @@ typedef struct {
     size_t shard_total;    // sum of units' shard sizes (this rank's master elements)
     size_t padded_total;   // sum of padded sizes
     size_t largest_unit;   // the largest numel (elements) of a unit
+    int per_param;         // 1: FSDP2's layout (SimFsdpUnit.chunk_off)
 } SimFsdpPlan;
 
 // Builds the plan for a model on nranks ranks in `nodes` nodes. On failure
@@ -154,6 +163,13 @@ void sim_fsdp_plan_free(SimFsdpPlan *p);
 // within it): the unit, and the shard-group index that owns it (a rank
 // index within the sharding group). Returns -1 on bad arguments.
 int sim_fsdp_owner(const SimFsdpPlan *p, int param, size_t elem, int *unit, int *owner);
+// Where parameter k of unit u (its k-th, not the model's index) meets
+// shard g: its elements [*lo, *hi) (flattened row-major; lo == hi: none)
+// lie at element *flat of the unit's all-gather output [padded], that is at
+// *flat - g * shard within shard g. FSDP1: the parameter's range of the
+// flat parameter cut by the shard's; FSDP2: the rows of its dim-0 chunk g.
+void sim_fsdp_piece(const SimFsdpPlan *p, int u, int k, int g, size_t *flat, size_t *lo,
+                    size_t *hi);
 // Prints the plan as a table (units, their modules, sizes, padding, each
 // rank's range), as --print-units shows it.
 void sim_fsdp_plan_print(const SimFsdpPlan *p, const SimModel *m, FILE *out);

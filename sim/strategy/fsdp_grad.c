@@ -40,15 +40,17 @@ static SimStatus take_grads(FsdpState *s, SimRank *r, int u, const SimTensor *bu
                             SimTensor *flat) {
     const SimFsdpUnit *un = &s->plan.units[u];
     *flat = fsdp_view(buf, 0, un->padded);
-    if (un->padded > un->numel) {
+    if (un->chunk_off && un->padded > un->numel) {
+        SIM_CHECK(fsdp_backing_fill(r, flat, 0.0f)); // FSDP2: padding after every chunk
+    } else if (un->padded > un->numel) {
         SimTensor pad = fsdp_view(buf, un->numel, un->padded - un->numel);
         SIM_CHECK(fsdp_backing_fill(r, &pad, 0.0f));
     }
+    // the copy-in: FSDP2 packs each parameter's chunks into the S shards
+    SIM_CHECK(fsdp_pack(s, r, u, &s->m->grad, flat));
     for (int k = 0; k < un->nparams; k++) {
         const SimParamInfo *p = &s->m->params[un->params[k]];
         SimTensor g = fsdp_view(&s->m->grad, p->offset, p->numel);
-        SimTensor d = fsdp_view(buf, un->flat_offset[k], p->numel);
-        SIM_CHECK(fsdp_backing_cast(r, &d, &g));
         SIM_CHECK(fsdp_backing_fill(r, &g, 0.0f));
     }
     return SIM_OK;

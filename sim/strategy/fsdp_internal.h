@@ -88,6 +88,12 @@ void fsdp_free_gathered(SimRank *r, FsdpUnitState *us);
 // gathers into the parameter buffer and reduces from the gradient buffer in
 // place (fp32), without copies the modelled run does not make.
 int fsdp_unit_in_model(const FsdpState *s, int u);
+// Unit u's parameters from a buffer in the all-gather's layout (flat
+// [padded]: FSDP1's flat parameter, FSDP2's S packed shards) into one in
+// the model's layout (full, each parameter at its offset): the copy-out;
+// fsdp_pack is the copy-in the other way (padding left as it was).
+SimStatus fsdp_unpack(FsdpState *s, SimRank *r, int u, const SimTensor *flat, SimTensor *full);
+SimStatus fsdp_pack(FsdpState *s, SimRank *r, int u, const SimTensor *full, SimTensor *flat);
 // Copies unit u's slice of the model's parameters into master (set-up, restore).
 SimStatus fsdp_shard_from_model(FsdpState *s, SimRank *r, int u);
 // Every unit's full parameters into the model's buffer (state dicts), one

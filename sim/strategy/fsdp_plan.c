@@ -221,6 +221,12 @@ SimStatus sim_fsdp_plan_build(SimFsdpPlan *p, const SimModel *m, const SimFsdpOp
         un->flat_offset = calloc((size_t)m->nparams + 1, sizeof *un->flat_offset);
         if (!un->params || !un->flat_offset)
             st = SIM_ENOMEM;
+        if (o->per_param) {
+            un->chunk_off = calloc((size_t)m->nparams + 1, sizeof *un->chunk_off);
+            un->chunk = calloc((size_t)m->nparams + 1, sizeof *un->chunk);
+            if (!un->chunk_off || !un->chunk)
+                st = SIM_ENOMEM;
+        }
     }
     if (st != SIM_OK) {
         sim_fsdp_plan_free(p);
@@ -229,11 +235,26 @@ SimStatus sim_fsdp_plan_build(SimFsdpPlan *p, const SimModel *m, const SimFsdpOp
     for (int i = 0; i < m->nparams; i++)
         unit_add(&p->units[p->param_unit[i]], m, i);
     size_t S = (size_t)p->shard_ranks;
+    p->per_param = o->per_param != 0;
     for (int u = 0; u < p->nunits; u++) {
         SimFsdpUnit *un = &p->units[u];
-        // right-padded so that every rank of the group holds an equal slice
-        un->padded = (un->numel + S - 1) / S * S;
-        un->shard = un->padded / S;
+        if (p->per_param) {
+            // FSDP2: every parameter padded on its own to ceil(d0 / S) * S rows
+            un->shard = 0;
+            for (int k = 0; k < un->nparams; k++) {
+                const SimParamInfo *pi = &m->params[un->params[k]];
+                size_t d0 = pi->ndim > 0 ? (size_t)pi->shape[0] : 1;
+                size_t row = d0 > 0 ? pi->numel / d0 : 0;
+                un->chunk_off[k] = un->shard;
+                un->chunk[k] = (d0 + S - 1) / S * row;
+                un->shard += un->chunk[k];
+            }
+            un->padded = un->shard * S;
+        } else {
+            // right-padded so that every rank of the group holds an equal slice
+            un->padded = (un->numel + S - 1) / S * S;
+            un->shard = un->padded / S;
+        }
         p->shard_total += un->shard;
         p->padded_total += un->padded;
         if (un->numel > p->largest_unit)
@@ -246,10 +267,39 @@ void sim_fsdp_plan_free(SimFsdpPlan *p) {
     for (int u = 0; p->units && u < p->nunits; u++) {
         free(p->units[u].params);
         free(p->units[u].flat_offset);
+        free(p->units[u].chunk_off);
+        free(p->units[u].chunk);
     }
     free(p->units);
     free(p->param_unit);
     memset(p, 0, sizeof *p);
+}
+
+static size_t param_numel(const SimFsdpUnit *un, int k) {
+    size_t end = k + 1 < un->nparams ? un->flat_offset[k + 1] : un->numel;
+    return end - un->flat_offset[k];
+}
+
+void sim_fsdp_piece(const SimFsdpPlan *p, int u, int k, int g, size_t *flat, size_t *lo,
+                    size_t *hi) {
+    const SimFsdpUnit *un = &p->units[u];
+    size_t n = param_numel(un, k), slo = (size_t)g * un->shard;
+    if (un->chunk_off) {
+        size_t a = (size_t)g * un->chunk[k];
+        *lo = a < n ? a : n;
+        *hi = a + un->chunk[k] < n ? a + un->chunk[k] : n;
+        *flat = slo + un->chunk_off[k];
+        return;
+    }
+    size_t a = un->flat_offset[k], b = a + n, shi = slo + un->shard;
+    size_t from = a > slo ? a : slo, to = b < shi ? b : shi;
+    *lo = *hi = 0;
+    *flat = slo;
+    if (from < to) {
+        *lo = from - a;
+        *hi = to - a;
+        *flat = from;
+    }
 }
 
 int sim_fsdp_owner(const SimFsdpPlan *p, int param, size_t elem, int *unit, int *owner) {
@@ -265,15 +315,15 @@ int sim_fsdp_owner(const SimFsdpPlan *p, int param, size_t elem, int *unit, int 
         if (f >= end || un->shard == 0)
             return -1;
         *unit = u;
-        *owner = (int)(f / un->shard);
+        *owner = un->chunk ? (int)(elem / un->chunk[k]) : (int)(f / un->shard);
         return 0;
     }
     return -1;
 }
 
 void sim_fsdp_plan_print(const SimFsdpPlan *p, const SimModel *m, FILE *out) {
-    fprintf(out, "fsdp plan: %d unit%s, sharded over %d rank%s x %d replica%s; largest unit "
-            "%zu elements\n", p->nunits, p->nunits == 1 ? "" : "s", p->shard_ranks,
+    fprintf(out, "%s plan: %d unit%s, sharded over %d rank%s x %d replica%s; largest unit "
+            "%zu elements\n", p->per_param ? "fsdp2" : "fsdp", p->nunits, p->nunits == 1 ? "" : "s", p->shard_ranks,
             p->shard_ranks == 1 ? "" : "s", p->replicas, p->replicas == 1 ? "" : "s",
             p->largest_unit);
     fprintf(out, "| unit | module | params | elements | padded | per rank | first .. last |\n");
@@ -286,4 +336,11 @@ void sim_fsdp_plan_print(const SimFsdpPlan *p, const SimModel *m, FILE *out) {
         fprintf(out, "| %d | %s | %d | %zu | %zu | %zu | %s .. %s |\n", u, mod, un->nparams,
                 un->numel, un->padded, un->shard, first, last);
     }
+    size_t numel = 0;
+    for (int u = 0; u < p->nunits; u++)
+        numel += p->units[u].numel;
+    fprintf(out, "padding: %zu elements over %d unit%s (%s)\n", p->padded_total - numel,
+            p->nunits, p->nunits == 1 ? "" : "s",
+            p->per_param ? "each parameter padded to a multiple of the ranks in rows"
+                         : "each flat parameter padded to a multiple of the ranks");
 }

@@ -72,18 +72,14 @@
 // layout and names
 
 void fsdp_shard_range(const FsdpState *s, int i, int g, size_t *lo, size_t *hi) {
-    const SimFsdpUnit *un = &s->plan.units[s->plan.param_unit[i]];
-    size_t slo = (size_t)g * un->shard, shi = slo + un->shard;
+    int u = s->plan.param_unit[i];
+    const SimFsdpUnit *un = &s->plan.units[u];
     *lo = *hi = 0;
     for (int k = 0; k < un->nparams; k++) {
         if (un->params[k] != i)
             continue;
-        size_t a = un->flat_offset[k], b = a + s->m->params[i].numel;
-        size_t from = a > slo ? a : slo, to = b < shi ? b : shi;
-        if (from < to) {
-            *lo = from - a;
-            *hi = to - a;
-        }
+        size_t flat;
+        sim_fsdp_piece(&s->plan, u, k, g, &flat, lo, hi);
         return;
     }
 }

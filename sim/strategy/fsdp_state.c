@@ -39,12 +39,8 @@ static SimStatus gather_state(FsdpState *s, SimRank *r, int k) {
         SimStatus st = fsdp_all_gather(s, r, &send, &flat, &h);
         if (st == SIM_OK)
             st = fsdp_coll_wait(r, &h);
-        for (int j = 0; st == SIM_OK && j < un->nparams; j++) {
-            const SimParamInfo *p = &s->m->params[un->params[j]];
-            SimTensor dst = fsdp_view(full, p->offset, p->numel);
-            SimTensor src = fsdp_view(&flat, un->flat_offset[j], p->numel);
-            st = fsdp_backing_cast(r, &dst, &src);
-        }
+        if (st == SIM_OK)
+            st = fsdp_unpack(s, r, u, &flat, full);
         sim_tensor_free(r, &flat);
         SIM_CHECK(st);
     }
