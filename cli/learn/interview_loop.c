@@ -151,7 +151,7 @@ static const IvChoiceItem items[] = {
      "loss on one small batch to about zero",
      {"That the learning rate is the best one for the full run",
       "That the model generalises, since a model that fits one batch fits the test set",
-      "That the all-reduce is correct, since one batch needs no communication",
+      "That the all-reduce sums in the right order, since one batch needs no communication",
       "That the run fits in memory at the full batch size"},
      "A few hundred steps on a dataset of one global batch: the network memorises it, and the "
      "loss goes to zero. If it does not, labels and inputs are mismatched, the loss ignores "
