@@ -62,6 +62,7 @@ typedef struct {
     int print_units;          // --print-units
     int print_buckets;
     const char *ddp_flag;     // the first ddp-only option given, for messages
+    int sync_bn;              // --sync-bn (copied into model.sync_bn)
     const char *backend;
     const char *profile;      // built-in name or file, as given
     SimSysProfile sys;

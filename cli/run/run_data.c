@@ -73,6 +73,18 @@ static int fit_model(RunOptions *o, const SimDataset *ds) {
     return CLI_EXIT_OK;
 }
 
+// --sync-bn converts the model's BatchNorms, so the model must have some.
+static int apply_sync_bn(RunOptions *o) {
+    o->model.sync_bn = o->sync_bn;
+    if (o->sync_bn && (o->model.kind != SIM_MODEL_MLP || !o->model.batchnorm)) {
+        run_error("--sync-bn: the model %s has no BatchNorm to synchronise; allowed: an mlp "
+                  "with ',bn', e.g. --model mlp:16,64,64,4,bn", o->model_text ? o->model_text
+                  : "fitted to the data");
+        return CLI_EXIT_USAGE;
+    }
+    return CLI_EXIT_OK;
+}
+
 // --batch against the samples one replica of the sampler reads in an epoch:
 // a rank's share under DDP and the other per-rank strategies, the whole
 // dataset under dp, whose one loader draws the whole batch.
@@ -112,6 +124,8 @@ int run_data_load(RunOptions *o, SimDataset *ds) {
     if (rc != CLI_EXIT_OK)
         return rc;
     if (o->model_text == NULL && (rc = fit_model(o, ds)) != CLI_EXIT_OK)
+        return rc;
+    if ((rc = apply_sync_bn(o)) != CLI_EXIT_OK)
         return rc;
     if (sim_train_check_data(&o->model, ds, err, sizeof err) != SIM_OK) {
         run_error("%s: %s; --model %s", o->text ? "--text" : "--data", err,

@@ -166,6 +166,10 @@ static void ddp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
         d->gradient_as_bucket_view ? "on" : "off", d->broadcast_buffers ? "on" : "off",
         d->init_broadcast ? "" : ", no initial broadcast (rank r seeded with seed + r)",
         d->buckets.last_bucket_cap ? ", DDP_SET_LAST_BUCKET_CAP" : "");
+    if (o->sync_bn)
+        row(tb, "batchnorm", "SyncBatchNorm: batch statistics over the %d ranks' %d rows "
+            "(per BatchNorm and step an all_gather of mean, variance and count, and an "
+            "all_reduce of the backward's two sums)", o->nranks, o->nranks * o->batch);
     if (c->loop.accum > 1)
         row(tb, "accumulation", "%s", c->loop.accum_sync_every
             ? "all_reduce after every micro-step (--accum-sync every)"

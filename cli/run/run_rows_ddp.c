@@ -108,6 +108,12 @@ static const CliOptRow rows[] = {
      .deflt = "on", .apply = set_broadcast_buffers,
      .help = "ddp: broadcast rank 0's buffers (BatchNorm\n"
              "running stats) before each forward"},
+    {.name = "sync-bn", .kind = CLI_OPT_FLAG, .apply = note_ddp,
+     .store = CLI_STORE_INT, AT(sync_bn),
+     .help = "ddp: SyncBatchNorm (convert_sync_batchnorm):\n"
+             "BatchNorm's batch statistics over every\n"
+             "rank's rows (an all_gather in the forward, an\n"
+             "all_reduce in the backward); needs ',bn'"},
     {.name = "no-init-broadcast", .kind = CLI_OPT_FLAG, .apply = note_ddp,
      .store = CLI_STORE_FALSE, AT(ddp.init_broadcast),
      .help = "ddp: skip the broadcast of rank 0's weights\n"

@@ -96,6 +96,35 @@ typedef struct SimMathOps {
                                     const float *weight, const float *mean, const float *invstd,
                                     int N, int C);
 
+    // SyncBatchNorm's pieces, with the collectives between them (the
+    // caller's): stats[2C+1] = this rank's mean[C], biased variance[C] and
+    // row count N; gather_stats combines the ranks' stats all[R][2C+1]
+    // (Chan's formula: counts weigh the means, the spread of the means adds
+    // to the variance) into mean[C] and invstd[C], updates running_mean/var
+    // (unbiased over the total count) and writes the total count to count[1];
+    // elemt normalises with them. backward_reduce writes this rank's
+    // sums[2C] = sum_n dout, sum_n dout * xhat and adds them to dbias and
+    // dweight (each rank's own: DDP averages them); after sums are summed
+    // over ranks, backward_elemt adds to dinp what the whole batch's
+    // normalisation sends back: w * invstd * (dout - sum_dy/count - xhat *
+    // sum_dy_xhat/count).
+    SimStatus (*batchnorm_stats)(void *ctx, int rank, float *stats, const float *inp, int N,
+                                 int C);
+    SimStatus (*batchnorm_gather_stats)(void *ctx, int rank, float *mean, float *invstd,
+                                        float *running_mean, float *running_var, float *count,
+                                        const float *all, int R, int C, float momentum,
+                                        float eps);
+    SimStatus (*batchnorm_elemt)(void *ctx, int rank, float *out, const float *inp,
+                                 const float *mean, const float *invstd, const float *weight,
+                                 const float *bias, int N, int C);
+    SimStatus (*batchnorm_backward_reduce)(void *ctx, int rank, float *sums, float *dweight,
+                                           float *dbias, const float *dout, const float *inp,
+                                           const float *mean, const float *invstd, int N, int C);
+    SimStatus (*batchnorm_backward_elemt)(void *ctx, int rank, float *dinp, const float *dout,
+                                          const float *inp, const float *weight,
+                                          const float *mean, const float *invstd,
+                                          const float *sums, const float *count, int N, int C);
+
     // Token + position embedding: out[B,T,C] = wte[idx[b,t]] + wpe[t].
     SimStatus (*embedding_forward)(void *ctx, int rank, float *out, const int32_t *idx,
                                    const float *wte, const float *wpe, int B, int T, int C);

@@ -56,6 +56,24 @@ SimStatus sim_op_batchnorm_backward(SimRank *r, SimTensor *dinp, SimTensor *dwei
                                     SimTensor *dbias, const SimTensor *dout, const SimTensor *inp,
                                     const SimTensor *weight, const SimTensor *mean,
                                     const SimTensor *invstd);
+// SyncBatchNorm's pieces (kernels.h says what each computes): stats [2C+1],
+// all [R, 2C+1] (every rank's stats, all-gathered), count [1], sums [2C].
+SimStatus sim_op_batchnorm_stats(SimRank *r, SimTensor *stats, const SimTensor *inp);
+SimStatus sim_op_batchnorm_gather_stats(SimRank *r, SimTensor *mean, SimTensor *invstd,
+                                        SimTensor *running_mean, SimTensor *running_var,
+                                        SimTensor *count, const SimTensor *all, float momentum,
+                                        float eps);
+SimStatus sim_op_batchnorm_elemt(SimRank *r, SimTensor *out, const SimTensor *inp,
+                                 const SimTensor *mean, const SimTensor *invstd,
+                                 const SimTensor *weight, const SimTensor *bias);
+SimStatus sim_op_batchnorm_backward_reduce(SimRank *r, SimTensor *sums, SimTensor *dweight,
+                                           SimTensor *dbias, const SimTensor *dout,
+                                           const SimTensor *inp, const SimTensor *mean,
+                                           const SimTensor *invstd);
+SimStatus sim_op_batchnorm_backward_elemt(SimRank *r, SimTensor *dinp, const SimTensor *dout,
+                                          const SimTensor *inp, const SimTensor *weight,
+                                          const SimTensor *mean, const SimTensor *invstd,
+                                          const SimTensor *sums, const SimTensor *count);
 // idx: [B, T] int32 tensor.
 SimStatus sim_op_embedding_forward(SimRank *r, SimTensor *out, const SimTensor *idx,
                                    const SimTensor *wte, const SimTensor *wpe);

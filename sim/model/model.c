@@ -257,6 +257,8 @@ SimStatus sim_model_create(SimRank *r, const SimModelSpec *spec, int max_batch, 
     m->max_batch = max_batch;
     m->training = 1;
     m->impl->phantom = phantom || r->world->cfg.phantom ? 1 : 0; // a phantom world: always
+    if (spec->sync_bn && spec->batchnorm)
+        m->impl->sync_ranks = r->world->cfg.nranks;
     SimStatus st = build(r, m, m->impl->phantom);
     if (st != SIM_OK) {
         if (!r->error[0])

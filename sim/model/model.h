@@ -61,6 +61,8 @@ typedef struct {
     int widths[16];
     SimAct act;              // between Linear layers (relu default, or gelu)
     int batchnorm;           // 1: BatchNorm1d after each hidden Linear (before act)
+    int sync_bn;             // 1: the BatchNorms are SyncBatchNorms over the world's ranks
+                             // (convert_sync_batchnorm; set by --sync-bn, not the text)
     int unused_branch;       // 1: an extra head whose parameters get no gradient on some steps
     // GPT (MiniGPT of the reference guide, no dropout).
     int layers, embd, heads, ctx, vocab;

@@ -67,6 +67,7 @@ struct SimModelImpl {
     // and backward frees them: act_held is what is charged now.
     int formula_acts;             // 1: activations follow the formula, no arenas
     int64_t act_held;
+    int sync_ranks;               // SyncBatchNorm over this many ranks (0: plain BatchNorm)
     void *kind;                   // the MLP's, the GPT's or the architecture's own state
 };
 
@@ -102,6 +103,31 @@ void sim_model_lay_out(SimModel *m, int n, int seq);
 
 // Reports parameter i complete (if the forward used it).
 void sim_model_ready(const SimModel *m, SimGradHook hook, void *arg, int i);
+
+// SyncBatchNorm (sim/model/model_syncbn.c): a BatchNorm1d whose batch
+// statistics come from every rank's rows, with an all_gather of the stats
+// in the forward and an all_reduce of the backward's sums, as
+// torch.nn.SyncBatchNorm does. Its views for one BatchNorm of C channels on
+// R ranks: stats [2C+1] (mean, variance, rows), all [R, 2C+1], count [1]
+// (rows over every rank), sums [2C] (sum of dout, of dout * xhat).
+typedef struct {
+    SimTensor stats, all, count, sums;
+} SimSyncBnViews;
+
+void sim_model_syncbn_take(SimModelArena *acts, SimSyncBnViews *v, int C, int R);
+// out = BatchNorm of inp [n, C] with the statistics of every rank's inp;
+// mean and invstd [C] saved for backward, running stats updated.
+SimStatus sim_model_syncbn_forward(SimRank *r, SimSyncBnViews *v, SimTensor *out,
+                                   SimTensor *mean, SimTensor *invstd, SimTensor *running_mean,
+                                   SimTensor *running_var, const SimTensor *inp,
+                                   const SimTensor *weight, const SimTensor *bias,
+                                   float momentum, float eps);
+// dinp += the whole batch's input gradient for this rank's rows; dweight and
+// dbias += this rank's own sums (DDP then averages them).
+SimStatus sim_model_syncbn_backward(SimRank *r, SimSyncBnViews *v, SimTensor *dinp,
+                                    SimTensor *dweight, SimTensor *dbias, const SimTensor *dout,
+                                    const SimTensor *inp, const SimTensor *weight,
+                                    const SimTensor *mean, const SimTensor *invstd);
 
 // Per-kind parts. build: fills the tables and the kind state, and returns the
 // arena sizes at the largest batch; layout: places the views for a batch of

@@ -42,6 +42,7 @@ typedef struct {
     SimTensor mean[MLP_MAX], invstd[MLP_MAX]; // batch statistics [w(i+1)]
     SimTensor a[MLP_MAX], da[MLP_MAX];   // activation output [n, w(i+1)]
     SimTensor aux;                // [n, wk] the extra head's output
+    SimSyncBnViews sync[MLP_MAX]; // SyncBatchNorm's stats and sums (sync_ranks > 0)
 } MlpState;
 
 static int has_bn(const MlpState *s, int i) {
@@ -136,6 +137,8 @@ void sim_model_mlp_layout(SimModel *m, SimModelArena *acts, SimModelArena *dacts
             sim_model_take(dacts, &s->dbn[i], "d batchnorm out", SIM_FP32, 2, sh);
             sim_model_take(acts, &s->mean[i], "batchnorm mean", SIM_FP32, 1, c);
             sim_model_take(acts, &s->invstd[i], "batchnorm invstd", SIM_FP32, 1, c);
+            if (m->impl->sync_ranks > 0)
+                sim_model_syncbn_take(acts, &s->sync[i], w[i + 1], m->impl->sync_ranks);
         }
         sim_model_take(acts, &s->a[i], "activation out", SIM_FP32, 2, sh);
         sim_model_take(dacts, &s->da[i], "d activation out", SIM_FP32, 2, sh);
@@ -200,7 +203,9 @@ static SimStatus check_batch(SimRank *r, const SimModel *m, const SimBatch *b) {
                                   "none");
         SIM_CHECK(sim_model_check_ids(r, "label", b->labels, (size_t)b->n, 1, k, b));
     }
-    if (m->spec.batchnorm && m->training && b->n < 2)
+    // SyncBatchNorm counts every rank's rows: one row per rank is enough
+    // (torch refuses a single row only when the world has one rank).
+    if (m->spec.batchnorm && m->training && b->n < 2 && m->impl->sync_ranks < 2)
         return sim_model_fail(r, "model mlp with bn: BatchNorm1d in training needs more than 1 "
                               "value per channel (batch of %d)", b->n);
     return SIM_OK;
@@ -235,10 +240,18 @@ SimStatus sim_model_mlp_forward(SimRank *r, SimModel *m, const SimBatch *b, int 
         const SimTensor *pre = &s->z[i];
         if (has_bn(s, i)) {
             SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_FORWARD, s->mod_bn[i]));
-            SIM_CHECK(sim_op_batchnorm_forward(r, &s->bn[i], &s->mean[i], &s->invstd[i],
-                                               &im->bv[s->bn_rm[i]], &im->bv[s->bn_rv[i]],
-                                               &s->z[i], &im->pv[s->bn_w[i]],
-                                               &im->pv[s->bn_b[i]], 0.1f, 1e-5f, m->training));
+            if (bn_train && im->sync_ranks > 0)
+                SIM_CHECK(sim_model_syncbn_forward(r, &s->sync[i], &s->bn[i], &s->mean[i],
+                                                   &s->invstd[i], &im->bv[s->bn_rm[i]],
+                                                   &im->bv[s->bn_rv[i]], &s->z[i],
+                                                   &im->pv[s->bn_w[i]], &im->pv[s->bn_b[i]],
+                                                   0.1f, 1e-5f));
+            else
+                SIM_CHECK(sim_op_batchnorm_forward(r, &s->bn[i], &s->mean[i], &s->invstd[i],
+                                                   &im->bv[s->bn_rm[i]], &im->bv[s->bn_rv[i]],
+                                                   &s->z[i], &im->pv[s->bn_w[i]],
+                                                   &im->pv[s->bn_b[i]], 0.1f, 1e-5f,
+                                                   m->training));
             if (bn_train)
                 SIM_CHECK(sim_op_axpy(r, &im->bv[s->bn_nbt[i]], 1.0f, &s->one));
             SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_FORWARD, s->mod_bn[i]));
@@ -303,9 +316,16 @@ SimStatus sim_model_mlp_backward(SimRank *r, SimModel *m, float dloss_scale, Sim
         }
         SIM_CHECK(sim_op_act_backward(r, m->spec.act, &s->dbn[h], &s->bn[h], &s->da[h]));
         SIM_CHECK(sim_model_module_event(m, SIM_MODULE_PRE_BACKWARD, s->mod_bn[h]));
-        SIM_CHECK(sim_op_batchnorm_backward(r, &s->dz[h], &im->gv[s->bn_w[h]],
-                                            &im->gv[s->bn_b[h]], &s->dbn[h], &s->z[h],
-                                            &im->pv[s->bn_w[h]], &s->mean[h], &s->invstd[h]));
+        if (im->sync_ranks > 0)
+            SIM_CHECK(sim_model_syncbn_backward(r, &s->sync[h], &s->dz[h], &im->gv[s->bn_w[h]],
+                                                &im->gv[s->bn_b[h]], &s->dbn[h], &s->z[h],
+                                                &im->pv[s->bn_w[h]], &s->mean[h],
+                                                &s->invstd[h]));
+        else
+            SIM_CHECK(sim_op_batchnorm_backward(r, &s->dz[h], &im->gv[s->bn_w[h]],
+                                                &im->gv[s->bn_b[h]], &s->dbn[h], &s->z[h],
+                                                &im->pv[s->bn_w[h]], &s->mean[h],
+                                                &s->invstd[h]));
         sim_model_ready(m, hook, arg, s->bn_w[h]);
         sim_model_ready(m, hook, arg, s->bn_b[h]);
         SIM_CHECK(sim_model_module_event(m, SIM_MODULE_POST_BACKWARD, s->mod_bn[h]));
