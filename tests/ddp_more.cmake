@@ -37,3 +37,12 @@ ddplab_add_test(test_cli_probe
   LABELS cli
   TIMEOUT 120)
 add_dependencies(test_cli_probe ddplab)
+
+# SyncBatchNorm (--sync-bn): four ranks train as one process with their
+# global batch; one row per rank; the refusals.
+ddplab_add_test(test_cli_syncbn
+  SOURCES test_cli_syncbn.c test_cli_run.c test_files.c
+  ARGS $<TARGET_FILE:ddplab>
+  LABELS cli
+  TIMEOUT 120)
+add_dependencies(test_cli_syncbn ddplab)

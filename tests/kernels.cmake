@@ -27,3 +27,11 @@ ddplab_add_test(test_kernels_ranks
   LIBS ddplab_cpu
   LABELS cpu
   TIMEOUT 120)
+
+# SyncBatchNorm on 4 ranks with uneven rows against one BatchNorm1d over the
+# whole batch (label cpu: also runs under TSan).
+ddplab_add_test(test_syncbn
+  SOURCES test_syncbn.c test_kernels_util.c test_world.c
+  LIBS ddplab_sim ddplab_cpu
+  LABELS cpu
+  TIMEOUT 60)
