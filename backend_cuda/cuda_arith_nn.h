@@ -202,6 +202,82 @@ static inline CUDA_HD float cuda_batchnorm_back_elem(float dinp, float dy, float
     return dinp + (float)(g * invstd[c] * (weight ? weight[c] : 1.0f));
 }
 
+// SyncBatchNorm's pieces, column c (as backend_cpu/cpu_math_syncbn.c).
+
+// stats[c] = mean, stats[C + c] = biased variance of column c of inp [N, C].
+static inline CUDA_HD void cuda_syncbn_stats_col(float *stats, const float *inp, int N, int C,
+                                                 int c) {
+    double m = 0.0, var = 0.0;
+    for (int i = 0; i < N; i++)
+        m += inp[(size_t)i * C + c];
+    m = N > 0 ? m / N : 0.0;
+    for (int i = 0; i < N; i++) {
+        double d = inp[(size_t)i * C + c] - m;
+        var += d * d;
+    }
+    stats[c] = (float)m;
+    stats[C + c] = N > 0 ? (float)(var / N) : 0.0f;
+}
+
+// Column c of every rank's stats all [R][2C+1] combined: the global mean and
+// invstd, and the running statistics (unbiased over the total count).
+static inline CUDA_HD void cuda_syncbn_gather_col(float *mean, float *invstd,
+                                                  float *running_mean, float *running_var,
+                                                  const float *all, int R, int C,
+                                                  float momentum, float eps, int c) {
+    size_t row = 2 * (size_t)C + 1;
+    double total = 0.0, m = 0.0, m2 = 0.0;
+    for (int q = 0; q < R; q++) {
+        total += all[q * row + 2 * (size_t)C];
+        m += all[q * row + 2 * (size_t)C] * (double)all[q * row + c];
+    }
+    m /= total;
+    for (int q = 0; q < R; q++) {
+        const float *s = all + q * row;
+        double d = s[c] - m;
+        m2 += s[2 * C] * ((double)s[C + c] + d * d);
+    }
+    mean[c] = (float)m;
+    invstd[c] = (float)(1.0 / sqrt(m2 / total + eps));
+    if (running_mean)
+        running_mean[c] = (float)(momentum * m + (1.0 - momentum) * running_mean[c]);
+    if (running_var)
+        running_var[c] = (float)(momentum * (m2 / (total - 1.0)) +
+                                 (1.0 - momentum) * running_var[c]);
+}
+
+// This rank's backward sums of column c into sums[c] (of dout) and
+// sums[C + c] (of dout * xhat), added to dbias and dweight.
+static inline CUDA_HD void cuda_syncbn_back_reduce_col(float *sums, float *dweight, float *dbias,
+                                                       const float *dout, const float *inp,
+                                                       const float *mean, const float *invstd,
+                                                       int N, int C, int c) {
+    double s = 0.0, sx = 0.0;
+    for (int i = 0; i < N; i++) {
+        size_t k = (size_t)i * C + c;
+        float xhat = (inp[k] - mean[c]) * invstd[c];
+        s += dout[k];
+        sx += (double)dout[k] * xhat;
+    }
+    sums[c] = (float)s;
+    sums[C + c] = (float)sx;
+    if (dweight)
+        dweight[c] = (float)(dweight[c] + sx);
+    if (dbias)
+        dbias[c] = (float)(dbias[c] + s);
+}
+
+// dinp[k] += w * invstd * (dy - sum_dy/count - xhat * sum_dy_xhat/count),
+// the sums and count over every rank.
+static inline CUDA_HD float cuda_syncbn_back_elem(float dinp, float dy, float x,
+                                                  const float *weight, const float *mean,
+                                                  const float *invstd, const float *sums,
+                                                  float count, int C, int c) {
+    float xhat = (x - mean[c]) * invstd[c];
+    double g = (double)dy - (double)sums[c] / count - xhat * ((double)sums[C + c] / count);
+    return dinp + (float)(g * invstd[c] * (weight ? weight[c] : 1.0f));
+}
+
 // ----------------------------------------------------------------------------
 // Causal self-attention
 

@@ -50,6 +50,25 @@ SimStatus cuda_math_batchnorm_backward(void *ctx, int rank, float *dinp, float *
                                        float *dbias, const float *dout, const float *inp,
                                        const float *weight, const float *mean,
                                        const float *invstd, int N, int C);
+// cuda_math_syncbn.cu
+SimStatus cuda_math_batchnorm_stats(void *ctx, int rank, float *stats, const float *inp, int N,
+                                    int C);
+SimStatus cuda_math_batchnorm_gather_stats(void *ctx, int rank, float *mean, float *invstd,
+                                           float *running_mean, float *running_var,
+                                           float *count, const float *all, int R, int C,
+                                           float momentum, float eps);
+SimStatus cuda_math_batchnorm_elemt(void *ctx, int rank, float *out, const float *inp,
+                                    const float *mean, const float *invstd, const float *weight,
+                                    const float *bias, int N, int C);
+SimStatus cuda_math_batchnorm_backward_reduce(void *ctx, int rank, float *sums, float *dweight,
+                                              float *dbias, const float *dout, const float *inp,
+                                              const float *mean, const float *invstd, int N,
+                                              int C);
+SimStatus cuda_math_batchnorm_backward_elemt(void *ctx, int rank, float *dinp, const float *dout,
+                                             const float *inp, const float *weight,
+                                             const float *mean, const float *invstd,
+                                             const float *sums, const float *count, int N,
+                                             int C);
 // cuda_math_embed.cu
 SimStatus cuda_math_embedding_forward(void *ctx, int rank, float *out, const int32_t *idx,
                                       const float *wte, const float *wpe, int B, int T, int C);

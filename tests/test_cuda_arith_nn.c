@@ -145,6 +145,57 @@ static int test_batchnorm(void) {
     return 0;
 }
 
+// SyncBatchNorm's pieces on two "ranks" of 8 and 13 rows: stats, their
+// combination, the normalisation, the backward sums and the input gradient.
+static int test_syncbn(void) {
+    enum { R = 2, C = 10, ROW = 2 * C + 1 };
+    const int rows[R] = {8, 13};
+    int N = rows[0] + rows[1];
+    size_t n = (size_t)N * C;
+    float *x = randv(n, -2, 4), *w = randv((size_t)C, 0.5f, 1.5f), *b = randv((size_t)C, -1, 1);
+    float *dy = randv(n, -1, 1), *o1 = randv(n, 0, 1), *o2 = copyv(o1, n);
+    float *di1 = randv(n, -1, 1), *di2 = copyv(di1, n);
+    float all1[R * ROW], all2[R * ROW], rm1[C], rv1[C], rm2[C], rv2[C];
+    float m1[C], s1[C], m2[C], s2[C], cnt1, cnt2, sums1[2 * C], sums2[2 * C];
+    float dw1[C] = {0}, db1[C] = {0}, dw2[C] = {0}, db2[C] = {0};
+    for (int c = 0; c < C; c++)
+        rm1[c] = rm2[c] = 0.0f, rv1[c] = rv2[c] = 1.0f;
+    for (int q = 0, at = 0; q < R; at += rows[q++]) {
+        const float *xq = x + (size_t)at * C;
+        CHECK_EQ_INT(cpu->batchnorm_stats(cctx, 0, all1 + q * ROW, xq, rows[q], C), SIM_OK);
+        for (int c = 0; c < C; c++)
+            cuda_syncbn_stats_col(all2 + q * ROW, xq, rows[q], C, c);
+        all2[q * ROW + 2 * C] = (float)rows[q];
+    }
+    CHECK(same("syncbn stats", all2, all1, R * ROW));
+    CHECK_EQ_INT(cpu->batchnorm_gather_stats(cctx, 0, m1, s1, rm1, rv1, &cnt1, all1, R, C, 0.1f,
+                                             1e-5f), SIM_OK);
+    for (int c = 0; c < C; c++)
+        cuda_syncbn_gather_col(m2, s2, rm2, rv2, all2, R, C, 0.1f, 1e-5f, c);
+    cnt2 = (float)N;
+    CHECK(same("syncbn mean", m2, m1, C) && same("syncbn invstd", s2, s1, C) &&
+          same("syncbn running mean", rm2, rm1, C) && same("syncbn running var", rv2, rv1, C) &&
+          same("syncbn count", &cnt2, &cnt1, 1));
+    CHECK_EQ_INT(cpu->batchnorm_elemt(cctx, 0, o1, x, m1, s1, w, b, N, C), SIM_OK);
+    for (size_t k = 0; k < n; k++)
+        o2[k] = cuda_batchnorm_elem(x[k], m2[k % C], s2[k % C], w, b, (int)(k % C));
+    CHECK(same("syncbn out", o2, o1, n));
+    CHECK_EQ_INT(cpu->batchnorm_backward_reduce(cctx, 0, sums1, dw1, db1, dy, x, m1, s1, N, C),
+                 SIM_OK);
+    for (int c = 0; c < C; c++)
+        cuda_syncbn_back_reduce_col(sums2, dw2, db2, dy, x, m2, s2, N, C, c);
+    CHECK(same("syncbn sums", sums2, sums1, 2 * C) && same("syncbn dweight", dw2, dw1, C) &&
+          same("syncbn dbias", db2, db1, C));
+    CHECK_EQ_INT(cpu->batchnorm_backward_elemt(cctx, 0, di1, dy, x, w, m1, s1, sums1, &cnt1, N,
+                                               C), SIM_OK);
+    for (size_t k = 0; k < n; k++)
+        di2[k] = cuda_syncbn_back_elem(di2[k], dy[k], x[k], w, m2, s2, sums2, cnt2, C,
+                                       (int)(k % C));
+    CHECK(same("syncbn dinp", di2, di1, n));
+    free(x), free(w), free(b), free(dy), free(o1), free(o2), free(di1), free(di2);
+    return 0;
+}
+
 static int test_attention(void) {
     int B = 2, T = 7, C = 12, NH = 3;
     size_t nq = (size_t)B * T * 3 * C, no = (size_t)B * T * C, na = (size_t)B * NH * T * T;
@@ -222,6 +273,7 @@ int main(void) {
     RUN(test_bias_grad);
     RUN(test_layernorm);
     RUN(test_batchnorm);
+    RUN(test_syncbn);
     RUN(test_attention);
     RUN(test_xent);
     cpu_backend_ops.finalize(cctx);

@@ -8,7 +8,7 @@
 #      a few ulps per step, grown over the steps);
 #   2. every collective, algorithm and dtype through `ddplab bench`, with
 #      each element checked (#wrong = 0), and the DDP run with NCCL forced, where the GPUs allow it;
-#   3. --compare-backends cpu,cuda (DDP, and FSDP read from its shards) finds
+#   3. --compare-backends cpu,cuda (DDP, DDP with SyncBatchNorm, and FSDP read from its shards) finds
 #      where the backends' bits first differ and names the kernels (and TF32
 #      with --tf32) as the cause;
 #   4. every lesson plays with --backend cuda --non-interactive;
@@ -93,6 +93,8 @@ run_checks() {
     compare ddp-tf32 'TF32' --strategy ddp -n 4 --steps 5 --data blobs \
       --compare-backends cpu,cuda --compare-with --tf32
     compare fsdp 'the kernels' --strategy fsdp -n 4 --steps 5 --data blobs --compare-backends cpu,cuda
+    compare ddp-syncbn 'the kernels' --strategy ddp -n 4 --steps 5 --model mlp:16,64,64,4,bn \
+      --data blobs:n=512,features=16,classes=4 --sync-bn --compare-backends cpu,cuda
     ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
     if [ "${ngpu:-0}" -ge 4 ]; then
       parity ddp-nccl --strategy ddp -n 4 --steps 20 --data blobs --coll-impl nccl

@@ -2,8 +2,8 @@
 // training loop: no_sync and zero_grad during accumulation,
 // DistributedSampler's padding, a sampler beside DataLoader(shuffle=True),
 // distributed evaluation (sums against a mean of means, the padding's
-// repeats), streaming loaders' seeds, the probe batch and overfitting one
-// batch.
+// repeats), streaming loaders' seeds, the probe batch, overfitting one
+// batch, and BatchNorm's statistics (broadcast_buffers against SyncBatchNorm).
 #include "learn/interview.h"
 
 static const IvChoiceItem items[] = {
@@ -160,6 +160,26 @@ static const IvChoiceItem items[] = {
      "overfits 32 samples on 2 ranks to a final loss of 0.",
      "ddplab run --strategy ddp -n 2 --data teacher:n=32 --batch 16 --steps 300 --optimizer "
      "adam --lr 1e-2",
+     0, NULL},
+    {"A model with BatchNorm trains under DDP with 2 samples per GPU on 8 GPUs. What do "
+     "broadcast_buffers=True and SyncBatchNorm each change in a training forward?",
+     "broadcast_buffers copies rank 0's running statistics, which a training forward does "
+     "not read; SyncBatchNorm normalises with the statistics of all 16 rows",
+     {"Both normalise each rank's rows with the mean and variance of the global batch; "
+      "SyncBatchNorm also averages the running statistics",
+      "broadcast_buffers all-reduces the batch statistics in each forward; SyncBatchNorm "
+      "only copies rank 0's running statistics after each step",
+      "Neither: DDP already all-reduces BatchNorm's statistics with the gradient buckets",
+      "broadcast_buffers makes each rank use rank 0's batch statistics; SyncBatchNorm "
+      "averages the weight and bias over the ranks"},
+     "In training mode BatchNorm normalises with the batch in front of it, under DDP each "
+     "rank's own slice. broadcast_buffers copies rank 0's buffers (the running mean and "
+     "variance, used in eval mode) before each forward. SyncBatchNorm all-gathers each "
+     "rank's mean, variance and row count in the forward and all-reduces two sums in the "
+     "backward, so R ranks of B rows train as one process with R x B rows. On 8 ranks of "
+     "2 rows the run's final loss falls from 0.59 to 0.013 with --sync-bn.",
+     "ddplab run --strategy ddp -n 8 --batch 2 --steps 40 --lr 0.1 --model mlp:16,64,64,4,bn "
+     "--data blobs:n=512,features=16,classes=4 --sync-bn",
      0, NULL},
 };
 
