@@ -3,7 +3,8 @@
 // final and evaluation loss to the printed digit, shuffle off so both read
 // the same rows), and without it they do not; one row per rank trains with
 // SyncBatchNorm and is refused without it (BatchNorm needs two rows); the
-// run's batchnorm row; the refusals (not ddp, no BatchNorm in the model).
+// run's batchnorm row; the refusals (not ddp, no BatchNorm in the model,
+// Join, whose shadowing does not cover SyncBatchNorm's collectives).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,10 @@ static int test_refusals(void) {
     TCLI_RUN(r, exe, 60, "run", "--strategy", "ddp", "-n", "2", "--model", "mlp:16,64,4",
              "--data", DATA, "--sync-bn");
     CHECK_EQ_INT(tcli_refused(&r, "ddplab run: ", "has no BatchNorm to synchronise"), 0);
+    tcli_result_free(&r);
+    TCLI_RUN(r, exe, 60, "run", "--strategy", "ddp", "-n", "2", "--model", MODEL, "--data",
+             DATA, "--sync-bn", "--uneven", "1", "--join");
+    CHECK_EQ_INT(tcli_refused(&r, "ddplab run: ", "cannot be combined with --join"), 0);
     tcli_result_free(&r);
     return 0;
 }

@@ -82,6 +82,13 @@ static int apply_sync_bn(RunOptions *o) {
                   : "fitted to the data");
         return CLI_EXIT_USAGE;
     }
+    if (o->sync_bn && o->join) {
+        run_error("--sync-bn: cannot be combined with --join: a rank that has joined shadows "
+                  "DDP's all_reduces but not the collectives in SyncBatchNorm's forward (DDP's "
+                  "join in PyTorch does not support them either); allowed: --sync-bn without "
+                  "--join");
+        return CLI_EXIT_USAGE;
+    }
     return CLI_EXIT_OK;
 }
 
