@@ -115,6 +115,7 @@ static int plan_compare(const PlanOptions *o) {
         {"zero1", SIM_FSDP_ZERO1, 0, ANY},
         {"zero2", SIM_FSDP_SHARD_GRAD_OP, 0, ANY},
         {"zero3", SIM_FSDP_FULL_SHARD, 0, ANY},
+        {"fsdp2", SIM_FSDP_FULL_SHARD, 0, ANY},
         {"zero3", SIM_FSDP_FULL_SHARD, 1, ANY},
         {"fsdp", SIM_FSDP_HYBRID_SHARD, 0, NODES},
     };

@@ -13,8 +13,8 @@
 
 #define AT(field) .offset = offsetof(PlanOptions, field)
 
-static const char *const strategies[] = {"single", "dp", "ddp", "fsdp", "zero1", "zero2",
-                                         "zero3", NULL};
+static const char *const strategies[] = {"single", "dp", "ddp", "fsdp", "fsdp2", "zero1",
+                                         "zero2", "zero3", NULL};
 static const char *const shardings[] = {"full_shard", "shard_grad_op", "no_shard",
                                         "hybrid_shard", "hybrid_zero2", "zero1", NULL};
 static const char *const amps[] = {"bf16", "fp16", "fp32", NULL};
@@ -114,7 +114,8 @@ static const CliOptRow rows[] = {
      .what = "a strategy", .deflt = "fsdp", .id = PO_STRATEGY,
      .store = CLI_STORE_TEXT, AT(strategy),
      .help = "single, dp (DataParallel: one node, up to 64 GPUs), ddp, fsdp "
-             "(--sharding), zero1, zero2, zero3"},
+             "(--sharding), fsdp2 (fully_shard: each parameter sharded on dim 0), "
+             "zero1, zero2, zero3"},
     {.name = "sharding", .kind = CLI_OPT_NAME, .metavar = "NAME", .words = shardings,
      .what = "a sharding strategy", .deflt = "full_shard", .id = PO_SHARDING,
      .apply = set_sharding,

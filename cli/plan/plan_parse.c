@@ -77,6 +77,24 @@ static PlanParse topology(PlanOptions *o, const char *const *set) {
 }
 
 // Everything resolved and checked together.
+
+// fully_shard as the run models it (cli/run/run_fsdp.c): reshard after
+// forward or not, no CPU offload.
+static PlanParse fsdp2_check(const PlanOptions *o) {
+    SimFsdpSharding sh = o->fsdp.sharding;
+    if (sh != SIM_FSDP_FULL_SHARD && sh != SIM_FSDP_SHARD_GRAD_OP) {
+        plan_error("--sharding: '%s' is not modelled for --strategy fsdp2; allowed: full_shard, "
+                   "shard_grad_op, or --strategy fsdp --sharding %s",
+                   sim_fsdp_sharding_name(sh), sim_fsdp_sharding_name(sh));
+        return PLAN_PARSE_ERROR;
+    }
+    if (o->fsdp.cpu_offload) {
+        plan_error("--offload: not modelled for --strategy fsdp2; allowed: --strategy fsdp "
+                   "--offload");
+        return PLAN_PARSE_ERROR;
+    }
+    return PLAN_PARSE_OK;
+}
 static PlanParse check(PlanOptions *o, const char *const *set) {
     char err[600];
     if (sim_model_parse(o->model_text, &o->model, err, sizeof err) != SIM_OK) {
@@ -121,6 +139,8 @@ static PlanParse check(PlanOptions *o, const char *const *set) {
     SimFsdpSharding z;
     if (sim_fsdp_zero_stage(o->strategy, &z) == 0)
         o->fsdp.sharding = z;
+    if (strcmp(o->strategy, "fsdp2") == 0 && fsdp2_check(o) != PLAN_PARSE_OK)
+        return PLAN_PARSE_ERROR;
     if (strcmp(o->strategy, "single") == 0 && o->nranks != 1 && !o->compare) {
         plan_error("--strategy: 'single' runs on one rank, not %d; allowed: --ranks 1, or "
                    "ddp / fsdp / zero1-3", o->nranks);

@@ -94,6 +94,12 @@ static int configure(const PlanOptions *o, SimTrainConfig *tc, SimFsdpOptions *f
         tc->strategy = &sim_fsdp_strategy;
         tc->strategy_cfg = fsdp;
         res->strategy_label = sim_fsdp_sharding_name(fsdp->sharding);
+        if (strcmp(o->strategy, "fsdp2") == 0) {
+            fsdp->per_param = 1;
+            res->strategy_label = fsdp->sharding == SIM_FSDP_FULL_SHARD
+                                  ? "fsdp2 (fully_shard)"
+                                  : "fsdp2 (reshard_after_forward=False)";
+        }
         if (strncmp(o->strategy, "zero", 4) == 0)
             res->strategy_label = zero_labels[o->strategy[4] - '1'];
     }

@@ -250,6 +250,10 @@ SimStatus fsdp_shard_from_model(FsdpState *s, SimRank *r, int u) {
 static SimStatus move_pieces(FsdpState *s, SimRank *r, int u, SimTensor *flat, SimTensor *full,
                              int to_full) {
     const SimFsdpUnit *un = &s->plan.units[u];
+    // Phantom: every copy below would be a no-op, and FSDP2's loop makes S
+    // of them per parameter (16384 ranks: millions a step).
+    if (flat->data == NULL || full->data == NULL)
+        return SIM_OK;
     for (int k = 0; k < un->nparams; k++) {
         const SimParamInfo *p = &s->m->params[un->params[k]];
         if (!un->chunk_off) { // FSDP1: the parameter is one range of the flat parameter
