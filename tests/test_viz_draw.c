@@ -657,6 +657,21 @@ static int test_draw_ring_80(void) {
     return rc;
 }
 
+// What a shard is, as the ownership titles say: fsdp2 has no flat parameter.
+static int test_shards_whole(void) {
+    VizScene s;
+    SimTraceInfo info;
+    memset(&s, 0, sizeof s);
+    memset(&info, 0, sizeof info);
+    CHECK(strcmp(viz_shards_whole(&s), "each unit's flat parameter in ") == 0);
+    s.info = &info;
+    snprintf(info.strategy, sizeof info.strategy, "fsdp2");
+    CHECK(strcmp(viz_shards_whole(&s), "each parameter's rows (dim 0) in ") == 0);
+    snprintf(info.strategy, sizeof info.strategy, "zero3");
+    CHECK(strcmp(viz_shards_whole(&s), "each unit's flat parameter in ") == 0);
+    return 0;
+}
+
 static int test_draw_fsdp(void) {
     THand *h = malloc(sizeof *h);
     CHECK(h);
@@ -984,6 +999,7 @@ int main(int argc, char **argv) {
         RUN(test_draw_ddp);
         RUN(test_draw_ring_80);
         RUN(test_draw_fsdp);
+        RUN(test_shards_whole);
         RUN(test_draw_dp_topos);
         RUN(test_draw_help);
         RUN(test_draw_narrative);

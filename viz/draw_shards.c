@@ -118,8 +118,8 @@ void viz_draw_shards(VizCanvas *c, VizRect r, const VizScene *s, int selected) {
         o = snprintf(t, sizeof t, "Ownership, %d shard%s per unit: units %d..%d of %d, ranks %d..%d of %d",
                      g, g == 1 ? "" : "s", u0, u0 + ncol - 1, U, r0, r0 + nrow - 1, R);
     else
-        o = snprintf(t, sizeof t, "Ownership: unit x rank, each unit's flat parameter in %d shard%s",
-                     g, g == 1 ? "" : "s");
+        o = snprintf(t, sizeof t, "Ownership: unit x rank, %s%d shard%s", viz_shards_whole(s), g,
+                     g == 1 ? "" : "s");
     if (g < R && o > 0 && o < (int)sizeof t)
         snprintf(t + o, sizeof t - (size_t)o, " (groups of %d ranks)", g);
     char buf[200];

@@ -105,6 +105,7 @@ static const char *stage_of(const VizScene *s, const char **note) {
         {"zero1", "ZeRO-1", "optimizer state sharded; params and grads whole"},
         {"zero2", "ZeRO-2", "grads and optimizer state sharded"},
         {"zero3", "ZeRO-3", "params, grads and optimizer state sharded"},
+        {"fsdp2", "FSDP2", "each parameter chunked on dim 0, padded on its own"},
     };
     for (size_t k = 0; k < sizeof zero / sizeof zero[0]; k++)
         if (strcmp(st, zero[k].name) == 0) {
@@ -139,7 +140,7 @@ static void title(VizPaint *p, const VizScene *s, VizBox b, const Grid *G) {
         snprintf(t, sizeof t, "%s%s%s: %s%d shard%s%s, coloured by owner%s%s%s%s",
                  with_stage ? stage : "", with_stage && stage[0] ? " ownership" : "",
                  with_stage && stage[0] ? "" : "Ownership",
-                 long_head ? "each unit's flat parameter in " : "", G->g, G->g == 1 ? "" : "s",
+                 long_head ? viz_shards_whole(s) : "", G->g, G->g == 1 ? "" : "s",
                  long_head ? "" : " per unit", groups, what, with_note ? dot : "",
                  with_note ? note : "");
         viz_gfx_text_size(&p->g, t, p->font_px, VIZ_FONT_SANS_BOLD, &w, NULL);

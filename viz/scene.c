@@ -28,6 +28,12 @@ const char *viz_shard_state_name(VizShardState s) {
     return s >= 0 && s < VIZ_SHARD_STATE_COUNT ? shard_names[s] : "?";
 }
 
+const char *viz_shards_whole(const VizScene *s) {
+    if (s->info && strcmp(s->info->strategy, "fsdp2") == 0)
+        return "each parameter's rows (dim 0) in ";
+    return "each unit's flat parameter in ";
+}
+
 VizSceneOpts viz_scene_opts_default(void) {
     VizSceneOpts o;
     memset(&o, 0, sizeof o);

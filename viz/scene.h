@@ -327,6 +327,12 @@ typedef struct {
     double loss;           // the last logged loss (NaN before the first)
 } VizScene;
 
+// What one shard of a unit is, as the ownership titles name it: "each
+// unit's flat parameter in " (FSDP1, ZeRO) or, for fsdp2, which has no flat
+// parameter, "each parameter's rows (dim 0) in " (a rank's shard of a unit
+// is its chunk of every parameter in it).
+const char *viz_shards_whole(const VizScene *s);
+
 VizScene *viz_scene_new(const VizModel *m);
 // Fills s for event i (< viz_model_count). SIM_EINVAL for i out of range,
 // SIM_ENOMEM. s's arrays are reallocated as the trace needs.
