@@ -35,19 +35,19 @@ static const char *const golden_seed1 =
     "answers: the number(s) asked, or a letter; empty or 'skip' skips; 'quit' stops\n"
     "\n"
     "[1/6] strategies\n"
-    "  Compared with DDP's all-reduce of the gradients, how much does each rank send\n"
-    "  per step under ZeRO stages 1, 2 and 3?\n"
-    "  a) Stages 1 and 2 send twice DDP's bytes and stage 3 three times as much, for\n"
-    "     the extra gather of every shard at every step\n"
-    "  b) Stages 1 and 2 about as much as DDP (a reduce-scatter and an all-gather);\n"
-    "     stage 3 about 1.5 times as much\n"
-    "  c) Stage 1 half of DDP's, stage 2 a third, stage 3 a quarter, as each keeps\n"
-    "     less state\n"
-    "  d) Exactly what DDP sends, for all three stages: the memory that sharding\n"
-    "     saves is paid for by no extra traffic at any stage\n"
+    "  What changes in how parameters are stored when a model moves from FSDP1\n"
+    "  (FullyShardedDataParallel) to FSDP2 (fully_shard)?\n"
+    "  a) Each parameter is split on its last dimension, so a rank holds some\n"
+    "     columns of every weight\n"
+    "  b) No flat parameter: each parameter is chunked on dim 0 over the ranks and\n"
+    "     padded on its own, so a rank holds a row slice of every parameter\n"
+    "  c) The parameters are replicated again and only the optimizer state is\n"
+    "     sharded, as in ZeRO-1\n"
+    "  d) Each rank holds whole parameters, handed out round robin, so every layer\n"
+    "     lives on one rank\n"
     "  answer: a letter, a-d\n"
     "answer> b\n"
-    "  right: b) Stages 1 and 2 about as much as DDP (a reduce-scatter and an\n";
+    "  right: b) No flat parameter: each parameter is chunked on dim 0 over the\n";
 
 // The first question of `--seed 2024 --topic failures --count 2`: the
 // choices in the order the seed shuffles them.

@@ -31,7 +31,7 @@ typedef enum {
     IV_SHARDING,     // FSDP flat-parameter shards and padding; divide factors
     IV_FAILURES,     // what breaks if ... (multiple choice)
     // conceptual multiple choice, one file each (interview_<topic>.c)
-    IV_STRATEGIES,   // DP against DDP, DDP against FSDP, the ZeRO stages
+    IV_STRATEGIES,   // DP against DDP, DDP against FSDP, the ZeRO stages, FSDP2
     IV_PRECISION,    // autocast and GradScaler across ranks, compression hooks
     IV_LAUNCHING,    // torchrun's environment, init_process_group, backends, SLURM
     IV_LOOP,         // no_sync, DistributedSampler, distributed evaluation

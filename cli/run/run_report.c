@@ -205,9 +205,10 @@ static void fsdp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c,
         "parameters all-gathered after the step"};
     row(tb, "sharding", "%s: %s", sim_fsdp_sharding_name(f->sharding), what[f->sharding]);
     if (p)
-        row(tb, "units", "%d (wrap %s), each flat parameter padded to a multiple of %d and "
-            "sharded over %d rank%s x %d replica%s; largest unit %zu parameters", p->nunits,
-            sim_fsdp_wrap_name(f->wrap), p->shard_ranks, p->shard_ranks,
+        row(tb, "units", "%d (wrap %s), %s padded to a multiple of %d%s and sharded over %d "
+            "rank%s x %d replica%s; largest unit %zu parameters", p->nunits,
+            sim_fsdp_wrap_name(f->wrap), p->per_param ? "each parameter" : "each flat parameter",
+            p->shard_ranks, p->per_param ? " rows on dim 0" : "", p->shard_ranks,
             p->shard_ranks == 1 ? "" : "s", p->replicas, p->replicas == 1 ? "" : "s",
             p->largest_unit);
     double pre, post;
