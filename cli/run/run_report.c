@@ -495,6 +495,8 @@ void run_report_step(RunReport *rep, const SimStepStats *s) {
     rep->last = *s;
     rep->nsteps++;
     rep->samples += s->samples;
+    if (!rep->o->phantom && !isfinite(s->loss) && rep->first_nonfinite == 0)
+        rep->first_nonfinite = s->step;
     SimStepStats shown = *s;
     if (rep->o->phantom) // not computed: null in the metrics file
         shown.loss = shown.loss_local = shown.grad_norm = NAN;
@@ -651,8 +653,10 @@ void run_report_summary(RunReport *rep, const SimTrainer *t) {
         printf("  loss scale %g at the end; %lld step%s skipped for inf/NaN gradients\n",
                (double)t->scaler.scale, (long long)t->scaler.skipped,
                t->scaler.skipped == 1 ? "" : "s");
-    if (isnan(rep->last.loss))
-        printf("  the loss is NaN: lower --lr, or add --clip-grad-norm\n");
+    if (!rep->o->phantom && !isfinite(rep->last.loss))
+        printf("  the loss diverged: not finite from step %lld on (inf or NaN); lower --lr,"
+               " add --warmup, or add --clip-grad-norm\n",
+               (long long)(rep->first_nonfinite > 0 ? rep->first_nonfinite : rep->last.step));
     report_device_memory(rep->world);
     fflush(stdout);
 }
