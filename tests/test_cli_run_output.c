@@ -3,7 +3,8 @@
 // bar on stderr, the summary, one --metrics line per step with every field,
 // --epochs turned into steps, the --trace file of compute events, and the
 // help listing every option with its default, and the line that names the
-// step where a diverging loss first became inf or NaN.
+// step where a diverging loss first became inf or NaN, and a gpt's effective
+// batch in tokens.
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,24 @@ static int test_divergence(void) {
     return 0;
 }
 
+// The effective batch row: samples for an MLP, samples and tokens (each
+// sample a window of ctx tokens) for a gpt.
+static int test_tokens_per_step(void) {
+    TcliResult r;
+    const char *gpt[] = {"run", "--strategy", "ddp", "-n", "4", "--batch", "8", "--accum", "2",
+                         "--data", "arith", "--steps", "1", NULL};
+    tcli_run(&r, exe, gpt, TIMEOUT_S);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "| effective batch       | 64 samples (2,048 tokens) per");
+    tcli_result_free(&r);
+    const char *mlp[] = {"run", "--steps", "1", NULL};
+    tcli_run(&r, exe, mlp, TIMEOUT_S);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "| effective batch       | 32 samples per optimizer step");
+    tcli_result_free(&r);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     exe = tcli_exe_arg(argc, argv);
     if (exe == NULL || tfile_mkdtemp(dir, sizeof dir, "runout") != 0)
@@ -225,6 +244,7 @@ int main(int argc, char **argv) {
     RUN(test_trace);
     RUN(test_help);
     RUN(test_divergence);
+    RUN(test_tokens_per_step);
     tfile_rmtree(dir);
     return failures ? 1 : 0;
 }

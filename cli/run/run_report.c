@@ -391,8 +391,13 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
     else
         row(&tb, "batch", "%d per rank x %d accumulation step%s x %d rank%s", c->data.batch,
             c->loop.accum, c->loop.accum == 1 ? "" : "s", o->nranks, o->nranks == 1 ? "" : "s");
-    row(&tb, "effective batch", "%lld samples per optimizer step; the linear scaling rule "
-        "(--lr-scale linear) makes lr %g x %d = %g", (long long)c->data.batch * c->loop.accum * R,
+    long long eff = (long long)c->data.batch * c->loop.accum * R;
+    char toks[64] = ""; // a gpt's sample is a window of ctx tokens
+    if (c->model.kind == SIM_MODEL_GPT)
+        snprintf(toks, sizeof toks, " (%s tokens)",
+                 grouped((size_t)(eff * c->model.ctx), n1, sizeof n1));
+    row(&tb, "effective batch", "%lld samples%s per optimizer step; the linear scaling rule "
+        "(--lr-scale linear) makes lr %g x %d = %g", eff, toks,
         c->opt.optim.lr, c->loop.accum * R, c->opt.optim.lr * c->loop.accum * R);
     if (c->loop.accum > 1 || c->loop.zero_grad_after_step || c->loop.set_to_none)
         row(&tb, "zero_grad", "%s%s; %s", c->loop.zero_grad_after_step ? "after each step"
