@@ -2,7 +2,9 @@
 // configuration table (with the lr-scaling sentence), progress lines or a
 // bar on stderr, the summary, one --metrics line per step with every field,
 // --epochs turned into steps, the --trace file of compute events, and the
-// help listing every option with its default.
+// help listing every option with its default, and the line that names the
+// step where a diverging loss first became inf or NaN, and a gpt's effective
+// batch in tokens.
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +181,59 @@ static int test_help(void) {
     return 0;
 }
 
+// A learning rate far too large: the loss overflows, and the summary says
+// from which step on, with the remedies. A run that trains says nothing.
+static int test_divergence(void) {
+    TcliResult r;
+    const char *args[] = {"run", "--model", "mlp:16,64,64,4,act=gelu,mse", "--data",
+                          "teacher:n=256", "--lr", "50", "--steps", "12",
+                          "--progress", "lines", "--log-every", "1", NULL};
+    tcli_run(&r, exe, args, TIMEOUT_S);
+    CHECK_EQ_INT(r.rc, 0);
+    const char *line = strstr(r.out, "the loss diverged: not finite from step ");
+    CHECK(line != NULL);
+    if (line) {
+        long k = strtol(line + strlen("the loss diverged: not finite from step "), NULL, 10);
+        CHECK(k >= 1 && k <= 12);
+        char want[64]; // that step's progress line is the first non-finite one
+        snprintf(want, sizeof want, "step %ld/12 | epoch ", k);
+        const char *at = strstr(r.err, want);
+        CHECK(at != NULL);
+        at = at ? strstr(at, "| loss ") : NULL;
+        CHECK(at != NULL);
+        if (at) {
+            char c = at[strlen("| loss ")];
+            CHECK(c == 'i' || c == 'n' || c == '-');
+        }
+        CHECK_STR_CONTAINS(line, "lower --lr, add --warmup, or add --clip-grad-norm");
+    }
+    tcli_result_free(&r);
+    const char *ok[] = {"run", "--steps", "5", NULL};
+    tcli_run(&r, exe, ok, TIMEOUT_S);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK(strstr(r.out, "diverged") == NULL);
+    tcli_result_free(&r);
+    return 0;
+}
+
+// The effective batch row: samples for an MLP, samples and tokens (each
+// sample a window of ctx tokens) for a gpt.
+static int test_tokens_per_step(void) {
+    TcliResult r;
+    const char *gpt[] = {"run", "--strategy", "ddp", "-n", "4", "--batch", "8", "--accum", "2",
+                         "--data", "arith", "--steps", "1", NULL};
+    tcli_run(&r, exe, gpt, TIMEOUT_S);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "| effective batch       | 64 samples (2,048 tokens) per");
+    tcli_result_free(&r);
+    const char *mlp[] = {"run", "--steps", "1", NULL};
+    tcli_run(&r, exe, mlp, TIMEOUT_S);
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "| effective batch       | 32 samples per optimizer step");
+    tcli_result_free(&r);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     exe = tcli_exe_arg(argc, argv);
     if (exe == NULL || tfile_mkdtemp(dir, sizeof dir, "runout") != 0)
@@ -188,6 +243,8 @@ int main(int argc, char **argv) {
     RUN(test_metrics_and_epochs);
     RUN(test_trace);
     RUN(test_help);
+    RUN(test_divergence);
+    RUN(test_tokens_per_step);
     tfile_rmtree(dir);
     return failures ? 1 : 0;
 }

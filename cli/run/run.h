@@ -213,6 +213,7 @@ typedef struct {
                               // on rank 0's thread only while the ranks run)
     int64_t nsteps;           // steps taken by this process
     int64_t samples;          // samples they trained on
+    int64_t first_nonfinite;  // the first step whose loss was inf or NaN (0: none)
 } RunReport;
 
 void run_report_init(RunReport *rep, const RunOptions *o, const SimDataset *ds,

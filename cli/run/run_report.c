@@ -396,8 +396,13 @@ void run_report_config(RunReport *rep, const SimTrainer *t) {
     else
         row(&tb, "batch", "%d per rank x %d accumulation step%s x %d rank%s", c->data.batch,
             c->loop.accum, c->loop.accum == 1 ? "" : "s", o->nranks, o->nranks == 1 ? "" : "s");
-    row(&tb, "effective batch", "%lld samples per optimizer step; the linear scaling rule "
-        "(--lr-scale linear) makes lr %g x %d = %g", (long long)c->data.batch * c->loop.accum * R,
+    long long eff = (long long)c->data.batch * c->loop.accum * R;
+    char toks[64] = ""; // a gpt's sample is a window of ctx tokens
+    if (c->model.kind == SIM_MODEL_GPT)
+        snprintf(toks, sizeof toks, " (%s tokens)",
+                 grouped((size_t)(eff * c->model.ctx), n1, sizeof n1));
+    row(&tb, "effective batch", "%lld samples%s per optimizer step; the linear scaling rule "
+        "(--lr-scale linear) makes lr %g x %d = %g", eff, toks,
         c->opt.optim.lr, c->loop.accum * R, c->opt.optim.lr * c->loop.accum * R);
     if (c->loop.accum > 1 || c->loop.zero_grad_after_step || c->loop.set_to_none)
         row(&tb, "zero_grad", "%s%s; %s", c->loop.zero_grad_after_step ? "after each step"
@@ -500,6 +505,8 @@ void run_report_step(RunReport *rep, const SimStepStats *s) {
     rep->last = *s;
     rep->nsteps++;
     rep->samples += s->samples;
+    if (!rep->o->phantom && !isfinite(s->loss) && rep->first_nonfinite == 0)
+        rep->first_nonfinite = s->step;
     SimStepStats shown = *s;
     if (rep->o->phantom) // not computed: null in the metrics file
         shown.loss = shown.loss_local = shown.grad_norm = NAN;
@@ -656,8 +663,10 @@ void run_report_summary(RunReport *rep, const SimTrainer *t) {
         printf("  loss scale %g at the end; %lld step%s skipped for inf/NaN gradients\n",
                (double)t->scaler.scale, (long long)t->scaler.skipped,
                t->scaler.skipped == 1 ? "" : "s");
-    if (isnan(rep->last.loss))
-        printf("  the loss is NaN: lower --lr, or add --clip-grad-norm\n");
+    if (!rep->o->phantom && !isfinite(rep->last.loss))
+        printf("  the loss diverged: not finite from step %lld on (inf or NaN); lower --lr,"
+               " add --warmup, or add --clip-grad-norm\n",
+               (long long)(rep->first_nonfinite > 0 ? rep->first_nonfinite : rep->last.step));
     report_device_memory(rep->world);
     fflush(stdout);
 }
