@@ -62,6 +62,7 @@ typedef struct {
     int print_units;          // --print-units
     int print_buckets;
     const char *ddp_flag;     // the first ddp-only option given, for messages
+    const char *powersgd_flag; // the first --powersgd-* option given, for messages
     const char *backend;
     const char *profile;      // built-in name or file, as given
     SimSysProfile sys;
