@@ -114,6 +114,12 @@ void sim_ddp_powersgd_traffic(const SimDdpPowersgd *p, SimDdpPowersgdTraffic *ou
     out->rank = p->o.rank;
 }
 
+const float *sim_ddp_powersgd_error(const SimDdpPowersgd *p, int bucket) {
+    if (bucket < 0 || bucket >= p->nbuckets || !p->b[bucket].made)
+        return NULL;
+    return p->b[bucket].error;
+}
+
 // ----------------------------------------------------------------------------
 // the bucket's layout
 

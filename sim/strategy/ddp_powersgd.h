@@ -124,4 +124,8 @@ typedef struct {
 
 void sim_ddp_powersgd_traffic(const SimDdpPowersgd *p, SimDdpPowersgdTraffic *out);
 
+// The error bucket `bucket` keeps on this rank ([its numel] host floats), or
+// NULL before its first compressed iteration or under --phantom.
+const float *sim_ddp_powersgd_error(const SimDdpPowersgd *p, int bucket);
+
 #endif
