@@ -142,8 +142,8 @@ static const CliOptRow rows[] = {
              "--powersgd-start)"},
     {.name = "powersgd-rank", .kind = CLI_OPT_INT, .metavar = "R", .lo = 1, .hi = 1 << 20,
      .deflt = "1", .apply = note_powersgd, .store = CLI_STORE_INT, AT(ddp.powersgd.rank),
-     .help = "ddp --comm-hook powersgd: matrix_approximation_\n"
-             "rank, the rank r of each matrix's factors\n"
+     .help = "ddp --comm-hook powersgd: the rank r of each\n"
+             "matrix's factors, matrix_approximation_rank\n"
              "((n + m) r values sent instead of n m)"},
     {.name = "powersgd-start", .kind = CLI_OPT_INT, .metavar = "N", .lo = 2,
      .hi = 1000000000, .deflt = "10", .apply = note_powersgd, .store = CLI_STORE_INT,
