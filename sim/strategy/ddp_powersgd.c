@@ -264,7 +264,9 @@ static SimStatus launch_sum(SimRank *r, SimTensor *d, size_t n, SimCollHandle *h
     return sim_coll_launch(r, &a, h);
 }
 
-// host -> d, all_reduce SUM to the end, d -> host.
+// host -> d, all_reduce SUM to the end, d -> host. Waited for inside the
+// hook (torch chains it in a future): in simulated time the rank's backward
+// waits for it.
 static SimStatus reduce_now(SimRank *r, SimTensor *d, float *host, size_t n) {
     if (n == 0)
         return SIM_OK; // torch all_reduces an empty tensor: nothing travels
@@ -276,7 +278,8 @@ static SimStatus reduce_now(SimRank *r, SimTensor *d, float *host, size_t n) {
     return host ? sim_tensor_download(r, d, host) : SIM_OK;
 }
 
-// The plain iterations: divide, all_reduce SUM.
+// The plain iterations: divide, all_reduce SUM. x (1/R) where torch runs
+// div_(R): the same bits when R is a power of two, within an ulp otherwise.
 static SimStatus launch_plain(SimDdpPowersgd *p, SimRank *r, SimTensor *buf, SimCollHandle *h) {
     size_t n = sim_tensor_numel(buf);
     SIM_CHECK(sim_op_scale(r, buf, 0, n, 1.0f / (float)p->world));
