@@ -171,6 +171,7 @@ static float *host_floats(size_t n, int real) {
 static SimStatus bucket_make(SimDdpPowersgd *p, SimRank *r, PsgdBucket *b, const SimTensor *buf,
                              const SimDdpPowersgdTensor *t, int nt) {
     int real = buf->data != NULL;
+    bucket_free(b, r); // what a failed attempt left
     b->nt = nt;
     b->numel = sim_tensor_numel(buf);
     b->r = calloc((size_t)(nt > 0 ? nt : 1), sizeof *b->r);
@@ -268,9 +269,7 @@ static SimStatus launch_sum(SimRank *r, SimTensor *d, size_t n, SimCollHandle *h
 // hook (torch chains it in a future): in simulated time the rank's backward
 // waits for it.
 static SimStatus reduce_now(SimRank *r, SimTensor *d, float *host, size_t n) {
-    if (n == 0)
-        return SIM_OK; // torch all_reduces an empty tensor: nothing travels
-    SimCollHandle h;
+    SimCollHandle h; // n may be 0: torch all_reduces an empty tensor too
     if (host)
         SIM_CHECK(sim_tensor_upload(r, d, host));
     SIM_CHECK(launch_sum(r, d, n, &h));
