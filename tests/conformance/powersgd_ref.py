@@ -59,8 +59,26 @@ def make_module(torch, shapes):
     return Flat()
 
 
+def hook_group(dist, d, rank, world, timeout):
+    """A gloo group with 8 worker threads for DDP and the hook. powerSGD_hook
+    waits for its P and Q all_reduces inside future callbacks, and such a
+    callback runs on the gloo thread that completed the previous
+    all_reduce when it was still running as the callback was attached: with
+    gloo's default of 2 threads, both can end up waiting for an all_reduce
+    that no thread is left to run (a hang now and then, on a busy machine)."""
+    import datetime as dt
+    opts = dist.ProcessGroupGloo._Options()
+    opts._devices = [dist.ProcessGroupGloo.create_device(interface="lo")]
+    opts._threads = 8
+    opts._timeout = dt.timedelta(seconds=timeout)
+    store = dist.PrefixStore("powersgd", dist.FileStore(f"{d}/store.hook", world))
+    return dist.ProcessGroupGloo(store, rank, world, opts)
+
+
 def worker(rank, world, timeout, d):
     signal.alarm(int(timeout) + 5)  # a worker never outlives its launcher for long
+    import faulthandler
+    faulthandler.dump_traceback_later(max(1, timeout - 10), exit=True)  # where a hang sits
     import numpy as np
     import torch
     import torch.distributed as dist
@@ -71,8 +89,9 @@ def worker(rank, world, timeout, d):
     k, mrank, start, params, n = read_meta(d, np)
     local = np.fromfile(f"{d}/local.f32", dtype="<f4").reshape(k, world, n)
     module = make_module(torch, [s for _, s in params])
-    ddp = torch.nn.parallel.DistributedDataParallel(module)
-    state = psgd.PowerSGDState(process_group=None, matrix_approximation_rank=mrank,
+    pg = hook_group(dist, d, rank, world, timeout)
+    ddp = torch.nn.parallel.DistributedDataParallel(module, process_group=pg)
+    state = psgd.PowerSGDState(process_group=pg, matrix_approximation_rank=mrank,
                                start_powerSGD_iter=start)
     want = [p.data_ptr() for p in module.ps]
 
