@@ -46,3 +46,13 @@ ddplab_add_test(test_cli_syncbn
   LABELS cli
   TIMEOUT 120)
 add_dependencies(test_cli_syncbn ddplab)
+
+# The PowerSGD hook: its arithmetic (Gram-Schmidt, rank-r reconstruction,
+# the compression test, numpy's seeds), one bucket on 2 ranks (plain
+# iterations, error feedback that loses nothing, the elements sent), and
+# training with it, with and without gradient_as_bucket_view.
+ddplab_add_test(test_ddp_powersgd
+  SOURCES test_ddp_powersgd.c test_ddp_util.c test_world.c test_env.c
+  LIBS ddplab_cpu
+  LABELS cpu
+  TIMEOUT 120)

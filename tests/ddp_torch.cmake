@@ -22,3 +22,15 @@ ddplab_add_test(test_fp16_hook_torch
   LABELS cpu
   TIMEOUT 600)
 set_tests_properties(test_fp16_hook_torch PROPERTIES SKIP_RETURN_CODE 77)
+
+# The PowerSGD hook against powerSGD_hook under gloo on 2 and 4 ranks (R real
+# processes each), iteration by iteration on the same local gradients:
+# plain iterations bit for bit, compressed ones within 2e-5 of each tensor's
+# scale. Label cpu: ranks are threads. Skipped (exit 77) without
+# python3-torch.
+ddplab_add_test(test_powersgd_torch
+  SOURCES test_powersgd_torch.c test_ddp_util.c test_world.c test_env.c
+  LIBS ddplab_cpu ddplab_torch_ref
+  LABELS cpu
+  TIMEOUT 600)
+set_tests_properties(test_powersgd_torch PROPERTIES SKIP_RETURN_CODE 77)

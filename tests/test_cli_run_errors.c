@@ -119,6 +119,26 @@ static int test_options(void) {
     return 0;
 }
 
+// --comm-hook powersgd and its options: ddp only, the hook's own options
+// only with it, a rank of 1 or more, compression from iteration 2 on
+// (PowerSGDState's rule), and not under Join.
+static int test_powersgd_options(void) {
+    BAD(0, A("--comm-hook", "powersgd"), "--comm-hook: needs --strategy ddp");
+    BAD(0, A("--strategy", "fsdp", "-n", "2", "--powersgd-rank", "2"),
+        "--powersgd-rank: needs --strategy ddp");
+    BAD(0, A("--strategy", "ddp", "-n", "2", "--powersgd-start", "5"),
+        "--powersgd-start: needs --comm-hook powersgd");
+    BAD(0, A("--strategy", "ddp", "-n", "2", "--comm-hook", "powersgd", "--powersgd-rank", "0"),
+        "--powersgd-rank: '0' is out of range", "from 1 to");
+    BAD(0, A("--strategy", "ddp", "-n", "2", "--comm-hook", "powersgd", "--powersgd-start",
+             "1"), "--powersgd-start: '1' is out of range", "from 2 to");
+    BAD(0, A("--strategy", "ddp", "-n", "2", "--uneven", "2", "--join", "--comm-hook",
+             "powersgd"), "--comm-hook: 'powersgd' cannot be combined with --join");
+    BAD(0, A("--strategy", "ddp", "-n", "2", "--comm-hook", "powersgd2"),
+        "--comm-hook: 'powersgd2'", "powersgd");
+    return 0;
+}
+
 static int test_files(void) {
     BAD(0, A("--text", in_dir("missing.txt")), "--text:", "missing.txt", "cannot be read");
     BAD(0, A("--resume", in_dir("missing.st")), "--resume:", "missing.st", "cannot be read");
@@ -383,6 +403,7 @@ int main(int argc, char **argv) {
         return 2;
     int failures = 0;
     RUN(test_options);
+    RUN(test_powersgd_options);
     RUN(test_files);
     RUN(test_data_vs_model);
     RUN(test_batch_bounds);

@@ -63,6 +63,7 @@ typedef struct {
     int print_buckets;
     const char *ddp_flag;     // the first ddp-only option given, for messages
     int sync_bn;              // --sync-bn (copied into model.sync_bn)
+    const char *powersgd_flag; // the first --powersgd-* option given, for messages
     const char *backend;
     const char *profile;      // built-in name or file, as given
     SimSysProfile sys;

@@ -112,6 +112,24 @@ static void set_defaults(RunOptions *o) {
     sim_optim_flags_default(&o->opt);
 }
 
+// --powersgd-* need the hook, and the hook cannot run under Join (the
+// joined ranks' shadow all_reduces cannot match its three per bucket).
+static RunParse check_powersgd(const RunOptions *o) {
+    int on = o->ddp.comm_hook == SIM_DDP_HOOK_POWERSGD;
+    if (o->powersgd_flag && !on) {
+        run_error("--%s: needs --comm-hook powersgd; allowed: --comm-hook powersgd --%s",
+                  o->powersgd_flag, o->powersgd_flag);
+        return RUN_PARSE_ERROR;
+    }
+    if (on && o->join) {
+        run_error("--comm-hook: 'powersgd' cannot be combined with --join (a joined rank "
+                  "shadows one all_reduce per bucket, the hook runs three); allowed: "
+                  "--comm-hook allreduce, fp16, bf16 or sum with --join");
+        return RUN_PARSE_ERROR;
+    }
+    return RUN_PARSE_OK;
+}
+
 // The strategy against the ranks, nodes and ddp's options.
 static RunParse check_strategy(RunOptions *o) {
     int ddp = strcmp(o->strategy, "ddp") == 0;
@@ -151,6 +169,8 @@ static RunParse check_strategy(RunOptions *o) {
                   "-n R --loss-log avg");
         return RUN_PARSE_ERROR;
     }
+    if (check_powersgd(o) != RUN_PARSE_OK)
+        return RUN_PARSE_ERROR;
     if (o->join && !o->uneven) {
         run_error("--join: needs uneven inputs; allowed: --uneven K --join");
         return RUN_PARSE_ERROR;

@@ -174,7 +174,11 @@ static void ddp_rows(Table *tb, const RunOptions *o, const SimTrainConfig *c) {
         row(tb, "accumulation", "%s", c->loop.accum_sync_every
             ? "all_reduce after every micro-step (--accum-sync every)"
             : "no_sync on the first micro-steps, one all_reduce per step");
-    if (d->comm_hook != SIM_DDP_HOOK_ALLREDUCE)
+    if (d->comm_hook == SIM_DDP_HOOK_POWERSGD)
+        row(tb, "comm hook", "powerSGD_hook: matrix_approximation_rank %d, plain all_reduce "
+            "for iterations 0..%d, then each matrix as factors P and Q, with error feedback "
+            "and warm start", d->powersgd.rank, d->powersgd.start_iter - 1);
+    else if (d->comm_hook != SIM_DDP_HOOK_ALLREDUCE)
         row(tb, "comm hook", "%s", d->comm_hook == SIM_DDP_HOOK_SUM
             ? "sum: all_reduce without dividing by the world size (gradients R times too "
               "large)"
@@ -632,6 +636,19 @@ void run_report_overlap(const SimWorld *w, const char *trace_path) {
     sim_trace_report_free(&r[1]);
 }
 
+// --comm-hook powersgd: the bytes rank 0 all-reduced for the gradients,
+// against what plain all_reduces would have moved.
+static void report_powersgd(const SimTrainer *t) {
+    SimDdpPowersgdTraffic tr;
+    if (!sim_ddp_powersgd_traffic_of(t, &tr) || tr.plain == 0)
+        return;
+    printf("  powersgd: rank 0 all-reduced %llu gradient bytes, %llu without compression "
+           "(%.2fx less; compressed from iteration %d of %lld)\n",
+           (unsigned long long)tr.sent * 4, (unsigned long long)tr.plain * 4,
+           tr.sent > 0 ? (double)tr.plain / (double)tr.sent : 0.0, tr.start_iter,
+           (long long)tr.iter);
+}
+
 void run_report_summary(RunReport *rep, const SimTrainer *t) {
     const SimTrainConfig *c = rep->cfg;
     double wall = sim_wall_now() - rep->wall_start;
@@ -663,6 +680,7 @@ void run_report_summary(RunReport *rep, const SimTrainer *t) {
         printf("  loss scale %g at the end; %lld step%s skipped for inf/NaN gradients\n",
                (double)t->scaler.scale, (long long)t->scaler.skipped,
                t->scaler.skipped == 1 ? "" : "s");
+    report_powersgd(t);
     if (!rep->o->phantom && !isfinite(rep->last.loss))
         printf("  the loss diverged: not finite from step %lld on (inf or NaN); lower --lr,"
                " add --warmup, or add --clip-grad-norm\n",

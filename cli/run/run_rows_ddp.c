@@ -13,7 +13,8 @@
 
 static const char *const accum_sync[] = {"last", "every", NULL};
 static const char *const on_off[] = {"on", "off", NULL};
-static const char *const hooks[] = {"allreduce", "fp16", "bf16", "sum", NULL}; // as SimDdpCommHook
+static const char *const hooks[] = {"allreduce", "fp16", "bf16", "sum", "powersgd",
+                                    NULL}; // as SimDdpCommHook
 static const char *const loss_logs[] = {"rank0", "avg", "sum", NULL};
 static const char *const zero_grads[] = {"start", "after-step", NULL};
 static const char *const tails[] = {"span", "step", "drop", NULL};
@@ -46,6 +47,15 @@ static int set_broadcast_buffers(const CliOptCtx *cx, const CliOptRow *row, cons
 static int set_comm_hook(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
                          void *dest) {
     ((RunOptions *)dest)->ddp.comm_hook = (SimDdpCommHook)v->i;
+    return note_ddp(cx, row, v, dest);
+}
+
+// The first powersgd option given, for the check that the hook is powersgd.
+static int note_powersgd(const CliOptCtx *cx, const CliOptRow *row, const CliOptValue *v,
+                         void *dest) {
+    RunOptions *o = dest;
+    if (o->powersgd_flag == NULL)
+        o->powersgd_flag = row->name;
     return note_ddp(cx, row, v, dest);
 }
 
@@ -132,7 +142,21 @@ static const CliOptRow rows[] = {
      .help = "ddp: the communication hook: allreduce (none),\n"
              "fp16/bf16 = fp16_compress_hook/bf16_compress_hook\n"
              "(half the bytes), sum = a hook that forgets to\n"
-             "divide (gradients R times too large)"},
+             "divide (gradients R times too large),\n"
+             "powersgd = powerSGD_hook (low-rank factors\n"
+             "with error feedback; --powersgd-rank,\n"
+             "--powersgd-start)"},
+    {.name = "powersgd-rank", .kind = CLI_OPT_INT, .metavar = "R", .lo = 1, .hi = 1 << 20,
+     .deflt = "1", .apply = note_powersgd, .store = CLI_STORE_INT, AT(ddp.powersgd.rank),
+     .help = "ddp --comm-hook powersgd: the rank r of each\n"
+             "matrix's factors, matrix_approximation_rank\n"
+             "((n + m) r values sent instead of n m)"},
+    {.name = "powersgd-start", .kind = CLI_OPT_INT, .metavar = "N", .lo = 2,
+     .hi = 1000000000, .deflt = "10", .apply = note_powersgd, .store = CLI_STORE_INT,
+     AT(ddp.powersgd.start_iter),
+     .help = "ddp --comm-hook powersgd: start_powerSGD_iter,\n"
+             "the plain all_reduces before compression\n"
+             "starts at iteration N (torch's default: 1000)"},
     {.name = "loss-log", .kind = CLI_OPT_ENUM, .words = loss_logs,
      .what = "a loss logging mode", .deflt = "avg", .apply = set_loss_log,
      .help = "ddp: the loss shown and in --metrics: avg =\n"

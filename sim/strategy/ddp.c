@@ -18,6 +18,7 @@ void sim_ddp_options_default(SimDdpOptions *o) {
     sim_ddp_bucket_options_default(&o->buckets);
     o->broadcast_buffers = 1;
     o->init_broadcast = 1;
+    sim_ddp_powersgd_options_default(&o->powersgd);
 }
 
 const char *sim_ddp_comm_hook_name(SimDdpCommHook h) {
@@ -25,6 +26,7 @@ const char *sim_ddp_comm_hook_name(SimDdpCommHook h) {
     case SIM_DDP_HOOK_FP16: return "fp16";
     case SIM_DDP_HOOK_BF16: return "bf16";
     case SIM_DDP_HOOK_SUM: return "sum";
+    case SIM_DDP_HOOK_POWERSGD: return "powersgd";
     default: return "allreduce";
     }
 }
@@ -97,6 +99,37 @@ SimStatus ddp_broadcast_state(DdpState *s, SimRank *r, int params, int root) {
     return SIM_OK;
 }
 
+// The powersgd hook's state, after its options' check. Join's shadow
+// all_reduces a whole bucket where the others run three smaller ones, so
+// PyTorch's join hook cannot match the hook: refused.
+static SimStatus powersgd_setup(DdpState *s, SimRank *r) {
+    if (s->o->comm_hook != SIM_DDP_HOOK_POWERSGD)
+        return SIM_OK;
+    if (sim_ddp_powersgd_options_check(&s->o->powersgd, r->error, sizeof r->error) != 0)
+        return SIM_EINVAL;
+    if (s->join) {
+        snprintf(r->error, sizeof r->error, "the powersgd hook cannot run under Join: a "
+                 "joined rank's shadow all_reduces do not match its three all_reduces");
+        return SIM_EINVAL;
+    }
+    s->psgd = sim_ddp_powersgd_new(&s->o->powersgd, s->world, s->plan.nbuckets);
+    if (s->psgd == NULL) {
+        snprintf(r->error, sizeof r->error, "out of memory for the PowerSGD state");
+        return SIM_ENOMEM;
+    }
+    return SIM_OK;
+}
+
+int sim_ddp_powersgd_traffic_of(const SimTrainer *t, SimDdpPowersgdTraffic *out) {
+    if (t->cfg->strategy != &sim_ddp_strategy || t->strategy == NULL)
+        return 0;
+    const DdpState *s = t->strategy;
+    if (s->psgd == NULL)
+        return 0;
+    sim_ddp_powersgd_traffic(s->psgd, out);
+    return 1;
+}
+
 static SimStatus ddp_setup(SimRank *r, SimTrainer *t, const void *cfg, void **state) {
     DdpState *s = calloc(1, sizeof *s);
     *state = s;
@@ -127,6 +160,7 @@ static SimStatus ddp_setup(SimRank *r, SimTrainer *t, const void *cfg, void **st
                  sim_strerror(st));
         return st;
     }
+    SIM_CHECK(powersgd_setup(s, r));
     if (s->o->init_broadcast)
         SIM_CHECK(ddp_broadcast_state(s, r, 1, 0));
     SIM_CHECK(ddp_reducer_build(s, r));
@@ -140,6 +174,7 @@ static void ddp_teardown(void *state, SimRank *r) {
     if (s == NULL)
         return;
     ddp_reducer_free(s, r);
+    sim_ddp_powersgd_free(s->psgd, r);
     sim_bucket_plan_free(&s->plan);
     free(s->bucket_of);
     free(s->slot);

@@ -31,6 +31,10 @@
 //              bytes on the wire), and cast back into the fp32 bucket
 //   sum        all_reduce SUM without any division: a hook that forgets to
 //              divide, gradients world_size times too large (a lesson)
+//   powersgd   powerSGD_hook.powerSGD_hook: plain all_reduces for the first
+//              start_iter iterations, then each bucket's matrices sent as
+//              low-rank factors P and Q with error feedback
+//              (ddp_powersgd.h); not with Join
 // Uneven inputs under Join (the trainer's cfg->data.join, sim/strategy/ddp_join.c): each
 // forward adds the "not joined" and "sync backward" all_reduces, and the
 // buffer broadcast comes from a rank the ranks agree on; a rank out of data
@@ -44,7 +48,8 @@
 
 #include <stdio.h>
 
-#include "strategy/ddp_buckets.h" // defines: SimDdpBucketOptions
+#include "strategy/ddp_buckets.h"  // defines: SimDdpBucketOptions
+#include "strategy/ddp_powersgd.h" // defines: SimDdpPowersgdOptions
 #include "train/strategy.h"       // defines: SimStrategyOps
 
 typedef enum {
@@ -52,9 +57,10 @@ typedef enum {
     SIM_DDP_HOOK_FP16,
     SIM_DDP_HOOK_BF16,
     SIM_DDP_HOOK_SUM,
+    SIM_DDP_HOOK_POWERSGD,
 } SimDdpCommHook;
 
-// "allreduce", "fp16", "bf16", "sum"
+// "allreduce", "fp16", "bf16", "sum", "powersgd"
 const char *sim_ddp_comm_hook_name(SimDdpCommHook h);
 
 // TORCH_DISTRIBUTED_DEBUG, as c10d reads it: at INFO and DETAIL PyTorch's
@@ -78,6 +84,7 @@ typedef struct {
     int init_broadcast;           // default 1 (0: --no-init-broadcast)
     FILE *print_buckets;          // non-NULL: rank 0 prints every new plan here
     SimDdpCommHook comm_hook;     // default SIM_DDP_HOOK_ALLREDUCE
+    SimDdpPowersgdOptions powersgd; // the powersgd hook's (sim_ddp_powersgd_options_default)
     SimDdpDebugLevel debug_level; // TORCH_DISTRIBUTED_DEBUG (the command line reads
                                   // the environment); default OFF
 } SimDdpOptions;
@@ -86,5 +93,9 @@ void sim_ddp_options_default(SimDdpOptions *o);
 
 // The strategy; cfg->strategy_cfg points to a SimDdpOptions.
 extern const SimStrategyOps sim_ddp_strategy;
+
+// The powersgd hook's traffic on t's rank so far: 1, or 0 when t's
+// strategy is not ddp with that hook.
+int sim_ddp_powersgd_traffic_of(const SimTrainer *t, SimDdpPowersgdTraffic *out);
 
 #endif

@@ -21,6 +21,7 @@ typedef struct {
     SimCollHandle h;    // its all_reduce while launched
     SimTensor low;      // [numel] fp16/bf16: the compressed copy the fp16 and
                         // bf16 hooks all_reduce (unallocated otherwise)
+    int compressed;     // powersgd: this launch's all_reduce is Q's (finish follows)
 } DdpBucket;
 
 typedef struct {
@@ -46,6 +47,7 @@ typedef struct {
     char hook_error[2048];   // as long as SimRank.error, which it keeps
     int join;                // 1: uneven inputs under Join (the trainer's cfg->data.join)
     int shadowed;            // 1: shadowed at least once in this join context
+    SimDdpPowersgd *psgd;    // the powersgd hook's state (NULL with other hooks)
 } DdpState;
 
 // The plan's buckets and per-parameter slots. Any previous buckets must

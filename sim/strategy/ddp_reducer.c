@@ -4,7 +4,9 @@
 // each bucket's all_reduce (SUM) strictly in bucket order, and the final
 // wait and copy back. Every step is a bucket event in the trace. The
 // communication hooks (ddp.h) change the launch: the fp16 and bf16 hooks
-// all_reduce a compressed copy of the bucket (`low`), cast back at the end.
+// all_reduce a compressed copy of the bucket (`low`), cast back at the end;
+// the powersgd hook hands the bucket to ddp_powersgd.c, which finishes it
+// after the wait.
 //
 // With gradient_as_bucket_view a bucket whose parameters fill one
 // contiguous range of the model's gradient buffer IS that range: nothing is
@@ -82,7 +84,7 @@ SimStatus ddp_reducer_build(DdpState *s, SimRank *r) {
         return SIM_ENOMEM;
     }
     sim_bucket_plan_index(&s->plan, n, s->bucket_of, off_bytes);
-    SimStatus st = SIM_OK;
+    SimStatus st = s->psgd ? sim_ddp_powersgd_replan(s->psgd, r, nb) : SIM_OK;
     for (int i = 0; i < nb && st == SIM_OK; i++) {
         const SimBucket *bk = &s->plan.buckets[i];
         DdpBucket *b = &s->b[i];
@@ -133,8 +135,33 @@ static SimStatus compress(DdpState *s, SimRank *r, DdpBucket *b) {
     return sim_op_cast(r, &b->low, &b->buf);
 }
 
-static SimStatus launch(DdpState *s, SimRank *r, int i) {
+// The powersgd hook on bucket i: its gradients' places and matrix shapes
+// (dim 0 by the rest; a 1-D gradient is a column), then the hook.
+static SimStatus launch_powersgd(DdpState *s, SimRank *r, int i) {
+    const SimBucket *bk = &s->plan.buckets[i];
     DdpBucket *b = &s->b[i];
+    SimDdpPowersgdTensor *t = malloc((size_t)(bk->nparams > 0 ? bk->nparams : 1) * sizeof *t);
+    if (t == NULL) {
+        snprintf(r->error, sizeof r->error, "out of memory for the PowerSGD hook");
+        return SIM_ENOMEM;
+    }
+    for (int j = 0; j < bk->nparams; j++) {
+        const SimParamInfo *p = &s->m->params[bk->params[j]];
+        int64_t rows = p->ndim > 0 && p->shape[0] > 0 ? p->shape[0] : 1;
+        t[j].offset = s->slot[bk->params[j]];
+        t[j].rows = rows;
+        t[j].cols = (int64_t)p->numel / rows;
+    }
+    SimStatus st = sim_ddp_powersgd_launch(s->psgd, r, i, &b->buf, t, bk->nparams, &b->h,
+                                           &b->compressed);
+    free(t);
+    return st;
+}
+
+static SimStatus launch_hook(DdpState *s, SimRank *r, int i) {
+    DdpBucket *b = &s->b[i];
+    if (s->psgd)
+        return launch_powersgd(s, r, i);
     SimDtype dt = hook_dtype(s->o->comm_hook);
     void *data = b->buf.data;
     if (dt != SIM_FP32) {
@@ -143,7 +170,12 @@ static SimStatus launch(DdpState *s, SimRank *r, int i) {
     }
     SimCollArgs a = {SIM_COLL_ALL_REDUCE, r->world->cfg.algo, dt, SIM_SUM, data, data, b->numel,
                      0, -1};
-    SimStatus st = sim_coll_launch(r, &a, &b->h);
+    return sim_coll_launch(r, &a, &b->h);
+}
+
+static SimStatus launch(DdpState *s, SimRank *r, int i) {
+    DdpBucket *b = &s->b[i];
+    SimStatus st = launch_hook(s, r, i);
     if (st != SIM_OK)
         return st;
     b->launched = 1;
@@ -208,6 +240,9 @@ SimStatus ddp_reducer_finalize(DdpState *s, SimRank *r) {
         // the hook's decompress: the reduced low-type values into the bucket
         if (hook_dtype(s->o->comm_hook) != SIM_FP32)
             SIM_CHECK(sim_op_cast(r, &b->buf, &b->low));
+        if (s->psgd && b->compressed)
+            SIM_CHECK(sim_ddp_powersgd_finish(s->psgd, r, i, &b->buf));
+        b->compressed = 0;
         trace_bucket(r, "done", i, -1, b->bytes, b->h.sim_end, b->h.sim_end,
                      b->h.call.seq);
     }
