@@ -76,6 +76,14 @@ SimStatus cpu_math_batchnorm_backward(void *ctx, int rank, float *dinp, float *d
                                       const float *weight, const float *mean,
                                       const float *invstd, int N, int C);
 
+// BatchNorm's per-channel sums, shared by BatchNorm1d and SyncBatchNorm
+// (cpu_math_norm.c): the mean and biased variance of inp (N,C) into m, var
+// (C); backward, sum_n dout and sum_n dout * xhat into sum_dy, sum_dy_xhat (C).
+void cpu_math_bn_column_stats(const float *inp, int N, int C, double *m, double *var);
+void cpu_math_bn_backward_sums(const float *dout, const float *inp, const float *mean,
+                               const float *invstd, int N, int C, double *sum_dy,
+                               double *sum_dy_xhat);
+
 // cpu_math_syncbn.c
 SimStatus cpu_math_batchnorm_stats(void *ctx, int rank, float *stats, const float *inp, int N,
                                    int C);

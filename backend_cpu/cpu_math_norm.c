@@ -104,7 +104,7 @@ SimStatus cpu_math_layernorm_backward(void *ctx, int rank, float *dinp, float *d
 // BatchNorm1d
 
 // Per-channel mean and biased variance of inp (N,C), into m (C) and var (C).
-static void column_stats(const float *inp, int N, int C, double *m, double *var) {
+void cpu_math_bn_column_stats(const float *inp, int N, int C, double *m, double *var) {
     for (int c = 0; c < C; c++)
         m[c] = var[c] = 0.0;
     for (int i = 0; i < N; i++)
@@ -158,7 +158,7 @@ SimStatus cpu_math_batchnorm_forward(void *ctx, int rank, float *out, float *mea
         normalise(out, inp, shift, scale, weight, bias, N, C);
         return SIM_OK;
     }
-    column_stats(inp, N, C, m, var);
+    cpu_math_bn_column_stats(inp, N, C, m, var);
     for (int c = 0; c < C; c++) {
         shift[c] = (float)m[c];
         scale[c] = (float)(1.0 / sqrt(var[c] + eps));
@@ -177,6 +177,20 @@ SimStatus cpu_math_batchnorm_forward(void *ctx, int rank, float *out, float *mea
     return SIM_OK;
 }
 
+void cpu_math_bn_backward_sums(const float *dout, const float *inp, const float *mean,
+                               const float *invstd, int N, int C, double *sum_dy,
+                               double *sum_dy_xhat) {
+    for (int c = 0; c < C; c++)
+        sum_dy[c] = sum_dy_xhat[c] = 0.0;
+    for (int i = 0; i < N; i++)
+        for (int c = 0; c < C; c++) {
+            size_t k = (size_t)i * C + c;
+            float xhat = (inp[k] - mean[c]) * invstd[c];
+            sum_dy[c] += dout[k];
+            sum_dy_xhat[c] += (double)dout[k] * xhat;
+        }
+}
+
 SimStatus cpu_math_batchnorm_backward(void *ctx, int rank, float *dinp, float *dweight,
                                       float *dbias, const float *dout, const float *inp,
                                       const float *weight, const float *mean,
@@ -190,15 +204,7 @@ SimStatus cpu_math_batchnorm_backward(void *ctx, int rank, float *dinp, float *d
     if (sum_dy == NULL)
         return SIM_ENOMEM;
     double *sum_dy_xhat = sum_dy + C;
-    for (int c = 0; c < C; c++)
-        sum_dy[c] = sum_dy_xhat[c] = 0.0;
-    for (int i = 0; i < N; i++)
-        for (int c = 0; c < C; c++) {
-            size_t k = (size_t)i * C + c;
-            float xhat = (inp[k] - mean[c]) * invstd[c];
-            sum_dy[c] += dout[k];
-            sum_dy_xhat[c] += (double)dout[k] * xhat;
-        }
+    cpu_math_bn_backward_sums(dout, inp, mean, invstd, N, C, sum_dy, sum_dy_xhat);
     // dx = w * invstd * (dy - mean(dy) - xhat * mean(dy * xhat))
     if (dinp)
         for (int i = 0; i < N; i++)

@@ -19,21 +19,14 @@ SimStatus cpu_math_batchnorm_stats(void *ctx, int rank, float *stats, const floa
     if (m == NULL)
         return SIM_ENOMEM;
     double *var = m + C;
-    for (int c = 0; c < C; c++)
-        m[c] = var[c] = 0.0;
-    for (int i = 0; i < N; i++)
+    if (N > 0)
+        cpu_math_bn_column_stats(inp, N, C, m, var);
+    else
         for (int c = 0; c < C; c++)
-            m[c] += inp[(size_t)i * C + c];
-    for (int c = 0; c < C; c++)
-        m[c] = N > 0 ? m[c] / N : 0.0;
-    for (int i = 0; i < N; i++)
-        for (int c = 0; c < C; c++) {
-            double d = inp[(size_t)i * C + c] - m[c];
-            var[c] += d * d;
-        }
+            m[c] = var[c] = 0.0;
     for (int c = 0; c < C; c++) {
         stats[c] = (float)m[c];
-        stats[C + c] = N > 0 ? (float)(var[c] / N) : 0.0f;
+        stats[C + c] = (float)var[c];
     }
     return SIM_OK;
 }
@@ -106,15 +99,7 @@ SimStatus cpu_math_batchnorm_backward_reduce(void *ctx, int rank, float *sums, f
     if (sum_dy == NULL)
         return SIM_ENOMEM;
     double *sum_dy_xhat = sum_dy + C;
-    for (int c = 0; c < C; c++)
-        sum_dy[c] = sum_dy_xhat[c] = 0.0;
-    for (int i = 0; i < N; i++)
-        for (int c = 0; c < C; c++) {
-            size_t k = (size_t)i * C + c;
-            float xhat = (inp[k] - mean[c]) * invstd[c];
-            sum_dy[c] += dout[k];
-            sum_dy_xhat[c] += (double)dout[k] * xhat;
-        }
+    cpu_math_bn_backward_sums(dout, inp, mean, invstd, N, C, sum_dy, sum_dy_xhat);
     for (int c = 0; c < C; c++) {
         sums[c] = (float)sum_dy[c];
         sums[C + c] = (float)sum_dy_xhat[c];

@@ -127,20 +127,28 @@ static inline CUDA_HD void cuda_layernorm_back_col(float *dweight, float *dbias,
 // Training statistics of column c: shift[c] = mean, scale[c] = 1/sqrt(var +
 // eps) (biased variance), saved to mean/invstd and folded into the running
 // statistics (unbiased variance) when those are given.
+// The mean and biased variance of column c of inp [N, C] (N > 0), in double.
+static inline CUDA_HD void cuda_batchnorm_moments_col(double *m, double *var, const float *inp,
+                                                      int N, int C, int c) {
+    double s = 0.0, v = 0.0;
+    for (int i = 0; i < N; i++)
+        s += inp[(size_t)i * C + c];
+    s /= N;
+    for (int i = 0; i < N; i++) {
+        double d = inp[(size_t)i * C + c] - s;
+        v += d * d;
+    }
+    *m = s;
+    *var = v / N;
+}
+
 static inline CUDA_HD void cuda_batchnorm_stats_col(float *shift, float *scale, float *mean,
                                                     float *invstd, float *running_mean,
                                                     float *running_var, const float *inp,
                                                     int N, int C, float momentum, float eps,
                                                     int c) {
-    double m = 0.0, var = 0.0;
-    for (int i = 0; i < N; i++)
-        m += inp[(size_t)i * C + c];
-    m /= N;
-    for (int i = 0; i < N; i++) {
-        double d = inp[(size_t)i * C + c] - m;
-        var += d * d;
-    }
-    var /= N;
+    double m, var;
+    cuda_batchnorm_moments_col(&m, &var, inp, N, C, c);
     shift[c] = (float)m;
     scale[c] = (float)(1.0 / sqrt(var + eps));
     if (mean)
@@ -172,18 +180,28 @@ static inline CUDA_HD float cuda_batchnorm_elem(float x, float shift, float scal
 
 // Backward sums of column c: sum_dy[c], sum_dy_xhat[c] (double), and the
 // parameter gradients from them.
+// Column c's sum of dout and of dout * xhat, in double.
+static inline CUDA_HD void cuda_batchnorm_sums_col(double *s, double *sx, const float *dout,
+                                                   const float *inp, const float *mean,
+                                                   const float *invstd, int N, int C, int c) {
+    double a = 0.0, b = 0.0;
+    for (int i = 0; i < N; i++) {
+        size_t k = (size_t)i * C + c;
+        float xhat = (inp[k] - mean[c]) * invstd[c];
+        a += dout[k];
+        b += (double)dout[k] * xhat;
+    }
+    *s = a;
+    *sx = b;
+}
+
 static inline CUDA_HD void cuda_batchnorm_back_col(double *sum_dy, double *sum_dy_xhat,
                                                    float *dweight, float *dbias,
                                                    const float *dout, const float *inp,
                                                    const float *mean, const float *invstd,
                                                    int N, int C, int c) {
-    double s = 0.0, sx = 0.0;
-    for (int i = 0; i < N; i++) {
-        size_t k = (size_t)i * C + c;
-        float xhat = (inp[k] - mean[c]) * invstd[c];
-        s += dout[k];
-        sx += (double)dout[k] * xhat;
-    }
+    double s, sx;
+    cuda_batchnorm_sums_col(&s, &sx, dout, inp, mean, invstd, N, C, c);
     sum_dy[c] = s;
     sum_dy_xhat[c] = sx;
     if (dweight)
@@ -208,15 +226,10 @@ static inline CUDA_HD float cuda_batchnorm_back_elem(float dinp, float dy, float
 static inline CUDA_HD void cuda_syncbn_stats_col(float *stats, const float *inp, int N, int C,
                                                  int c) {
     double m = 0.0, var = 0.0;
-    for (int i = 0; i < N; i++)
-        m += inp[(size_t)i * C + c];
-    m = N > 0 ? m / N : 0.0;
-    for (int i = 0; i < N; i++) {
-        double d = inp[(size_t)i * C + c] - m;
-        var += d * d;
-    }
+    if (N > 0)
+        cuda_batchnorm_moments_col(&m, &var, inp, N, C, c);
     stats[c] = (float)m;
-    stats[C + c] = N > 0 ? (float)(var / N) : 0.0f;
+    stats[C + c] = (float)var;
 }
 
 // Column c of every rank's stats all [R][2C+1] combined: the global mean and
@@ -252,13 +265,8 @@ static inline CUDA_HD void cuda_syncbn_back_reduce_col(float *sums, float *dweig
                                                        const float *dout, const float *inp,
                                                        const float *mean, const float *invstd,
                                                        int N, int C, int c) {
-    double s = 0.0, sx = 0.0;
-    for (int i = 0; i < N; i++) {
-        size_t k = (size_t)i * C + c;
-        float xhat = (inp[k] - mean[c]) * invstd[c];
-        s += dout[k];
-        sx += (double)dout[k] * xhat;
-    }
+    double s, sx;
+    cuda_batchnorm_sums_col(&s, &sx, dout, inp, mean, invstd, N, C, c);
     sums[c] = (float)s;
     sums[C + c] = (float)sx;
     if (dweight)
