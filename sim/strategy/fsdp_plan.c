@@ -321,6 +321,36 @@ int sim_fsdp_owner(const SimFsdpPlan *p, int param, size_t elem, int *unit, int 
     return -1;
 }
 
+// FSDP2's ownership per parameter: the rows of dim 0 each rank holds (the
+// last ranks may hold fewer, or none), and the padding rows that fill every
+// shard to the same size.
+static void print_param_rows(const SimFsdpPlan *p, const SimModel *m, FILE *out) {
+    size_t S = (size_t)p->shard_ranks;
+    fprintf(out, "each parameter's rows (dim 0) over the %zu rank%s of a shard group:\n", S,
+            S == 1 ? "" : "s");
+    fprintf(out, "| param | unit | shape | rows per rank | ranks with rows | padding rows |\n");
+    fprintf(out, "|---|---|---|---|---|---|\n");
+    for (int u = 0; u < p->nunits; u++) {
+        const SimFsdpUnit *un = &p->units[u];
+        for (int k = 0; k < un->nparams; k++) {
+            const SimParamInfo *pi = &m->params[un->params[k]];
+            size_t d0 = pi->ndim > 0 ? (size_t)pi->shape[0] : 1;
+            size_t rows = d0 ? (d0 + S - 1) / S : 0, with = rows ? (d0 + rows - 1) / rows : 0;
+            char shape[64];
+            size_t o = 0;
+            shape[0] = '\0';
+            for (int d = 0; d < pi->ndim && o < sizeof shape; d++)
+                o += (size_t)snprintf(shape + o, sizeof shape - o, "%s%lld", d ? ", " : "[",
+                                      (long long)pi->shape[d]);
+            if (o < sizeof shape)
+                snprintf(shape + o, sizeof shape - o, pi->ndim ? "]" : "[]");
+            fprintf(out, "| %s | %d | %s | %zu | %zu of %zu (the last: %zu) | %zu |\n", pi->name,
+                    u, shape, rows, with, S, d0 - (with ? (with - 1) * rows : 0),
+                    rows * S - d0);
+        }
+    }
+}
+
 void sim_fsdp_plan_print(const SimFsdpPlan *p, const SimModel *m, FILE *out) {
     fprintf(out, "%s plan: %d unit%s, sharded over %d rank%s x %d replica%s; largest unit "
             "%zu elements\n", p->per_param ? "fsdp2" : "fsdp", p->nunits, p->nunits == 1 ? "" : "s", p->shard_ranks,
@@ -336,6 +366,8 @@ void sim_fsdp_plan_print(const SimFsdpPlan *p, const SimModel *m, FILE *out) {
         fprintf(out, "| %d | %s | %d | %zu | %zu | %zu | %s .. %s |\n", u, mod, un->nparams,
                 un->numel, un->padded, un->shard, first, last);
     }
+    if (p->per_param)
+        print_param_rows(p, m, out);
     size_t numel = 0;
     for (int u = 0; u < p->nunits; u++)
         numel += p->units[u].numel;
