@@ -40,6 +40,16 @@ static int test_text_frames(void) {
     CHECK_EQ_INT(r.rc, 0);
     CHECK(strstr(r.out, "unit") != NULL);
     tcli_result_free(&r);
+    // FSDP2: a column per parameter; 0.weight's 3 rows on 4 ranks leave
+    // rank 3 only padding ('_'), 2.weight's 4 rows one each
+    TCLI_RUN(r, exe, 120, "run", "--strategy", "fsdp2", "-n", "4", "--steps", "1", "--model",
+             "mlp:16,3,4", "--viz", "text", "--viz-stops", "gather");
+    CHECK_EQ_INT(r.rc, 0);
+    CHECK_STR_CONTAINS(r.out, "Ownership: parameter x rank, each parameter's rows (dim 0) in 4");
+    CHECK_STR_CONTAINS(r.out, "u1 0.weight  u1 0.bias    u2 2.weight  u2 2.bias");
+    CHECK_STR_CONTAINS(r.out, " rank 3    [..._]       [..._]       [...3]       [...3]");
+    CHECK_STR_CONTAINS(r.out, "_ padding only");
+    tcli_result_free(&r);
     // Several nodes: every box names its node in a form that fits, the
     // same form on every box (8 ranks: "rank 7, node 1"; 16: "r15 node 1")
     TCLI_RUN(r, exe, 120, "run", "--strategy", "ddp", "-n", "8", "--nodes", "2", "--steps", "1",

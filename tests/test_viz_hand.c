@@ -193,7 +193,7 @@ void thand_fsdp(THand *h, int R) {
     }
     static const char *const names[] = {"root", "blocks.0", "blocks.1", "blocks.2", "blocks.3"};
     for (int u = 0; u < 5; u++)
-        h->units[u] = (VizUnit){names[u], 4 * MiB, MiB};
+        h->units[u] = (VizUnit){names[u], 4 * MiB, MiB, -1, 0};
     VizShards *sh = &s->shards;
     sh->nunits = 5;
     sh->group = R;

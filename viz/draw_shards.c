@@ -47,12 +47,17 @@ static char compact_glyph(int st) {
     }
 }
 
-// The detailed cell of a rank that is index j of a group of g.
-static void detailed(VizCanvas *c, int x, int y, int g, int j, int st) {
+// The detailed cell of a rank that is index j of a group of g; shards from
+// `held` on (FSDP2: ranks past a parameter's last row; 0: none) are padding.
+static void detailed(VizCanvas *c, int x, int y, int g, int j, int st, int held) {
     VizStyle sty = state_style(st);
     viz_canvas_put(c, x, y, '[', VIZ_STYLE_DIM);
     for (int k = 0; k < g; k++) {
         char ch;
+        if (held > 0 && k >= held) {
+            viz_canvas_put(c, x + 1 + k, y, '_', VIZ_STYLE_DIM);
+            continue;
+        }
         switch (st) {
         case VIZ_SHARD_GATHERED: ch = '*'; break;
         case VIZ_SHARD_GATHERING: ch = k == j ? digit(j) : '~'; break;
@@ -63,6 +68,19 @@ static void detailed(VizCanvas *c, int x, int y, int g, int j, int st) {
         viz_canvas_put(c, x + 1 + k, y, (uint32_t)ch, k == j ? sty : ch == '.' ? VIZ_STYLE_DIM : sty);
     }
     viz_canvas_put(c, x + 1 + g, y, ']', VIZ_STYLE_DIM);
+}
+
+// The unit column u stands for (FSDP2: the unit of its parameter).
+static int unit_of(const VizShards *sh, int u) {
+    return sh->per_param && sh->units && sh->units[u].unit >= 0 ? sh->units[u].unit : u;
+}
+
+// Whether column u belongs to the unit at the cursor (FSDP2: every
+// parameter of it is marked).
+static int is_current(const VizShards *sh, int u) {
+    if (sh->current < 0)
+        return 0;
+    return sh->per_param ? unit_of(sh, u) == unit_of(sh, sh->current) : u == sh->current;
 }
 
 int viz_draw_window(int n, int fit, int focus) {
@@ -88,7 +106,7 @@ void viz_draw_shards(VizCanvas *c, VizRect r, const VizScene *s, int selected) {
     int colw = g + 2 + 2;
     for (int u = 0; u < U; u++) {
         char nm[96];
-        int n = snprintf(nm, sizeof nm, ">u%d %s", u,
+        int n = snprintf(nm, sizeof nm, ">u%d %s", unit_of(sh, u),
                          sh->units && sh->units[u].name ? sh->units[u].name : "");
         if (n + 1 > colw)
             colw = n + 1;
@@ -115,10 +133,13 @@ void viz_draw_shards(VizCanvas *c, VizRect r, const VizScene *s, int selected) {
     char t[200];
     int o;
     if (ncol < U || nrow < R)
-        o = snprintf(t, sizeof t, "Ownership, %d shard%s per unit: units %d..%d of %d, ranks %d..%d of %d",
-                     g, g == 1 ? "" : "s", u0, u0 + ncol - 1, U, r0, r0 + nrow - 1, R);
+        o = snprintf(t, sizeof t, "Ownership, %d shard%s per %s: %s %d..%d of %d, ranks %d..%d of %d",
+                     g, g == 1 ? "" : "s", sh->per_param ? "parameter" : "unit",
+                     sh->per_param ? "parameters" : "units", u0, u0 + ncol - 1, U, r0,
+                     r0 + nrow - 1, R);
     else
-        o = snprintf(t, sizeof t, "Ownership: unit x rank, %s%d shard%s", viz_shards_whole(s), g,
+        o = snprintf(t, sizeof t, "Ownership: %s x rank, %s%d shard%s",
+                     sh->per_param ? "parameter" : "unit", viz_shards_whole(s), g,
                      g == 1 ? "" : "s");
     if (g < R && o > 0 && o < (int)sizeof t)
         snprintf(t + o, sizeof t - (size_t)o, " (groups of %d ranks)", g);
@@ -133,14 +154,15 @@ void viz_draw_shards(VizCanvas *c, VizRect r, const VizScene *s, int selected) {
     for (int k = 0; k < ncol; k++) {
         int u = u0 + k;
         char nm[96];
+        int cur = is_current(sh, u);
         if (det)
-            snprintf(nm, sizeof nm, "%su%d %s", u == sh->current ? ">" : "", u,
+            snprintf(nm, sizeof nm, "%su%d %s", cur ? ">" : "", unit_of(sh, u),
                      sh->units && sh->units[u].name ? sh->units[u].name : "");
         else
-            snprintf(nm, sizeof nm, "%s%d", u == sh->current ? ">" : "", u);
+            snprintf(nm, sizeof nm, "%s%d", cur ? ">" : "", unit_of(sh, u));
         int m = viz_elide(nm, colw - 1, buf, sizeof buf);
-        viz_canvas_text(c, x0 + k * colw, r.y + 1, m,
-                        u == sh->current ? VIZ_STYLE_SELECTED : VIZ_STYLE_DIM, buf);
+        viz_canvas_text(c, x0 + k * colw, r.y + 1, m, cur ? VIZ_STYLE_SELECTED : VIZ_STYLE_DIM,
+                        buf);
     }
     for (int i = 0; i < nrow && 2 + i < r.h; i++) {
         int q = r0 + i, y = r.y + 2 + i;
@@ -151,7 +173,7 @@ void viz_draw_shards(VizCanvas *c, VizRect r, const VizScene *s, int selected) {
             int st = sh->state[(size_t)u * (size_t)R + (size_t)q];
             int x = x0 + k * colw;
             if (det)
-                detailed(c, x, y, g, q % g, st);
+                detailed(c, x, y, g, q % g, st, sh->units ? sh->units[u].held : 0);
             else
                 viz_canvas_put(c, x + 1, y, (uint32_t)compact_glyph(st), state_style(st));
         }
@@ -161,8 +183,8 @@ void viz_draw_shards(VizCanvas *c, VizRect r, const VizScene *s, int selected) {
         char tmp[160];
         if (det) {
             snprintf(tmp, sizeof tmp,
-                     "0-%c own shard  * gathered  ~ arriving  r reducing  + grad reduced  . not held",
-                     digit(g - 1));
+                     "0-%c own shard  * gathered  ~ arriving  r reducing  + grad reduced  . not "
+                     "held%s", digit(g - 1), sh->per_param ? "  _ padding only" : "");
             lg = tmp;
         } else {
             lg = ". sharded  ~ gathering  * gathered  r reducing  + reduced";

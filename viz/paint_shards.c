@@ -43,6 +43,16 @@ static const char *unit_name(const VizShards *sh, int u) {
     return sh->units && sh->units[u].name ? sh->units[u].name : "";
 }
 
+// The unit column u stands for (FSDP2: its parameter's unit).
+static int unit_of(const VizShards *sh, int u) {
+    return sh->per_param && sh->units && sh->units[u].unit >= 0 ? sh->units[u].unit : u;
+}
+
+// Whether column u is of the unit at the cursor (FSDP2: all its parameters).
+static int is_current(const VizShards *sh, int u) {
+    return sh->current >= 0 && unit_of(sh, u) == unit_of(sh, sh->current);
+}
+
 // The columns that fit W pixels: every unit when a column keeps 3 pixels a
 // shard (or 14 pixels a mini bar), else a window around the current unit.
 static void grid_columns(Grid *G, const VizShards *sh, double W) {
@@ -141,7 +151,8 @@ static void title(VizPaint *p, const VizScene *s, VizBox b, const Grid *G) {
                  with_stage ? stage : "", with_stage && stage[0] ? " ownership" : "",
                  with_stage && stage[0] ? "" : "Ownership",
                  long_head ? viz_shards_whole(s) : "", G->g, G->g == 1 ? "" : "s",
-                 long_head ? "" : " per unit", groups, what, with_note ? dot : "",
+                 long_head ? "" : s->shards.per_param ? " per parameter" : " per unit", groups,
+                 what, with_note ? dot : "",
                  with_note ? note : "");
         viz_gfx_text_size(&p->g, t, p->font_px, VIZ_FONT_SANS_BOLD, &w, NULL);
         if (w <= room)
@@ -175,17 +186,18 @@ static void unit_labels(VizPaint *p, const VizScene *s, const Grid *G) {
     viz_gfx_text_size(&p->g, widest, px, VIZ_FONT_SANS, &wdig, NULL);
     int every = (int)ceil((wdig + 4) / G->col_w);
     for (int k = 0; k < G->ncol; k++) {
-        int u = G->u0 + k, cur = u == sh->current;
+        int u = G->u0 + k, cur = is_current(sh, u);
         if (!cur && every > 1 && u % every != 0)
             continue;
         char nm[128];
         const char *un = unit_name(sh, u);
         // an mlp's modules are numbered ("0", "2"): say they are modules
-        int numeric = un[0] >= '0' && un[0] <= '9';
+        // (FSDP2's columns are parameters, "0.weight": named as they are)
+        int numeric = !sh->per_param && un[0] >= '0' && un[0] <= '9';
         if (G->col_w >= 60)
-            snprintf(nm, sizeof nm, numeric ? "u%d (module %s)" : "u%d %s", u, un);
+            snprintf(nm, sizeof nm, numeric ? "u%d (module %s)" : "u%d %s", unit_of(sh, u), un);
         else
-            snprintf(nm, sizeof nm, "%d", u);
+            snprintf(nm, sizeof nm, "%d", unit_of(sh, u));
         VizRgba c = cur ? viz_ink(VIZ_INK_SELECTED) : viz_ink(VIZ_INK_DIM);
         VizFont f = cur ? VIZ_FONT_SANS_BOLD : VIZ_FONT_SANS;
         double h, x = G->x0 + k * G->col_w;
@@ -263,6 +275,7 @@ static void rank_row(VizPaint *p, const VizScene *s, const Grid *G, int i, const
             .strip = has_strip(G),
             .ring = s->coll.topo == VIZ_TOPO_RING,
             .replicated = replicated(s),
+            .held = s->shards.units ? s->shards.units[u].held : 0,
         };
         viz_paint_shard_cell(p, cell_rect(G, i, k), &c);
     }
@@ -291,6 +304,21 @@ static double legend_item(VizPaint *p, double x, double ymid, int st, double f, 
     return x + cw + 5 + w + px * 1.2;
 }
 
+// FSDP2's legend entry for shards that are padding only (a rank past a
+// parameter's last row): a cell of 4 shards whose last one is padding.
+static void legend_pad(VizPaint *p, double x, double ymid, double end) {
+    double px = p->font_px * 0.85, w;
+    const char *words = "padding only";
+    viz_gfx_text_size(&p->g, words, px, VIZ_FONT_SANS, &w, NULL);
+    double cw = round(px * 3), ch = round(px * 0.9);
+    if (x + cw + 5 + w > end)
+        return;
+    VizShardCell c = {.g = 4, .own = 0, .state = VIZ_SHARD_SHARDED, .held = 3};
+    viz_paint_shard_cell(p, (VizBox){x, round(ymid - ch / 2), cw, ch}, &c);
+    viz_gfx_text_at(&p->g, x + cw + 5, ymid, words, px, VIZ_FONT_SANS, viz_ink(VIZ_INK_DIM),
+                    VIZ_ALIGN_LEFT, VIZ_VALIGN_MIDDLE);
+}
+
 static void legend(VizPaint *p, const VizScene *s, VizBox b, double y) {
     double x = b.x + p->cell_w, end = b.x + b.w - p->cell_w, ymid = round(y + p->cell_h / 2);
     int rep = replicated(s);
@@ -300,7 +328,9 @@ static void legend(VizPaint *p, const VizScene *s, VizBox b, double y) {
     x = legend_item(p, x, ymid, VIZ_SHARD_GATHERED, 0, rep, "gathered", end);
     x = legend_item(p, x, ymid, VIZ_SHARD_REDUCING, 0.5, rep,
                     rep ? "grads all_reduced" : "grads reduce-scatter to owners", end);
-    legend_item(p, x, ymid, VIZ_SHARD_REDUCED, 0, rep, "own grad shard reduced", end);
+    x = legend_item(p, x, ymid, VIZ_SHARD_REDUCED, 0, rep, "own grad shard reduced", end);
+    if (s->shards.per_param)
+        legend_pad(p, x, ymid, end);
 }
 
 void viz_paint_shards(VizPaint *p, const VizScene *s, VizBox b) {
@@ -312,15 +342,15 @@ void viz_paint_shards(VizPaint *p, const VizScene *s, VizBox b) {
     title(p, s, b, &G);
     if (b.h < 3 * p->cell_h)
         return;
-    int cur = sh->current - G.u0;
-    if (cur >= 0 && cur < G.ncol)
-        current_column(p, &G, cur);
+    for (int k = 0; k < G.ncol; k++)
+        if (is_current(sh, G.u0 + k))
+            current_column(p, &G, k);
     unit_labels(p, s, &G);
     double f[VIZ_LAYOUT_MAX_BOXES * 4];
     if (G.ncol > (int)(sizeof f / sizeof f[0]))
         G.ncol = (int)(sizeof f / sizeof f[0]);
     for (int k = 0; k < G.ncol; k++)
-        f[k] = unit_progress(p, s, G.u0 + k);
+        f[k] = unit_progress(p, s, unit_of(sh, G.u0 + k));
     for (int i = 0; i < G.nrow; i++)
         rank_row(p, s, &G, i, f);
     double ly = G.y0 + G.nrow * G.row_h + 2;

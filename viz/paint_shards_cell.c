@@ -85,6 +85,27 @@ static int owner(int kd, int gd, int g) {
     return (int)((long long)kd * g / gd);
 }
 
+// Shards held..g-1 hold only padding: the background over them, crossed
+// by thin diagonal lines in the frame ink.
+static void padding(cairo_t *cr, VizBox r, int g, int held) {
+    double x0 = edge(r, g, held), x1 = r.x + r.w;
+    if (x1 - x0 < 1)
+        return;
+    cairo_save(cr);
+    cairo_rectangle(cr, x0, r.y, x1 - x0, r.h);
+    cairo_clip(cr);
+    viz_gfx_set(cr, viz_ink(VIZ_INK_BACKGROUND));
+    cairo_paint(cr);
+    for (double x = x0 - r.h; x < x1; x += 4) {
+        cairo_move_to(cr, x, r.y + r.h);
+        cairo_line_to(cr, x + r.h, r.y);
+    }
+    viz_gfx_set(cr, viz_rgba_alpha(viz_ink(VIZ_INK_FRAME), 0.9));
+    cairo_set_line_width(cr, 1);
+    cairo_stroke(cr);
+    cairo_restore(cr);
+}
+
 static void param_bar(VizPaint *p, VizBox r, const VizShardCell *c) {
     cairo_t *cr = p->g.cr;
     int g = c->g, gd = drawn(r, g), seps = r.w / g >= 4;
@@ -107,6 +128,8 @@ static void param_bar(VizPaint *p, VizBox r, const VizShardCell *c) {
             fill_shard(cr, r, gd, kd, part, viz_rank_colour(k), seps);
     }
     fill_own(cr, r, g, c->own, viz_rank_colour(c->own));
+    if (c->held > 0 && c->held < g)
+        padding(cr, r, g, c->held);
 }
 
 // The gradient: reduce-scatter sends shard k to its owner k, so on this

@@ -17,6 +17,8 @@ typedef struct {
                  // (ZeRO-1): the shards it does not own are there, faint
                  // (stale until the all-gather after the step brings their
                  // owners' updates), and gradients are all_reduced whole
+    int held;    // FSDP2: shards from `held` on hold only padding (ranks past
+                 // the parameter's last row), hatched; 0: every shard holds data
 } VizShardCell;
 
 // Paints cell c in r: the parameter bar cut into c->g shards, shard k in

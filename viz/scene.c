@@ -310,6 +310,34 @@ static int scene_buckets(const VizModel *m, const VizState *st, double now, int 
 // ----------------------------------------------------------------------------
 // FSDP shards
 
+// A column of the ownership grid: unit u as a whole (FSDP1, ZeRO), or, for
+// FSDP2, its parameter j with the unit's state.
+static void shard_column(const VizModel *m, const VizState *st, VizShards *sh, int col, int u,
+                         const VizParamShard *ps, int R) {
+    VizUnit *c = &sh->units[col];
+    c->name = ps ? ps->name : m->units[u].name;
+    c->bytes = ps ? ps->bytes : m->units[u].bytes;
+    c->numel = ps ? ps->rows : m->units[u].numel;
+    c->unit = ps ? u : -1;
+    c->held = 0;
+    if (ps && ps->rows_per_rank > 0)
+        c->held = (int)((ps->rows + (uint64_t)ps->rows_per_rank - 1) / (uint64_t)ps->rows_per_rank);
+    for (int r = 0; r < R; r++)
+        sh->state[(size_t)col * (size_t)R + (size_t)r] =
+            u < st->nu_cap ? st->shard[(size_t)u * (size_t)R + (size_t)r]
+                           : (uint8_t)VIZ_SHARD_SHARDED;
+}
+
+// The first column of unit u (FSDP2: its first parameter's), -1 when none.
+static int unit_column(const VizShards *sh, int u) {
+    if (!sh->per_param)
+        return u < sh->nunits ? u : -1;
+    for (int k = 0; k < sh->nunits; k++)
+        if (sh->units[k].unit == u)
+            return k;
+    return -1;
+}
+
 static int scene_shards(const VizModel *m, const VizState *st, size_t i, SceneBox *box) {
     VizShards *sh = &box->s.shards;
     sh->nunits = 0;
@@ -317,9 +345,13 @@ static int scene_shards(const VizModel *m, const VizState *st, size_t i, SceneBo
     if (!m->has_shards || m->nunits == 0)
         return 0;
     int R = st->nranks, U = m->nunits;
-    if (grow((void **)&sh->units, &box->units_cap, U, sizeof *sh->units) != 0)
+    int per_param = 0; // FSDP2 with every parameter announced: a column per parameter
+    for (int k = 0; k < m->npshards; k++)
+        per_param = m->pshards[k].unit >= 0 && m->pshards[k].unit < U;
+    int ncol = per_param ? m->npshards : U;
+    if (grow((void **)&sh->units, &box->units_cap, ncol, sizeof *sh->units) != 0)
         return -1;
-    size_t cells = (size_t)U * (size_t)R;
+    size_t cells = (size_t)ncol * (size_t)R;
     if (cells > box->shard_cap) {
         uint8_t *p = realloc(sh->state, cells);
         if (p == NULL)
@@ -327,24 +359,20 @@ static int scene_shards(const VizModel *m, const VizState *st, size_t i, SceneBo
         sh->state = p;
         box->shard_cap = cells;
     }
-    for (int u = 0; u < U; u++) {
-        sh->units[u].name = m->units[u].name;
-        sh->units[u].bytes = m->units[u].bytes;
-        sh->units[u].numel = m->units[u].numel;
-        for (int r = 0; r < R; r++)
-            sh->state[(size_t)u * (size_t)R + (size_t)r] =
-                u < st->nu_cap ? st->shard[(size_t)u * (size_t)R + (size_t)r]
-                               : (uint8_t)VIZ_SHARD_SHARDED;
+    for (int c = 0; c < ncol; c++) {
+        const VizParamShard *ps = per_param ? &m->pshards[c] : NULL;
+        shard_column(m, st, sh, c, ps ? ps->unit : c, ps, R);
     }
-    sh->nunits = U;
+    sh->nunits = ncol;
+    sh->per_param = per_param;
     sh->group = m->shard_group > 0 ? m->shard_group : m->shard_chunks > 0 ? m->shard_chunks : R;
     const SimEvent *e = &m->t->ev[i];
     if (e->kind == SIM_EV_SHARD && e->step >= 0 && e->step < U) {
-        sh->current = e->step;
+        sh->current = unit_column(sh, e->step);
     } else if (viz_is_world_coll(e)) {
         const VizCollRec *c = viz_coll_rec(m, e->seq);
         if (c && c->unit >= 0 && c->unit < U)
-            sh->current = c->unit;
+            sh->current = unit_column(sh, c->unit);
     }
     return 0;
 }

@@ -244,15 +244,20 @@ typedef enum {
 } VizShardState;
 const char *viz_shard_state_name(VizShardState s);
 
+// A column of the ownership grid: an FSDP unit, or for FSDP2 one parameter
+// of a unit (per_param), which takes its unit's state.
 typedef struct {
-    const char *name;   // the unit's modules, "blocks.0"
-    uint64_t bytes;     // padded bytes of the whole flat parameter
-    uint64_t numel;
+    const char *name;   // the unit's modules, "blocks.0"; FSDP2: the parameter's name
+    uint64_t bytes;     // padded bytes of the whole flat parameter (FSDP2: of the parameter)
+    uint64_t numel;     // elements; FSDP2: rows (dim 0)
+    int unit;           // FSDP2: the unit it belongs to; -1: the column is a unit
+    int held;           // FSDP2: shards that hold rows (the others only padding); 0: all
 } VizUnit;
 
 typedef struct {
-    int nunits;         // 0: not an FSDP run
+    int nunits;         // columns; 0: not an FSDP run
     int group;          // shard group size (ranks that share one copy)
+    int per_param;      // 1: FSDP2, a column per parameter (units[] are parameters)
     VizUnit *units;     // [nunits]
     uint8_t *state;     // [nunits * nranks] VizShardState
     int current;        // the unit whose event is at the cursor, -1

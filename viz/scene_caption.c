@@ -482,6 +482,10 @@ static void cap_shard(const VizModel *m, const SimEvent *e, size_t i, char *buf,
     else if (streq(l, "plan"))
         put(buf, len, "rank %d: FSDP %s: %llu parameters (%s), split in %d shards", e->rank, u,
             (unsigned long long)e->count, b, g);
+    else if (streq(l, "plan-param"))
+        put(buf, len, "rank %d: FSDP2 %s, parameter %s: %llu rows on dim 0, %d per rank (%s "
+                      "padded)", e->rank, u, e->name ? e->name : "?",
+            (unsigned long long)e->count, e->src, b);
     else
         put(buf, len, "%s on rank %d: %s", u, e->rank, l ? l : "?");
 }

@@ -130,6 +130,7 @@ static void model_clear(VizModel *m) {
         viz_plan_free(&m->plans[q]);
     free(m->plans);
     free(m->units);
+    free(m->pshards);
     free(m->loss_x), free(m->loss_y), free(m->loss_i);
     if (m->nmem)
         for (int r = 0; r < m->nranks; r++)

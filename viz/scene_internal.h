@@ -114,6 +114,14 @@ typedef struct {
     uint64_t bytes, numel;
 } VizUnitInfo;
 
+// FSDP2: one parameter of a unit, from its "plan-param" event.
+typedef struct {
+    const char *name;
+    int unit;
+    uint64_t rows, bytes;   // dim 0; padded bytes
+    int rows_per_rank;
+} VizParamShard;
+
 // Per rank, in the running state.
 typedef struct {
     int64_t mem[SIM_MEM_CAT_COUNT]; // device bytes by category (backing too)
@@ -189,6 +197,8 @@ struct VizModel {
     // FSDP units
     VizUnitInfo *units;
     int nunits, units_cap;
+    VizParamShard *pshards; // FSDP2's parameters in unit order (rank 0's "plan-param")
+    int npshards, pshards_cap;
     int shard_group;        // from the units' "plan" events (src), 0: none
     int shard_chunks;       // largest group index seen + 1
     int has_shards;

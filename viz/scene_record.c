@@ -404,8 +404,31 @@ static int index_bucket(VizModel *m, const SimEvent *e, uint32_t i, int r) {
     return 0;
 }
 
+// FSDP2's parameter of a unit, once (rank 0's announcement).
+static int push_pshard(VizModel *m, const SimEvent *e) {
+    if (m->npshards >= 1 << 20 || (size_t)m->npshards >= m->t->n)
+        return 0; // more parameters than events: a damaged file, the rest ignored
+    if (m->npshards == m->pshards_cap) {
+        int c = m->pshards_cap ? 2 * m->pshards_cap : 16;
+        VizParamShard *p = realloc(m->pshards, (size_t)c * sizeof *p);
+        if (p == NULL)
+            return -1;
+        m->pshards = p;
+        m->pshards_cap = c;
+    }
+    VizParamShard *p = &m->pshards[m->npshards++];
+    p->name = e->name;
+    p->unit = e->step;
+    p->rows = e->count;
+    p->bytes = e->bytes;
+    p->rows_per_rank = e->src > 0 ? e->src : 0;
+    return 0;
+}
+
 static int index_shard(VizModel *m, const SimEvent *e, uint32_t i, int r) {
     m->has_shards = 1;
+    if (streq(e->label, "plan-param"))
+        return r == 0 && e->step >= 0 && e->step < 1 << 20 && push_pshard(m, e) != 0 ? -1 : 0;
     if (unit_touch(m, e->step, e->nsteps) == 0) {
         VizUnitInfo *u = &m->units[e->step];
         if (u->bytes == 0)

@@ -230,7 +230,7 @@ static int apply_bucket(const VizModel *m, VizState *s, const SimEvent *e, size_
 
 static int apply_shard(VizState *s, const SimEvent *e, int r) {
     int u = e->step;
-    if (u < 0 || u >= 1 << 20 || streq(e->label, "plan")) // before u + 1 (any int32)
+    if (u < 0 || u >= 1 << 20 || streq(e->label, "plan") || streq(e->label, "plan-param"))
         return 0;
     int need = e->nsteps > u + 1 ? e->nsteps - 1 : u;
     int st = grow_u8(&s->shard, &s->nu_cap, need, s->nranks);

@@ -154,6 +154,30 @@ void fsdp_trace_unit(FsdpState *s, SimRank *r, int u, const char *label) {
     sim_rank_trace(r, &ev);
 }
 
+// FSDP2: unit u's parameters, each with its rows and the rows per rank, so
+// that the views can draw ownership per parameter.
+static void trace_plan_params(FsdpState *s, SimRank *r, int u) {
+    const SimFsdpUnit *un = &s->plan.units[u];
+    SimTrace *tr = r->world->trace;
+    for (int k = 0; k < un->nparams; k++) {
+        const SimParamInfo *p = &s->m->params[un->params[k]];
+        size_t d0 = p->ndim > 0 ? (size_t)p->shape[0] : 1;
+        size_t row = d0 ? p->numel / d0 : 0;
+        const char *name = sim_trace_intern(tr, p->name);
+        SimEvent ev;
+        sim_rank_event(&ev, r, SIM_EV_SHARD, SIM_STREAM_COMPUTE, name ? name : "parameter",
+                       "plan-param", r->clock[SIM_STREAM_COMPUTE]);
+        ev.bytes = (uint64_t)un->chunk[k] * (uint64_t)s->S * (uint64_t)fsdp_param_bytes(s);
+        ev.count = d0;
+        ev.step = u;
+        ev.nsteps = s->plan.nunits;
+        ev.chunk = s->gidx;
+        ev.src = row ? (int32_t)(un->chunk[k] / row) : 0;
+        ev.dst = s->gidx;
+        sim_rank_trace(r, &ev);
+    }
+}
+
 void fsdp_trace_plan(FsdpState *s, SimRank *r) {
     SimTrace *tr = r->world->trace;
     if (tr == NULL)
@@ -172,6 +196,8 @@ void fsdp_trace_plan(FsdpState *s, SimRank *r) {
         ev.src = s->S;
         ev.dst = s->gidx;
         sim_rank_trace(r, &ev);
+        if (un->chunk)
+            trace_plan_params(s, r, u);
     }
 }
 

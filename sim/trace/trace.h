@@ -75,7 +75,12 @@ typedef enum {
                        // At setup each unit is announced once per rank with
                        // label "plan": name = the unit's module names
                        // (interned, e.g. "blocks.0"), count = numel, src =
-                       // the shard group's size, dst = the rank's group index
+                       // the shard group's size, dst = the rank's group index.
+                       // FSDP2 (each parameter sharded on dim 0) follows each
+                       // unit's "plan" with one "plan-param" per parameter:
+                       // name = the parameter's name, step = its unit, count
+                       // = its rows (dim 0), src = the rows each rank holds,
+                       // bytes = its padded bytes
     SIM_EV_KIND_COUNT
 } SimEventKind;
 
