@@ -345,9 +345,10 @@ static int scene_shards(const VizModel *m, const VizState *st, size_t i, SceneBo
     if (!m->has_shards || m->nunits == 0)
         return 0;
     int R = st->nranks, U = m->nunits;
-    int per_param = 0; // FSDP2 with every parameter announced: a column per parameter
+    // FSDP2, every parameter announced in a known unit: a column per parameter
+    int per_param = m->npshards > 0;
     for (int k = 0; k < m->npshards; k++)
-        per_param = m->pshards[k].unit >= 0 && m->pshards[k].unit < U;
+        per_param &= m->pshards[k].unit >= 0 && m->pshards[k].unit < U;
     int ncol = per_param ? m->npshards : U;
     if (grow((void **)&sh->units, &box->units_cap, ncol, sizeof *sh->units) != 0)
         return -1;
