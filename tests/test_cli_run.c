@@ -163,3 +163,15 @@ const char *tcli_begin(int argc, char **argv, char *dir, size_t len, const char 
     }
     return exe;
 }
+
+int tcli_field(const TcliResult *r, const char *key, char *out, size_t n) {
+    const char *p = r->out ? strstr(r->out, key) : NULL;
+    if (p == NULL && r->err)
+        p = strstr(r->err, key);
+    out[0] = '\0';
+    if (p == NULL)
+        return -1;
+    p += strlen(key);
+    snprintf(out, n, "%.*s", (int)strcspn(p, "\n ;|"), p);
+    return 0;
+}

@@ -56,5 +56,9 @@ void tcli_show(const char *what, const TcliResult *r);
 // that starts with prefix ("ddplab report: ") and contains want. Returns 0
 // when r is one; otherwise prints r and what is wrong, and returns 1.
 int tcli_refused(const TcliResult *r, const char *prefix, const char *want);
+// The word after key ("final loss ") in what the program printed, stdout
+// first, then stderr (progress and evaluation lines), up to a space, ';',
+// '|' or the line's end, into out. Returns 0, or -1 when key is in neither.
+int tcli_field(const TcliResult *r, const char *key, char *out, size_t n);
 
 #endif

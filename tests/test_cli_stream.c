@@ -56,34 +56,25 @@ static int test_distinct(void) {
     return 0;
 }
 
-// The final loss's digits from a run's "final loss X" line.
-static int final_loss(const TcliResult *r, char *out, size_t n) {
-    const char *p = strstr(r->out, "final loss ");
-    if (p == NULL)
-        return -1;
-    snprintf(out, n, "%.*s", (int)strcspn(p + 11, "\n ;"), p + 11);
-    return 0;
-}
-
 static int test_runs(void) {
     TcliResult r;
     char shared4[64], single[64], rank4[64];
     TCLI_RUN(r, exe, 120, "run", "--strategy", "ddp", "-n", "4", "--data", "blobs:n=1000",
              "--batch", "16", "--steps", "30", "--stream", "shared");
     CHECK_EQ_INT(r.rc, 0);
-    CHECK_EQ_INT(final_loss(&r, shared4, sizeof shared4), 0);
+    CHECK_EQ_INT(tcli_field(&r, "final loss ", shared4, sizeof shared4), 0);
     CHECK_STR_CONTAINS(r.out, "every rank seeded with 0");
     CHECK_STR_CONTAINS(r.out, "24.9% of the 4 x");
     tcli_result_free(&r);
     TCLI_RUN(r, exe, 120, "run", "--strategy", "single", "--data", "blobs:n=1000", "--batch",
              "16", "--steps", "30", "--stream", "shared");
     CHECK_EQ_INT(r.rc, 0);
-    CHECK_EQ_INT(final_loss(&r, single, sizeof single), 0);
+    CHECK_EQ_INT(tcli_field(&r, "final loss ", single, sizeof single), 0);
     tcli_result_free(&r);
     TCLI_RUN(r, exe, 120, "run", "--strategy", "ddp", "-n", "4", "--data", "blobs:n=1000",
              "--batch", "16", "--steps", "30", "--stream", "rank");
     CHECK_EQ_INT(r.rc, 0);
-    CHECK_EQ_INT(final_loss(&r, rank4, sizeof rank4), 0);
+    CHECK_EQ_INT(tcli_field(&r, "final loss ", rank4, sizeof rank4), 0);
     CHECK_STR_CONTAINS(r.out, "rank r seeded with 0 + r");
     CHECK_STR_CONTAINS(r.out, "97.1% of the 4 x");
     tcli_result_free(&r);

@@ -14,17 +14,6 @@
 
 static const char *exe;
 
-// The digits after `key` in the run's stdout or stderr (progress and
-// evaluation lines go to stderr); "" when absent.
-static void field(const TcliResult *r, const char *key, char *out, size_t n) {
-    const char *p = strstr(r->out, key);
-    if (p == NULL)
-        p = strstr(r->err, key);
-    out[0] = '\0';
-    if (p != NULL)
-        snprintf(out, n, "%.*s", (int)strcspn(p + strlen(key), "\n ;|"), p + strlen(key));
-}
-
 #define MODEL "mlp:16,64,64,4,bn"
 #define DATA "blobs:n=512,features=16,classes=4"
 
@@ -35,8 +24,8 @@ static int run_losses(const char *strategy, const char *n, const char *batch, in
              MODEL, "--data", DATA, "--steps", "20", "--lr", "0.1", "--shuffle", "0",
              "--eval-every", "20", sync ? "--sync-bn" : NULL); // NULL: the arguments end
     CHECK_EQ_INT(r.rc, 0);
-    field(&r, "final loss ", final, 32);
-    field(&r, "eval after step 20 | loss ", eval, 32);
+    tcli_field(&r, "final loss ", final, 32);
+    tcli_field(&r, "eval after step 20 | loss ", eval, 32);
     if (!final[0] || !eval[0])
         tcli_show("run", &r);
     CHECK(final[0] && eval[0]);

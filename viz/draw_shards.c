@@ -70,19 +70,6 @@ static void detailed(VizCanvas *c, int x, int y, int g, int j, int st, int held)
     viz_canvas_put(c, x + 1 + g, y, ']', VIZ_STYLE_DIM);
 }
 
-// The unit column u stands for (FSDP2: the unit of its parameter).
-static int unit_of(const VizShards *sh, int u) {
-    return sh->per_param && sh->units && sh->units[u].unit >= 0 ? sh->units[u].unit : u;
-}
-
-// Whether column u belongs to the unit at the cursor (FSDP2: every
-// parameter of it is marked).
-static int is_current(const VizShards *sh, int u) {
-    if (sh->current < 0)
-        return 0;
-    return sh->per_param ? unit_of(sh, u) == unit_of(sh, sh->current) : u == sh->current;
-}
-
 int viz_draw_window(int n, int fit, int focus) {
     if (fit >= n)
         return 0;
@@ -106,7 +93,7 @@ void viz_draw_shards(VizCanvas *c, VizRect r, const VizScene *s, int selected) {
     int colw = g + 2 + 2;
     for (int u = 0; u < U; u++) {
         char nm[96];
-        int n = snprintf(nm, sizeof nm, ">u%d %s", unit_of(sh, u),
+        int n = snprintf(nm, sizeof nm, ">u%d %s", viz_shards_unit(sh, u),
                          sh->units && sh->units[u].name ? sh->units[u].name : "");
         if (n + 1 > colw)
             colw = n + 1;
@@ -133,8 +120,9 @@ void viz_draw_shards(VizCanvas *c, VizRect r, const VizScene *s, int selected) {
     char t[200];
     int o;
     if (ncol < U || nrow < R)
-        o = snprintf(t, sizeof t, "Ownership, %d shard%s per %s: %s %d..%d of %d, ranks %d..%d of %d",
-                     g, g == 1 ? "" : "s", sh->per_param ? "parameter" : "unit",
+        o = snprintf(t, sizeof t,
+                     "Ownership, %d shard%s per %s: %s %d..%d of %d, ranks %d..%d of %d", g,
+                     g == 1 ? "" : "s", sh->per_param ? "parameter" : "unit",
                      sh->per_param ? "parameters" : "units", u0, u0 + ncol - 1, U, r0,
                      r0 + nrow - 1, R);
     else
@@ -154,12 +142,12 @@ void viz_draw_shards(VizCanvas *c, VizRect r, const VizScene *s, int selected) {
     for (int k = 0; k < ncol; k++) {
         int u = u0 + k;
         char nm[96];
-        int cur = is_current(sh, u);
+        int cur = viz_shards_is_current(sh, u);
         if (det)
-            snprintf(nm, sizeof nm, "%su%d %s", cur ? ">" : "", unit_of(sh, u),
+            snprintf(nm, sizeof nm, "%su%d %s", cur ? ">" : "", viz_shards_unit(sh, u),
                      sh->units && sh->units[u].name ? sh->units[u].name : "");
         else
-            snprintf(nm, sizeof nm, "%s%d", cur ? ">" : "", unit_of(sh, u));
+            snprintf(nm, sizeof nm, "%s%d", cur ? ">" : "", viz_shards_unit(sh, u));
         int m = viz_elide(nm, colw - 1, buf, sizeof buf);
         viz_canvas_text(c, x0 + k * colw, r.y + 1, m, cur ? VIZ_STYLE_SELECTED : VIZ_STYLE_DIM,
                         buf);

@@ -43,16 +43,6 @@ static const char *unit_name(const VizShards *sh, int u) {
     return sh->units && sh->units[u].name ? sh->units[u].name : "";
 }
 
-// The unit column u stands for (FSDP2: its parameter's unit).
-static int unit_of(const VizShards *sh, int u) {
-    return sh->per_param && sh->units && sh->units[u].unit >= 0 ? sh->units[u].unit : u;
-}
-
-// Whether column u is of the unit at the cursor (FSDP2: all its parameters).
-static int is_current(const VizShards *sh, int u) {
-    return sh->current >= 0 && unit_of(sh, u) == unit_of(sh, sh->current);
-}
-
 // The columns that fit W pixels: every unit when a column keeps 3 pixels a
 // shard (or 14 pixels a mini bar), else a window around the current unit.
 static void grid_columns(Grid *G, const VizShards *sh, double W) {
@@ -186,7 +176,7 @@ static void unit_labels(VizPaint *p, const VizScene *s, const Grid *G) {
     viz_gfx_text_size(&p->g, widest, px, VIZ_FONT_SANS, &wdig, NULL);
     int every = (int)ceil((wdig + 4) / G->col_w);
     for (int k = 0; k < G->ncol; k++) {
-        int u = G->u0 + k, cur = is_current(sh, u);
+        int u = G->u0 + k, cur = viz_shards_is_current(sh, u);
         if (!cur && every > 1 && u % every != 0)
             continue;
         char nm[128];
@@ -195,9 +185,10 @@ static void unit_labels(VizPaint *p, const VizScene *s, const Grid *G) {
         // (FSDP2's columns are parameters, "0.weight": named as they are)
         int numeric = !sh->per_param && un[0] >= '0' && un[0] <= '9';
         if (G->col_w >= 60)
-            snprintf(nm, sizeof nm, numeric ? "u%d (module %s)" : "u%d %s", unit_of(sh, u), un);
+            snprintf(nm, sizeof nm, numeric ? "u%d (module %s)" : "u%d %s", viz_shards_unit(sh, u),
+                     un);
         else
-            snprintf(nm, sizeof nm, "%d", unit_of(sh, u));
+            snprintf(nm, sizeof nm, "%d", viz_shards_unit(sh, u));
         VizRgba c = cur ? viz_ink(VIZ_INK_SELECTED) : viz_ink(VIZ_INK_DIM);
         VizFont f = cur ? VIZ_FONT_SANS_BOLD : VIZ_FONT_SANS;
         double h, x = G->x0 + k * G->col_w;
@@ -343,14 +334,14 @@ void viz_paint_shards(VizPaint *p, const VizScene *s, VizBox b) {
     if (b.h < 3 * p->cell_h)
         return;
     for (int k = 0; k < G.ncol; k++)
-        if (is_current(sh, G.u0 + k))
+        if (viz_shards_is_current(sh, G.u0 + k))
             current_column(p, &G, k);
     unit_labels(p, s, &G);
     double f[VIZ_LAYOUT_MAX_BOXES * 4];
     if (G.ncol > (int)(sizeof f / sizeof f[0]))
         G.ncol = (int)(sizeof f / sizeof f[0]);
     for (int k = 0; k < G.ncol; k++)
-        f[k] = unit_progress(p, s, unit_of(sh, G.u0 + k));
+        f[k] = unit_progress(p, s, viz_shards_unit(sh, G.u0 + k));
     for (int i = 0; i < G.nrow; i++)
         rank_row(p, s, &G, i, f);
     double ly = G.y0 + G.nrow * G.row_h + 2;

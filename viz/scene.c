@@ -34,6 +34,14 @@ const char *viz_shards_whole(const VizScene *s) {
     return "each unit's flat parameter in ";
 }
 
+int viz_shards_unit(const VizShards *sh, int col) {
+    return sh->per_param && sh->units && sh->units[col].unit >= 0 ? sh->units[col].unit : col;
+}
+
+int viz_shards_is_current(const VizShards *sh, int col) {
+    return sh->current >= 0 && viz_shards_unit(sh, col) == viz_shards_unit(sh, sh->current);
+}
+
 VizSceneOpts viz_scene_opts_default(void) {
     VizSceneOpts o;
     memset(&o, 0, sizeof o);

@@ -337,6 +337,11 @@ typedef struct {
 // parameter, "each parameter's rows (dim 0) in " (a rank's shard of a unit
 // is its chunk of every parameter in it).
 const char *viz_shards_whole(const VizScene *s);
+// The unit that column col of the ownership grid stands for (FSDP2: its
+// parameter's unit; otherwise col itself), and whether that unit is the
+// one at the cursor (FSDP2: every parameter of it is).
+int viz_shards_unit(const VizShards *sh, int col);
+int viz_shards_is_current(const VizShards *sh, int col);
 
 VizScene *viz_scene_new(const VizModel *m);
 // Fills s for event i (< viz_model_count). SIM_EINVAL for i out of range,

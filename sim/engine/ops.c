@@ -145,6 +145,30 @@ SimStatus sim_ops_numel(const SimOpsCall *c, const char *name, const SimTensor *
                         sim_tensor_shape_str(t, s, sizeof s), (long long)n);
 }
 
+SimStatus sim_ops_norm_shapes(const SimOpsCall *c, const char *xn, const SimTensor *x,
+                              const char *yn, const SimTensor *y, const char *an,
+                              const SimTensor *a, const char *bn, const SimTensor *b, int64_t *N,
+                              int64_t *C) {
+    int64_t yN, yC;
+    sim_ops_rows(x, N, C);
+    if (y) {
+        sim_ops_rows(y, &yN, &yC);
+        if (yN != *N || yC != *C)
+            return sim_ops_disagree(c, yn, y, xn, x, "shape");
+    }
+    if (a && (int64_t)sim_tensor_numel(a) != *C)
+        return sim_ops_disagree(c, an, a, xn, x, "C");
+    if (b && (int64_t)sim_tensor_numel(b) != *C)
+        return sim_ops_disagree(c, bn, b, xn, x, "C");
+    int64_t sizes[2] = {*N, *C};
+    return sim_ops_int_sizes(c, sizes, 2);
+}
+
+SimStatus sim_ops_numel_opt(const SimOpsCall *c, const char *name, const SimTensor *t,
+                            int64_t n) {
+    return t ? sim_ops_numel(c, name, t, n) : SIM_OK;
+}
+
 SimStatus sim_ops_int_sizes(const SimOpsCall *c, const int64_t *v, int n) {
     for (int i = 0; i < n; i++)
         if (v[i] < 0 || v[i] > INT_MAX)

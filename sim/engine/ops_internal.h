@@ -94,6 +94,16 @@ SimStatus sim_ops_disagree(const SimOpsCall *c, const char *an, const SimTensor 
 SimStatus sim_ops_ndim(const SimOpsCall *c, const char *name, const SimTensor *t, int ndim);
 // "<op>: <name> [..] should have <n> elements" unless numel(t) == n.
 SimStatus sim_ops_numel(const SimOpsCall *c, const char *name, const SimTensor *t, int64_t n);
+// Fails unless t (may be NULL) has n elements.
+SimStatus sim_ops_numel_opt(const SimOpsCall *c, const char *name, const SimTensor *t,
+                            int64_t n);
+// N and C of x as [N, C] (the normalisations' shapes), checking that y has
+// the same view and that the per-channel tensors a and b have C elements
+// (y, a, b may be NULL).
+SimStatus sim_ops_norm_shapes(const SimOpsCall *c, const char *xn, const SimTensor *x,
+                              const char *yn, const SimTensor *y, const char *an,
+                              const SimTensor *a, const char *bn, const SimTensor *b, int64_t *N,
+                              int64_t *C);
 // Fails unless every value is in [0, INT_MAX] (the kernels take int sizes).
 SimStatus sim_ops_int_sizes(const SimOpsCall *c, const int64_t *v, int n);
 // The range [off, off+n) of a flat tensor (n = 0: to the end) into *count.

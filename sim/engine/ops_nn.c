@@ -176,32 +176,6 @@ SimStatus sim_op_act_backward(SimRank *r, SimAct act, SimTensor *dinp, const Sim
 // ----------------------------------------------------------------------------
 // normalisation
 
-// N and C of x as [N, C], checking that y has the same view and that the
-// per-channel tensors (may be NULL) have C elements.
-static SimStatus norm_shapes(const SimOpsCall *c, const char *xn, const SimTensor *x,
-                             const char *yn, const SimTensor *y, const char *an,
-                             const SimTensor *a, const char *bn, const SimTensor *b, int64_t *N,
-                             int64_t *C) {
-    int64_t yN, yC;
-    sim_ops_rows(x, N, C);
-    if (y) {
-        sim_ops_rows(y, &yN, &yC);
-        if (yN != *N || yC != *C)
-            return sim_ops_disagree(c, yn, y, xn, x, "shape");
-    }
-    if (a && (int64_t)sim_tensor_numel(a) != *C)
-        return sim_ops_disagree(c, an, a, xn, x, "C");
-    if (b && (int64_t)sim_tensor_numel(b) != *C)
-        return sim_ops_disagree(c, bn, b, xn, x, "C");
-    int64_t sizes[2] = {*N, *C};
-    return sim_ops_int_sizes(c, sizes, 2);
-}
-
-// Fails unless t (may be NULL) has n elements.
-static SimStatus numel_opt(const SimOpsCall *c, const char *name, const SimTensor *t, int64_t n) {
-    return t ? sim_ops_numel(c, name, t, n) : SIM_OK;
-}
-
 #define DATA(t) ((t) ? (t)->data : NULL)
 
 SimStatus sim_op_layernorm_forward(SimRank *r, SimTensor *out, SimTensor *mean, SimTensor *rstd,
@@ -218,9 +192,9 @@ SimStatus sim_op_layernorm_forward(SimRank *r, SimTensor *out, SimTensor *mean, 
     };
     SIM_CHECK(sim_ops_begin(&c, r, "layernorm_forward", "layernorm_fwd", args, 6));
     int64_t N, C;
-    SIM_CHECK(norm_shapes(&c, "inp", inp, "out", out, "weight", weight, "bias", bias, &N, &C));
-    SIM_CHECK(numel_opt(&c, "mean", mean, N));
-    SIM_CHECK(numel_opt(&c, "rstd", rstd, N));
+    SIM_CHECK(sim_ops_norm_shapes(&c, "inp", inp, "out", out, "weight", weight, "bias", bias, &N, &C));
+    SIM_CHECK(sim_ops_numel_opt(&c, "mean", mean, N));
+    SIM_CHECK(sim_ops_numel_opt(&c, "rstd", rstd, N));
     SimStatus st = SIM_OK;
     SIM_OPS_RUN(&c, st, layernorm_forward, out->data, DATA(mean), DATA(rstd), inp->data,
                 DATA(weight), DATA(bias), (int)N, (int)C, eps);
@@ -245,9 +219,9 @@ SimStatus sim_op_layernorm_backward(SimRank *r, SimTensor *dinp, SimTensor *dwei
     };
     SIM_CHECK(sim_ops_begin(&c, r, "layernorm_backward", "layernorm_bwd", args, 8));
     int64_t N, C;
-    SIM_CHECK(norm_shapes(&c, "inp", inp, "dout", dout, "weight", weight, "dweight", dweight, &N,
+    SIM_CHECK(sim_ops_norm_shapes(&c, "inp", inp, "dout", dout, "weight", weight, "dweight", dweight, &N,
                           &C));
-    SIM_CHECK(norm_shapes(&c, "inp", inp, "dinp", dinp, "dbias", dbias, NULL, NULL, &N, &C));
+    SIM_CHECK(sim_ops_norm_shapes(&c, "inp", inp, "dinp", dinp, "dbias", dbias, NULL, NULL, &N, &C));
     SIM_CHECK(sim_ops_numel(&c, "mean", mean, N));
     SIM_CHECK(sim_ops_numel(&c, "rstd", rstd, N));
     SimStatus st = SIM_OK;
@@ -275,11 +249,11 @@ SimStatus sim_op_batchnorm_forward(SimRank *r, SimTensor *out, SimTensor *mean, 
     };
     SIM_CHECK(sim_ops_begin(&c, r, "batchnorm_forward", "batchnorm_fwd", args, 8));
     int64_t N, C;
-    SIM_CHECK(norm_shapes(&c, "inp", inp, "out", out, "weight", weight, "bias", bias, &N, &C));
-    SIM_CHECK(numel_opt(&c, "mean", mean, C));
-    SIM_CHECK(numel_opt(&c, "invstd", invstd, C));
-    SIM_CHECK(numel_opt(&c, "running_mean", running_mean, C));
-    SIM_CHECK(numel_opt(&c, "running_var", running_var, C));
+    SIM_CHECK(sim_ops_norm_shapes(&c, "inp", inp, "out", out, "weight", weight, "bias", bias, &N, &C));
+    SIM_CHECK(sim_ops_numel_opt(&c, "mean", mean, C));
+    SIM_CHECK(sim_ops_numel_opt(&c, "invstd", invstd, C));
+    SIM_CHECK(sim_ops_numel_opt(&c, "running_mean", running_mean, C));
+    SIM_CHECK(sim_ops_numel_opt(&c, "running_var", running_var, C));
     if ((running_mean == NULL) != (running_var == NULL))
         return sim_ops_fail(&c, SIM_EINVAL, "running_mean and running_var go together");
     char shape[96];
@@ -316,9 +290,9 @@ SimStatus sim_op_batchnorm_backward(SimRank *r, SimTensor *dinp, SimTensor *dwei
     };
     SIM_CHECK(sim_ops_begin(&c, r, "batchnorm_backward", "batchnorm_bwd", args, 8));
     int64_t N, C;
-    SIM_CHECK(norm_shapes(&c, "inp", inp, "dout", dout, "weight", weight, "dweight", dweight, &N,
+    SIM_CHECK(sim_ops_norm_shapes(&c, "inp", inp, "dout", dout, "weight", weight, "dweight", dweight, &N,
                           &C));
-    SIM_CHECK(norm_shapes(&c, "inp", inp, "dinp", dinp, "dbias", dbias, "mean", mean, &N, &C));
+    SIM_CHECK(sim_ops_norm_shapes(&c, "inp", inp, "dinp", dinp, "dbias", dbias, "mean", mean, &N, &C));
     SIM_CHECK(sim_ops_numel(&c, "invstd", invstd, C));
     SimStatus st = SIM_OK;
     SIM_OPS_RUN(&c, st, batchnorm_backward, DATA(dinp), DATA(dweight), DATA(dbias), dout->data,

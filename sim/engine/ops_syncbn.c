@@ -5,29 +5,6 @@
 
 #define F32 4.0 // bytes of an fp32 element
 
-// N and C of x as [N, C]; y (may be NULL) must have the same view.
-static SimStatus rows_of(const SimOpsCall *c, const char *xn, const SimTensor *x,
-                         const char *yn, const SimTensor *y, int64_t *N, int64_t *C) {
-    sim_ops_rows(x, N, C);
-    if (y) {
-        int64_t yN, yC;
-        sim_ops_rows(y, &yN, &yC);
-        if (yN != *N || yC != *C)
-            return sim_ops_disagree(c, yn, y, xn, x, "shape");
-    }
-    int64_t sizes[2] = {*N, *C};
-    return sim_ops_int_sizes(c, sizes, 2);
-}
-
-// Fails unless every tensor of ts (NULLs skipped) has n elements.
-static SimStatus numel_all(const SimOpsCall *c, const char *const *names,
-                           const SimTensor *const *ts, int k, int64_t n) {
-    for (int i = 0; i < k; i++)
-        if (ts[i])
-            SIM_CHECK(sim_ops_numel(c, names[i], ts[i], n));
-    return SIM_OK;
-}
-
 #define DATA(t) ((t) ? (t)->data : NULL)
 
 SimStatus sim_op_batchnorm_stats(SimRank *r, SimTensor *stats, const SimTensor *inp) {
@@ -38,7 +15,7 @@ SimStatus sim_op_batchnorm_stats(SimRank *r, SimTensor *stats, const SimTensor *
     };
     SIM_CHECK(sim_ops_begin(&c, r, "batchnorm_stats", "batchnorm_stats", args, 2));
     int64_t N, C;
-    SIM_CHECK(rows_of(&c, "inp", inp, NULL, NULL, &N, &C));
+    SIM_CHECK(sim_ops_norm_shapes(&c, "inp", inp, NULL, NULL, NULL, NULL, NULL, NULL, &N, &C));
     SIM_CHECK(sim_ops_numel(&c, "stats", stats, 2 * C + 1));
     SimStatus st = SIM_OK;
     SIM_OPS_RUN(&c, st, batchnorm_stats, stats->data, inp->data, (int)N, (int)C);
@@ -65,9 +42,9 @@ SimStatus sim_op_batchnorm_gather_stats(SimRank *r, SimTensor *mean, SimTensor *
     int64_t C = (int64_t)sim_tensor_numel(mean);
     if (row != 2 * C + 1)
         return sim_ops_disagree(&c, "all", all, "mean", mean, "2C+1");
-    const char *names[] = {"invstd", "running_mean", "running_var"};
-    const SimTensor *ts[] = {invstd, running_mean, running_var};
-    SIM_CHECK(numel_all(&c, names, ts, 3, C));
+    SIM_CHECK(sim_ops_numel(&c, "invstd", invstd, C));
+    SIM_CHECK(sim_ops_numel_opt(&c, "running_mean", running_mean, C));
+    SIM_CHECK(sim_ops_numel_opt(&c, "running_var", running_var, C));
     SIM_CHECK(sim_ops_numel(&c, "count", count, 1));
     if ((running_mean == NULL) != (running_var == NULL))
         return sim_ops_fail(&c, SIM_EINVAL, "running_mean and running_var go together");
@@ -94,10 +71,10 @@ SimStatus sim_op_batchnorm_elemt(SimRank *r, SimTensor *out, const SimTensor *in
     };
     SIM_CHECK(sim_ops_begin(&c, r, "batchnorm_elemt", "batchnorm_elemt", args, 6));
     int64_t N, C;
-    SIM_CHECK(rows_of(&c, "inp", inp, "out", out, &N, &C));
-    const char *names[] = {"mean", "invstd", "weight", "bias"};
-    const SimTensor *ts[] = {mean, invstd, weight, bias};
-    SIM_CHECK(numel_all(&c, names, ts, 4, C));
+    SIM_CHECK(sim_ops_norm_shapes(&c, "inp", inp, "out", out, "weight", weight, "bias", bias,
+                                  &N, &C));
+    SIM_CHECK(sim_ops_norm_shapes(&c, "inp", inp, NULL, NULL, "mean", mean, "invstd", invstd,
+                                  &N, &C));
     SimStatus st = SIM_OK;
     SIM_OPS_RUN(&c, st, batchnorm_elemt, out->data, inp->data, mean->data, invstd->data,
                 DATA(weight), DATA(bias), (int)N, (int)C);
@@ -122,11 +99,11 @@ SimStatus sim_op_batchnorm_backward_reduce(SimRank *r, SimTensor *sums, SimTenso
     SIM_CHECK(sim_ops_begin(&c, r, "batchnorm_backward_reduce", "batchnorm_bwd_reduce", args,
                             7));
     int64_t N, C;
-    SIM_CHECK(rows_of(&c, "inp", inp, "dout", dout, &N, &C));
+    SIM_CHECK(sim_ops_norm_shapes(&c, "inp", inp, "dout", dout, "dweight", dweight, "dbias",
+                                  dbias, &N, &C));
+    SIM_CHECK(sim_ops_norm_shapes(&c, "inp", inp, NULL, NULL, "mean", mean, "invstd", invstd,
+                                  &N, &C));
     SIM_CHECK(sim_ops_numel(&c, "sums", sums, 2 * C));
-    const char *names[] = {"dweight", "dbias", "mean", "invstd"};
-    const SimTensor *ts[] = {dweight, dbias, mean, invstd};
-    SIM_CHECK(numel_all(&c, names, ts, 4, C));
     SimStatus st = SIM_OK;
     SIM_OPS_RUN(&c, st, batchnorm_backward_reduce, sums->data, DATA(dweight), DATA(dbias),
                 dout->data, inp->data, mean->data, invstd->data, (int)N, (int)C);
@@ -151,11 +128,10 @@ SimStatus sim_op_batchnorm_backward_elemt(SimRank *r, SimTensor *dinp, const Sim
     };
     SIM_CHECK(sim_ops_begin(&c, r, "batchnorm_backward_elemt", "batchnorm_bwd_elemt", args, 8));
     int64_t N, C;
-    SIM_CHECK(rows_of(&c, "inp", inp, "dout", dout, &N, &C));
-    SIM_CHECK(rows_of(&c, "inp", inp, "dinp", dinp, &N, &C));
-    const char *names[] = {"weight", "mean", "invstd"};
-    const SimTensor *ts[] = {weight, mean, invstd};
-    SIM_CHECK(numel_all(&c, names, ts, 3, C));
+    SIM_CHECK(sim_ops_norm_shapes(&c, "inp", inp, "dout", dout, "weight", weight, NULL, NULL,
+                                  &N, &C));
+    SIM_CHECK(sim_ops_norm_shapes(&c, "inp", inp, "dinp", dinp, "mean", mean, "invstd", invstd,
+                                  &N, &C));
     SIM_CHECK(sim_ops_numel(&c, "sums", sums, 2 * C));
     SIM_CHECK(sim_ops_numel(&c, "count", count, 1));
     SimStatus st = SIM_OK;

@@ -336,17 +336,12 @@ static void print_param_rows(const SimFsdpPlan *p, const SimModel *m, FILE *out)
             const SimParamInfo *pi = &m->params[un->params[k]];
             size_t d0 = pi->ndim > 0 ? (size_t)pi->shape[0] : 1;
             size_t rows = d0 ? (d0 + S - 1) / S : 0, with = rows ? (d0 + rows - 1) / rows : 0;
+            SimTensor t; // for its shape's spelling, "[129, 16]"
             char shape[64];
-            size_t o = 0;
-            shape[0] = '\0';
-            for (int d = 0; d < pi->ndim && o < sizeof shape; d++)
-                o += (size_t)snprintf(shape + o, sizeof shape - o, "%s%lld", d ? ", " : "[",
-                                      (long long)pi->shape[d]);
-            if (o < sizeof shape)
-                snprintf(shape + o, sizeof shape - o, pi->ndim ? "]" : "[]");
+            sim_tensor_init(&t, pi->name, SIM_FP32, pi->ndim, pi->shape);
             fprintf(out, "| %s | %d | %s | %zu | %zu of %zu (the last: %zu) | %zu |\n", pi->name,
-                    u, shape, rows, with, S, d0 - (with ? (with - 1) * rows : 0),
-                    rows * S - d0);
+                    u, sim_tensor_shape_str(&t, shape, sizeof shape), rows, with, S,
+                    d0 - (with ? (with - 1) * rows : 0), rows * S - d0);
         }
     }
 }
