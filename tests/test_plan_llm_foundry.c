@@ -8,13 +8,14 @@
 //   - every published run fits when planned (Composer reduce-scatters FSDP's
 //     gradients every micro-step: --accum-sync every);
 //   - planned tokens/s per GPU against the measured, printed as a table with
-//     the median and the extremes. The target of a median within 0.85-1.15
-//     and no row outside 0.7-1.3 is not met (docs/planning.md says by how
-//     much and why: the plans are 1.0-1.6x too fast, most at long
-//     sequences). What is asserted is the target's lower edges and the
-//     upper edges the planner reaches today: a median within 0.85-1.30 and
-//     every row within 0.7-1.65, so that a change for the worse shows and a
-//     change towards the target passes.
+//     the median and the extremes, planned with the attention kernel these
+//     runs used (--attention triton: llm-foundry's benchmarks run MPT's
+//     attn_impl triton). Asserted: the median within 0.85-1.15, and every
+//     row within 0.7-1.3 but those the measurements themselves contradict:
+//     a row is contradicted when the same model on the same GPUs, with the
+//     same tokens per micro-batch and checkpointing, measured faster at a
+//     longer sequence, which is more work per token. Such a row, printed
+//     with the one that contradicts it, must lie within 0.7-1.5.
 //
 // usage: test_plan_llm_foundry PATH/TO/ddplab PATH/TO/llm_foundry_mpt.csv
 #include <stdio.h>
@@ -102,7 +103,7 @@ static int plan_row(const char *exe, Row *r) {
     TCLI_RUN(res, exe, 300.0, "plan", "--model", spec, "-n", n, "-b", b, "--accum", k, "--seq", s,
              "--gpu", is_h100(r) ? "h100" : "a100-80", "--system",
              is_h100(r) ? "dgx-h100" : "dgx-a100", "--strategy", "fsdp", "--accum-sync", "every",
-             "--ckpt", r->ckpt ? "full" : "none");
+             "--ckpt", r->ckpt ? "full" : "none", "--attention", "triton");
     r->fits = res.rc == 0;
     const char *p = strstr(res.out, "tokens/s in all, ");
     r->planned = p ? atof(p + strlen("tokens/s in all, ")) : 0;
@@ -110,6 +111,21 @@ static int plan_row(const char *exe, Row *r) {
         tcli_show(spec, &res);
     tcli_result_free(&res);
     return p ? 0 : 1;
+}
+
+// A row of the same model and GPUs with the same tokens per micro-batch and
+// checkpointing, a longer sequence and a higher measured throughput; NULL
+// when none is.
+static const Row *contradicted_by(const Row *rows, int n, const Row *r) {
+    for (int i = 0; i < n; i++) {
+        const Row *q = &rows[i];
+        if (strcmp(q->model, r->model) == 0 && strcmp(q->gpu, r->gpu) == 0 &&
+            q->gpus == r->gpus && q->ckpt == r->ckpt && q->seq > r->seq &&
+            (long)q->seq * q->micro_batch == (long)r->seq * r->micro_batch &&
+            q->measured > r->measured)
+            return q;
+    }
+    return NULL;
 }
 
 static int by_value(const void *a, const void *b) {
@@ -127,7 +143,7 @@ int main(int argc, char **argv) {
     CHECK(load(argv[2], rows, &n) == 0);
     CHECK(n > 100);
     static double ratio[MAX_ROWS];
-    int fails = 0, in_target = 0;
+    int fails = 0, in_target = 0, contradicted = 0;
     printf("| model | seq | GPUs | GPU | micro-batch x accum | act. ckpt | measured tokens/s/GPU "
            "| planned | planned / measured |\n|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < n; i++) {
@@ -140,7 +156,20 @@ int main(int argc, char **argv) {
             fails++;
         }
         ratio[i] = r->planned / r->measured;
-        in_target += ratio[i] >= 0.7 && ratio[i] <= 1.3;
+        int inside = ratio[i] >= 0.7 && ratio[i] <= 1.3;
+        in_target += inside;
+        const Row *q = contradicted_by(rows, n, r);
+        contradicted += q != NULL;
+        if (q)
+            fprintf(stderr, "%s seq %d x %d on %d %s: measured %.0f tokens/s/GPU, below the %.0f "
+                    "at seq %d x %d (planned / measured %.2f)\n", r->model, r->seq,
+                    r->micro_batch, r->gpus, r->gpu, r->measured, q->measured, q->seq,
+                    q->micro_batch, ratio[i]);
+        if (!inside && !(q && ratio[i] >= 0.7 && ratio[i] <= 1.5)) {
+            fprintf(stderr, "%s seq %d on %d %s: planned / measured %.2f, outside 0.7-1.3\n",
+                    r->model, r->seq, r->gpus, r->gpu, ratio[i]);
+            fails++;
+        }
         printf("| %s | %d | %d | %s | %d x %d | %s | %.0f | %.0f | %.2f |\n", r->model, r->seq,
                r->gpus, is_h100(r) ? "H100" : "A100", r->micro_batch, r->accum,
                r->ckpt ? "full" : "none", r->measured, r->planned, ratio[i]);
@@ -148,11 +177,9 @@ int main(int argc, char **argv) {
     qsort(ratio, (size_t)n, sizeof ratio[0], by_value);
     double median = n % 2 ? ratio[n / 2] : (ratio[n / 2 - 1] + ratio[n / 2]) / 2;
     printf("\n%d rows: median planned / measured %.2f, lowest %.2f, highest %.2f; %d of %d "
-           "within 0.7-1.3 (target: median 0.85-1.15, every row within 0.7-1.3: %s)\n", n, median,
-           ratio[0], ratio[n - 1], in_target, n,
-           median >= 0.85 && median <= 1.15 && in_target == n ? "met" : "not met");
-    CHECK(median >= 0.85 && median <= 1.30);
-    CHECK(ratio[0] >= 0.7 && ratio[n - 1] <= 1.65);
+           "within 0.7-1.3 (%d measurements contradicted by a longer sequence's)\n", n, median,
+           ratio[0], ratio[n - 1], in_target, n, contradicted);
+    CHECK(median >= 0.85 && median <= 1.15);
     if (fails == 0)
         printf("ok\n");
     return fails ? 1 : 0;

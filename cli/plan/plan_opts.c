@@ -22,7 +22,7 @@ static const char *const optims[] = {"adamw", "adam", "sgd", NULL};
 static const char *const algos[] = {"nccl", "ring", "dbtree", NULL};
 static const char *const prefetches[] = {"backward_pre", "backward_post", "none", NULL};
 static const char *const ckpts[] = {"none", "selective", "full", NULL};
-static const char *const attns[] = {"flash", "eager", NULL};
+static const char *const attns[] = {"flash", "triton", "eager", NULL};
 static const char *const accum_syncs[] = {"last", "every", NULL};
 
 // The names below take PyTorch's spellings too (sim/strategy/fsdp.h).
@@ -172,7 +172,9 @@ static const CliOptRow rows[] = {
     {.name = "attention", .kind = CLI_OPT_ENUM, .words = attns,
      .what = "an attention kernel", .deflt = "flash", .id = PO_ATTN,
      .store = CLI_STORE_TEXT, AT(attention),
-     .help = "gpt family: fused flash (no seq x seq scores kept) or eager (unfused)"},
+     .help = "gpt family: fused flash (FlashAttention-2, no seq x seq scores kept), "
+             "triton (the same memory at about half its speed: the FlashAttention-1-era "
+             "Triton kernel MPT trains with) or eager (unfused)"},
     {.name = "device-memory", .kind = CLI_OPT_STRING, .metavar = "SIZE|DEVICE",
      .deflt = "the device's", .id = PO_DEVMEM, .apply = set_device_memory,
      .help = "memory per GPU to fit in (80GB, 80GiB, ...)"},

@@ -174,7 +174,7 @@ static void all_reduce_algos(FILE *out, const PlanOptions *o, const PlanResult *
 
 // What the hardware FLOPs add to the model FLOPs (plan_run.c, step_flops).
 static const char *recomputed(const PlanOptions *o) {
-    int flash = o->model.attn == SIM_ATTN_FLASH;
+    int flash = sim_model_attn_fused(o->model.attn);
     if (strcmp(o->ckpt, "full") == 0)
         return flash ? "one more forward, and flash attention's Q K^T in backward"
                      : "one more forward";

@@ -165,7 +165,7 @@ static void step_flops(const PlanOptions *o, double params, double tokens, doubl
     double lhs = 0, extra = 0;
     if (o->model.kind == SIM_MODEL_GPT)
         lhs = (double)o->model.layers * o->model.embd * (double)o->seq;
-    int flash = o->model.attn == SIM_ATTN_FLASH;
+    int flash = sim_model_attn_fused(o->model.attn);
     if (o->model.kind == SIM_MODEL_GPT && strcmp(o->ckpt, "full") == 0)
         extra = 2.0 * params + 4.0 * lhs;
     else if (strcmp(o->ckpt, "selective") == 0 && !flash)

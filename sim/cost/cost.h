@@ -194,8 +194,16 @@ const SimDeviceProfile *sim_cost_device(const SimCost *c);
 // Seconds for one compute op of `flops` FLOPs moving `bytes` bytes of
 // memory on c's device; lowp = 1 for fp16/bf16 matrix products.
 // lowp: 0 an fp32 op, 1 a 16-bit matrix product, SIM_COST_ATTN a fused
-// attention kernel on the 16-bit tensor cores.
+// attention kernel on the 16-bit tensor cores (FlashAttention-2's rate,
+// attn_efficiency), SIM_COST_ATTN_TRITON the FlashAttention-1-era Triton
+// kernel (flash_attn_triton) at SIM_COST_TRITON_SHARE of that rate: the
+// FlashAttention-2 paper (Dao 2023, arXiv 2307.08691) measures its kernel
+// "around 2x" as fast as FlashAttention (1.7-3.0x forward and backward on
+// A100), and the Triton kernel's own notes put its forward and backward
+// together slightly slower than FlashAttention's CUDA kernels.
 #define SIM_COST_ATTN 2
+#define SIM_COST_ATTN_TRITON 3
+#define SIM_COST_TRITON_SHARE 0.5
 double sim_cost_compute(const SimCost *c, double flops, double bytes, int lowp);
 // The same roofline on a given device profile.
 double sim_cost_compute_on(const SimDeviceProfile *d, double flops, double bytes, int lowp);

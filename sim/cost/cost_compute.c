@@ -32,8 +32,10 @@ double sim_cost_compute(const SimCost *c, double flops, double bytes, int lowp) 
 double sim_cost_compute_on(const SimDeviceProfile *d, double flops, double bytes, int lowp) {
     double peak = lowp ? d->peak_lowp_flops : d->peak_fp32_flops;
     double eff = d->efficiency;
-    if (lowp == SIM_COST_ATTN && d->attn_efficiency > 0)
+    if ((lowp == SIM_COST_ATTN || lowp == SIM_COST_ATTN_TRITON) && d->attn_efficiency > 0)
         eff = d->attn_efficiency;
+    if (lowp == SIM_COST_ATTN_TRITON)
+        eff *= SIM_COST_TRITON_SHARE;
     double t_math = flops > 0 ? flops / peak : 0.0;
     double t_mem = bytes > 0 ? bytes / d->mem_bw_Bps : 0.0;
     double t = t_math > t_mem ? t_math : t_mem;

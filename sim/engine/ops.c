@@ -374,6 +374,6 @@ SimStatus sim_op_cost(SimRank *r, const char *event, double flops, double bytes,
     if (!(flops >= 0 && bytes >= 0 && flops < 1e30 && bytes < 1e30))
         return sim_ops_fail(&c, SIM_EINVAL, "%s: invalid cost (%g FLOPs, %g bytes)", c.event,
                             flops, bytes);
-    return sim_ops_end(&c, SIM_OK, flops, bytes, lowp == SIM_COST_ATTN ? lowp : lowp ? 1 : 0,
+    return sim_ops_end(&c, SIM_OK, flops, bytes, lowp >= SIM_COST_ATTN ? lowp : lowp ? 1 : 0,
                        dtype);
 }

@@ -51,8 +51,12 @@ typedef enum { SIM_CKPT_NONE = 0, SIM_CKPT_SELECTIVE, SIM_CKPT_FULL } SimActCkpt
 // (the 5as/h term), freed after backward. FLASH is a fused, IO-aware
 // kernel (FlashAttention-2; sim/model/model_flash.c): no scores in memory,
 // only an fp32 log-sum-exp per row and head, and the scores recomputed in
-// backward.
-typedef enum { SIM_ATTN_PLAIN = 0, SIM_ATTN_EAGER, SIM_ATTN_FLASH } SimAttnKind;
+// backward. TRITON is the same fused algorithm as the FlashAttention-1-era
+// Triton kernel runs it (flash_attn_triton, the kernel MPT's llm-foundry
+// trains with, `attn_impl: triton`): FLASH's memory, about half its speed.
+typedef enum { SIM_ATTN_PLAIN = 0, SIM_ATTN_EAGER, SIM_ATTN_FLASH, SIM_ATTN_TRITON } SimAttnKind;
+// 1 for the fused kernels (FLASH, TRITON): no seq x seq scores kept.
+int sim_model_attn_fused(SimAttnKind a);
 
 typedef struct {
     SimModelKind kind;

@@ -177,12 +177,12 @@ SimStatus sim_model_act_bytes_tp(const SimModelSpec *s, int64_t b, int64_t seq,
     // fused kernel keeps none of them, only the fp32 log-sum-exp of each
     // row and head (its dropout mask is regenerated from the RNG state)
     int64_t scores = mul(&c, mul(&c, mul(&c, a, seq), sb), p + d * (1 + p));
-    if (s->attn == SIM_ATTN_FLASH)
+    if (sim_model_attn_fused(s->attn))
         scores = mul(&c, mul(&c, a, sb), 4);
     int64_t rep_t = split(rep, seq_parallel ? t : 1);
     int64_t per_layer = add(&c, add(&c, rep_t, split(spl, t)), split(scores, t));
     int64_t stored = per_layer, recompute = 0;
-    if (ckpt == SIM_CKPT_SELECTIVE && s->attn != SIM_ATTN_FLASH)
+    if (ckpt == SIM_CKPT_SELECTIVE && !sim_model_attn_fused(s->attn))
         stored = per_layer - split(scores, t);
     else if (ckpt == SIM_CKPT_FULL) {
         stored = split(mul(&c, p, sbh), seq_parallel ? t : 1);

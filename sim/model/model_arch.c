@@ -397,14 +397,14 @@ static SimModelFlash flash_of(const SimModel *m) {
     int lowp = m->impl->amp != SIM_FP32;
     SimModelFlash f = {(double)s->attqkv.shape[0], (double)s->attqkv.shape[1],
                        (double)m->spec.heads, (double)s->C, (double)s->Ckv, lowp ? 2.0 : 4.0,
-                       !m->spec.encoder, lowp};
+                       !m->spec.encoder, lowp, m->spec.attn == SIM_ATTN_TRITON};
     return f;
 }
 
 static SimStatus core_fwd(SimRank *r, SimModel *m) {
     ArchState *s = m->impl->kind;
     int H = m->spec.heads;
-    if (m->spec.attn == SIM_ATTN_FLASH) {
+    if (sim_model_attn_fused(m->spec.attn)) {
         SimModelFlash f = flash_of(m);
         return sim_model_flash_forward(r, &f, &s->atty, &s->attqkv);
     }
@@ -420,7 +420,7 @@ static SimStatus core_fwd(SimRank *r, SimModel *m) {
 static SimStatus core_bwd(SimRank *r, SimModel *m) {
     ArchState *s = m->impl->kind;
     int H = m->spec.heads;
-    if (m->spec.attn == SIM_ATTN_FLASH) {
+    if (sim_model_attn_fused(m->spec.attn)) {
         SimModelFlash f = flash_of(m);
         return sim_model_flash_backward(r, &f, &s->attqkv, &s->atty);
     }
@@ -471,7 +471,7 @@ static SimStatus attn_bwd(SimRank *r, SimModel *m, const ArchBlock *p, SimTensor
                          s->split ? p->ob : p->projb, hook, arg));
     // recompute the core it did not keep; a fused kernel keeps no scores
     // and recomputes inside its own backward
-    if (m->spec.ckpt == SIM_CKPT_SELECTIVE && m->spec.attn != SIM_ATTN_FLASH)
+    if (m->spec.ckpt == SIM_CKPT_SELECTIVE && !sim_model_attn_fused(m->spec.attn))
         SIM_CHECK(core_fwd(r, m));
     SIM_CHECK(core_bwd(r, m));
     SIM_CHECK(rope(r, m, 1));

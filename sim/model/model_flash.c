@@ -18,18 +18,46 @@
 // dO, the log-sum-exp and writes dQ, dK, dV, plus the row sums D =
 // rowsum(dO * O) [B, H, T] in fp32 (FlashAttention-2, Algorithm 2).
 //
-// Pairs: causal attention computes the T(T+1)/2 query-key pairs at or
-// below the diagonal (tiles above it are skipped), bidirectional all T^2.
+// Pairs: the kernel computes whole tiles of query-key pairs. A causal
+// kernel skips the tiles above the diagonal but computes the ones across it
+// whole, masking their upper half: with query blocks of Bm rows and key
+// blocks of Bn, query block i computes its Bm rows against the first
+// ceil((i+1) Bm / Bn) Bn keys. Both kernels modelled here run 128-row query
+// blocks on head dimension 128 (FlashAttention-2's sm80/sm90 forward
+// kBlockM = 128, kBlockN = 64, Flash_fwd_kernel_traits in
+// flash_fwd_launch_template.h; flash_attn_triton's BLOCK = 128 both ways),
+// so at T = 512 a causal core computes 1.25x the T(T+1)/2 pairs it needs,
+// at 2048 1.06x, at 32768 1.004x. Bidirectional: all T^2, tails padded.
 // FLOPs per pair, besides the products: the softmax's ~5 (scale, max,
 // exp, sum, rescale) forward and ~8 backward (its recomputation and dS).
 // Under amp the kernel is priced at the device's attn_efficiency of the
-// 16-bit peak (sim/cost/cost_device_data.h: what such kernels measure).
+// 16-bit peak (sim/cost/cost_device_data.h: what such kernels measure), the
+// Triton kernel (attn=triton) at half of it (sim/cost/cost.h,
+// SIM_COST_ATTN_TRITON).
+#include <math.h>
+
 #include "model/model_impl.h"
 
-// Query-key pairs of the core.
+#define FLASH_BLOCK_M 128.0
+#define FLASH_BLOCK_N 64.0
+
+// Query-key pairs the core computes, whole tiles.
 static double pairs_of(const SimModelFlash *f) {
-    double per = f->causal ? f->T * (f->T + 1) / 2 : f->T * f->T;
+    double T = f->T, nb = ceil(T / FLASH_BLOCK_M), keys_all = ceil(T / FLASH_BLOCK_N) * FLASH_BLOCK_N;
+    double per = 0;
+    if (!f->causal)
+        per = nb * FLASH_BLOCK_M * keys_all;
+    else
+        for (double i = 0; i < nb; i++) {
+            double keys = ceil((i + 1) * FLASH_BLOCK_M / FLASH_BLOCK_N) * FLASH_BLOCK_N;
+            per += FLASH_BLOCK_M * (keys < keys_all ? keys : keys_all);
+        }
     return f->B * f->H * per;
+}
+
+// The cost kind: FlashAttention-2's rate, or the Triton kernel's.
+static int kind_of(const SimModelFlash *f) {
+    return !f->lowp ? 0 : f->triton ? SIM_COST_ATTN_TRITON : SIM_COST_ATTN;
 }
 
 // Bytes of Q and O ([B, T, C] each), of K and V ([B, T, Ckv] each) at p
@@ -47,7 +75,7 @@ SimStatus sim_model_flash_forward(SimRank *r, const SimModelFlash *f, const SimT
     const SimTensor *t[2] = {out, qkv};
     // read Q, K, V; write O and the log-sum-exp
     return sim_op_cost(r, "flash_attention_fwd", pairs * (4 * hs + 5), 2 * q + kv + rows,
-                       f->lowp ? SIM_COST_ATTN : 0, f->lowp ? SIM_BF16 : SIM_FP32, t, 2);
+                       kind_of(f), f->lowp ? SIM_BF16 : SIM_FP32, t, 2);
 }
 
 SimStatus sim_model_flash_backward(SimRank *r, const SimModelFlash *f, const SimTensor *dqkv,
@@ -58,5 +86,5 @@ SimStatus sim_model_flash_backward(SimRank *r, const SimModelFlash *f, const Sim
     // read Q, K, V, O, dO, the log-sum-exp; write dQ, dK, dV; D written and read
     double bytes = 3 * q + kv + rows + q + kv + 2 * rows;
     return sim_op_cost(r, "flash_attention_bwd", pairs * (10 * hs + 8), bytes,
-                       f->lowp ? SIM_COST_ATTN : 0, f->lowp ? SIM_BF16 : SIM_FP32, t, 2);
+                       kind_of(f), f->lowp ? SIM_BF16 : SIM_FP32, t, 2);
 }

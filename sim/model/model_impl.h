@@ -170,6 +170,7 @@ typedef struct {
     double p;           // bytes per element of Q, K, V, O (2 under amp, 4 without)
     int causal;         // 1: the pairs at or below the diagonal only
     int lowp;           // 1: priced on the 16-bit tensor cores
+    int triton;         // 1: the FlashAttention-1-era Triton kernel (attn=triton)
 } SimModelFlash;
 SimStatus sim_model_flash_forward(SimRank *r, const SimModelFlash *f, const SimTensor *out,
                                   const SimTensor *qkv);

@@ -5,7 +5,7 @@
 //   gpt:layers=L,embd=C,heads=H,ctx=T,vocab=V[,bias=mlp|all|none][,tied]
 //       [,norm=layer|rms][,mlp=gelu|swiglu][,ffn=F][,kv_heads=K]
 //       [,pos=learned|rope][,encoder][,type_vocab=N][,dropout]
-//       [,ckpt=none|selective|full][,attn=eager|flash]
+//       [,ckpt=none|selective|full][,attn=eager|flash|triton]
 //   count:params=N[,flops=F]
 //   a preset's name (sim/model/model_presets.c), e.g. llama2-7b
 //
@@ -153,7 +153,7 @@ static const GptField gpt_fields[5] = {
 
 #define GPT_OPTIONS "bias=mlp|all|none, tied, norm=layer|rms, mlp=gelu|swiglu, ffn=N, " \
                     "kv_heads=N, pos=learned|rope, encoder, type_vocab=N, dropout, "    \
-                    "ckpt=none|selective|full, attn=eager|flash"
+                    "ckpt=none|selective|full, attn=eager|flash|triton"
 
 // An option's value among names[0..n): its index, or -1.
 static int pick(const char *v, const char *const *names, int n) {
@@ -169,8 +169,8 @@ static const char *const mlp_names[2] = {"gelu", "swiglu"};
 static const char *const pos_names[2] = {"learned", "rope"};
 static const char *const ckpt_names[3] = {"none", "selective", "full"};
 // "plain" is the default's name only: the syntax gives the others
-static const char *const attn_names[3] = {"plain", "eager", "flash"};
-#define ATTN_ALLOWED "eager, flash"
+static const char *const attn_names[4] = {"plain", "eager", "flash", "triton"};
+#define ATTN_ALLOWED "eager, flash, triton"
 
 const char *sim_model_ckpt_name(SimActCkpt c) {
     return (unsigned)c < 3 ? ckpt_names[c] : "?";
@@ -187,11 +187,15 @@ int sim_model_ckpt_parse(const char *s, SimActCkpt *out) {
 // One architecture option "key" or "key=value" (eq: the value, or NULL).
 // seen: a bit per option, so none is given twice.
 const char *sim_model_attn_name(SimAttnKind a) {
-    return (unsigned)a < 3 ? attn_names[a] : "?";
+    return (unsigned)a < 4 ? attn_names[a] : "?";
+}
+
+int sim_model_attn_fused(SimAttnKind a) {
+    return a == SIM_ATTN_FLASH || a == SIM_ATTN_TRITON;
 }
 
 int sim_model_attn_parse(const char *s, SimAttnKind *out) {
-    int k = s ? pick(s, attn_names, 3) : -1;
+    int k = s ? pick(s, attn_names, 4) : -1;
     if (k < 1)
         return -1;
     *out = (SimAttnKind)k;
