@@ -4,13 +4,13 @@
 // A rank's transfers at step t depend only on its place in each tree (level,
 // depth, its parent's level, its number of children) and on the link class
 // of each of its tree edges. Those places are worked out once (one walk of
-// each tree, O(R), then a sort, O(R log R)),
-// and ranks with the same places in both trees (a few hundred kinds even at
-// 16384 ranks) are kept once, since the step's cost is the largest over
-// them. Each kind's load is the same integer byte total the general path
+// each tree, O(R)), and ranks with the same places in both trees (a few
+// hundred kinds even at 16384 ranks) are kept once, found by hashing, O(R),
+// since the step's cost is the largest over them, whatever their order. Each kind's load is the same integer byte total the general path
 // builds from the transfer lists, fed to the same sim_cost_rank_time(), and
 // the steps are added in order, so the result is the same to the bit
 // (test_cost and test_phantom_scale compare them).
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,8 +40,37 @@ static void place_of(const SimCost *c, const SimTreeNode *node, int r, DbPlace *
         p->down[k] = (signed char)(k < v.nchild ? sim_cost_link_class(c, r, v.child[k]) : -1);
 }
 
-static int kind_cmp(const void *a, const void *b) {
-    return memcmp(a, b, sizeof(DbKind));
+// FNV-1a over a kind's bytes.
+static uint32_t kind_hash(const DbKind *k) {
+    const unsigned char *b = (const unsigned char *)k;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < sizeof *k; i++)
+        h = (h ^ b[i]) * 16777619u;
+    return h;
+}
+
+// Keeps the first of each kind at the front of kinds[0..n), in place;
+// returns how many there are, or 0 without memory for the table (the caller
+// then takes every rank in turn).
+static size_t kinds_unique(DbKind *kinds, size_t n) {
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    uint32_t *slot = calloc(cap, sizeof *slot); // index + 1 of a kept kind; 0: empty
+    if (slot == NULL)
+        return 0;
+    size_t nk = 0;
+    for (size_t r = 0; r < n; r++) {
+        size_t i = kind_hash(&kinds[r]) & (cap - 1);
+        while (slot[i] != 0 && memcmp(&kinds[slot[i] - 1], &kinds[r], sizeof *kinds) != 0)
+            i = (i + 1) & (cap - 1);
+        if (slot[i] == 0) {
+            kinds[nk] = kinds[r];
+            slot[i] = (uint32_t)++nk;
+        }
+    }
+    free(slot);
+    return nk;
 }
 
 // Bytes of chunk c (0 outside the tree's K chunks).
@@ -85,10 +114,11 @@ double sim_cost_dbtree(const SimCost *c, const SimSched *s, size_t es, int first
             for (int tree = 0; tree < 2; tree++)
                 place_of(c, &nodes[(size_t)tree * (size_t)R + (size_t)r], r, &kinds[r].t[tree]);
         free(nodes);
-        qsort(kinds, (size_t)R, sizeof *kinds, kind_cmp);
-        for (int r = 0; r < R; r++)
-            if (nk == 0 || memcmp(&kinds[nk - 1], &kinds[r], sizeof *kinds) != 0)
-                kinds[nk++] = kinds[r];
+        nk = kinds_unique(kinds, (size_t)R);
+        if (nk == 0) {
+            free(kinds);
+            kinds = NULL;
+        }
     }
     double total = 0.0;
     int rails = sim_cost_sched_rails(c, s); // a node's NICs (cost.h, "Rails")
