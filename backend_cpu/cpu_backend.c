@@ -84,6 +84,7 @@ static SimStatus cpu_init(const SimBackendConfig *cfg, void **ctx, char *err, si
     c->watchdog_s = cfg->watchdog_s;
     c->phantom = cfg->phantom ? 1 : 0;
     c->spin = cfg->nranks <= cpu_online_cores();
+    c->pin = c->spin && cfg->nranks >= 2;
     c->ranks = aligned_alloc(CPU_CACHE_LINE, (size_t)cfg->nranks * sizeof *c->ranks);
     if (c->ranks == NULL) {
         c->nranks = 0;

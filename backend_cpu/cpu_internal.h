@@ -57,6 +57,9 @@ uint32_t cpu_word_bump(CpuWord *w);
 void cpu_word_wake_all(CpuWord *w);
 // Processors this process may run on.
 int cpu_online_cores(void);
+// Binds the calling thread to the i-th of them (modulo their number), as
+// mpirun binds its ranks to cores: best effort, silent when refused.
+void cpu_pin_self(int i);
 // Gives the processor to another thread.
 void cpu_yield(void);
 
@@ -212,6 +215,9 @@ typedef struct {
     void *math_scratch;             // the math kernels' scratch (cpu_math_scratch)
     size_t math_scratch_bytes;
     SimStatus run_status;           // what the rank function returned
+    double spin_s;                  // how long this rank spins before it
+                                    // sleeps, learned from its waits
+                                    // (cpu_wait.c); 0: not learned yet
     // The recorder as it was before the simulator's own exchange
     // (sim_all_gather_untimed): put back when it is done, so that the
     // history and a later diagnosis show the modelled program's collectives
@@ -227,6 +233,9 @@ struct CpuCtx {
                                     // and trace exactly as otherwise, and touch no
                                     // buffer (they may be NULL); copies are no-ops
     int spin;                       // 1: ranks fit on the cores, spin before sleeping
+    int pin;                        // 1: each rank's thread is bound to a core of
+                                    // its own (2 or more ranks that fit on the
+                                    // cores: cpu_ranks.c)
     CpuRank *ranks;                 // [nranks]
     CpuGate rdv;                    // collective rendezvous
     CpuGate bar;                    // end barrier of the fused direct all_reduce

@@ -4,6 +4,12 @@
 // one exists are they let go. If a thread cannot be created, the gate is
 // cancelled instead and nobody runs, so no rank is left waiting in a
 // collective for a peer that will never exist.
+//
+// When the ranks fit on the cores, each thread is bound to a core of its
+// own, as mpirun binds ranks to cores by default. Left to the scheduler,
+// two ranks on two cores spent whole runs sharing one core, or moving
+// between them: a 256 KiB all_reduce took 15 us in one run and 70 us in the
+// next, never in between; bound, every run took 14-20 us.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +37,8 @@ typedef struct {
 static void *rank_thread(void *p) {
     RankThread *t = p;
     CpuRank *r = &t->c->ranks[t->rank];
+    if (t->c->pin)
+        cpu_pin_self(t->rank);
     cpu_wait_reach_plain(t->gate, GATE_GO);
     if (atomic_load_explicit(&t->gate->value, memory_order_acquire) == GATE_GO)
         r->run_status = t->entry(t->rank, t->arg);

@@ -9,6 +9,19 @@
 // Then it sleeps on the counter itself with a Linux futex, woken by the
 // writer. Sleeps are cut into slices so the watchdog deadline and the abort
 // flag are checked even if a wake-up is lost.
+//
+// How long to spin is learned, as the progress loops of NCCL and OpenMPI
+// learn it. A fixed short spin lets two ranks settle into a slow mode: one
+// wait a call outlasts the spin, its rank sleeps, and waking a sleeping
+// thread (on a virtual machine, a halted virtual CPU) takes so long that the
+// next call's wait outlasts the spin again; a run stays in that mode or out
+// of it, and two runs differ by 2-4x. So each rank keeps its own spin
+// budget: a wait that had to sleep but ended within CPU_SPIN_MAX_S doubles
+// the budget to twice its length (the pair then spins through such waits),
+// one that took longer halves it (the peer computes, or has lost its core:
+// sleeping is right). Past the first CPU_SPIN_S the spin yields between
+// checks, so a thread waiting for this core gets it.
+
 #define _GNU_SOURCE // syscall(), sched_getaffinity() and CPU_COUNT()
 
 #include <limits.h>
@@ -20,7 +33,8 @@
 
 #include "cpu_internal.h"
 
-#define CPU_SPIN_S 50e-6        // longest spin before sleeping (ranks <= cores)
+#define CPU_SPIN_S 50e-6        // spin before sleeping (ranks <= cores), at least
+#define CPU_SPIN_MAX_S 1e-3     // and at most: the budget's bound
 #define CPU_YIELD_S 20e-6       // longest run of yields before sleeping (ranks > cores)
 #define CPU_YIELDS_MAX 64       // and at most this many yields
 #define CPU_SLEEP_SLICE_S 0.05  // longest single futex sleep
@@ -75,9 +89,10 @@ static int word_reached(CpuWord *w, uint32_t target) {
     return cpu_reached(atomic_load_explicit(&w->value, memory_order_acquire), target);
 }
 
-// Spins (or yields) for a short while; returns 1 as soon as w reaches target.
-static int wait_briefly(const CpuCtx *c, CpuWord *w, uint32_t target) {
-    double t0 = sim_wall_now();
+// Spins (or yields) for a short while from t0; returns 1 as soon as w
+// reaches target.
+static int wait_briefly(const CpuCtx *c, const CpuRank *r, CpuWord *w, uint32_t target,
+                        double t0) {
     if (!c->spin) {
         for (int i = 0; i < CPU_YIELDS_MAX && sim_wall_now() - t0 < CPU_YIELD_S; i++) {
             cpu_yield();
@@ -86,22 +101,40 @@ static int wait_briefly(const CpuCtx *c, CpuWord *w, uint32_t target) {
         }
         return 0;
     }
+    double budget = r->spin_s > CPU_SPIN_S ? r->spin_s : CPU_SPIN_S;
     for (unsigned i = 1;; i++) {
         cpu_pause();
         if (word_reached(w, target))
             return 1;
-        if ((i & 127) == 0 && (sim_wall_now() - t0 > CPU_SPIN_S ||
-                               atomic_load_explicit(&c->aborted, memory_order_relaxed)))
+        if ((i & 127) != 0)
+            continue;
+        double waited = sim_wall_now() - t0;
+        if (waited > budget || atomic_load_explicit(&c->aborted, memory_order_relaxed))
             return 0;
+        if (waited > CPU_SPIN_S)
+            cpu_yield();
     }
 }
 
+// After a wait that slept for `seconds` in all: the budget to spin through
+// such a wait next time, or half of it for a long one.
+static void spin_learn(CpuRank *r, double seconds) {
+    double b = r->spin_s > CPU_SPIN_S ? r->spin_s : CPU_SPIN_S;
+    if (seconds <= CPU_SPIN_MAX_S)
+        b = 2 * seconds > b ? 2 * seconds : b;
+    else
+        b /= 2;
+    r->spin_s = b < CPU_SPIN_S ? CPU_SPIN_S : b > CPU_SPIN_MAX_S ? CPU_SPIN_MAX_S : b;
+}
+
 SimStatus cpu_wait_reach(CpuCtx *c, int me, CpuWord *w, uint32_t target) {
-    if (word_reached(w, target) || wait_briefly(c, w, target))
+    if (word_reached(w, target))
         return SIM_OK;
     CpuRank *r = &c->ranks[me];
-    SimStatus st = SIM_OK;
     double t0 = sim_wall_now();
+    if (wait_briefly(c, r, w, target, t0))
+        return SIM_OK;
+    SimStatus st = SIM_OK;
     atomic_store_explicit(&r->sleeping_on, w, memory_order_seq_cst);
     for (;;) {
         atomic_fetch_add_explicit(&w->sleepers, 1, memory_order_seq_cst);
@@ -123,6 +156,8 @@ SimStatus cpu_wait_reach(CpuCtx *c, int me, CpuWord *w, uint32_t target) {
         break;
     }
     atomic_store_explicit(&r->sleeping_on, NULL, memory_order_relaxed);
+    if (st == SIM_OK && c->spin)
+        spin_learn(r, sim_wall_now() - t0);
     if (st == SIM_ETIMEDOUT)
         st = cpu_watchdog_fire(c, me, sim_wall_now() - t0);
     return st;
@@ -140,6 +175,20 @@ void cpu_wait_reach_plain(CpuWord *w, uint32_t target) {
 
 void cpu_yield(void) {
     sched_yield();
+}
+
+void cpu_pin_self(int i) {
+    cpu_set_t allowed, one;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 1)
+        return;
+    int k = i % CPU_COUNT(&allowed);
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &allowed) && k-- == 0) {
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            (void)sched_setaffinity(0, sizeof one, &one); // best effort: unpinned still runs
+            return;
+        }
 }
 
 int cpu_online_cores(void) {
