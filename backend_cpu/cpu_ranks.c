@@ -6,10 +6,10 @@
 // collective for a peer that will never exist.
 //
 // When the ranks fit on the cores, each thread is bound to a core of its
-// own, as mpirun binds ranks to cores by default. Left to the scheduler,
-// two ranks on two cores spent whole runs sharing one core, or moving
-// between them: a 256 KiB all_reduce took 15 us in one run and 70 us in the
-// next, never in between; bound, every run took 14-20 us.
+// own, as mpirun binds ranks to cores by default. Left to the scheduler's
+// placement, two ranks on two cores had slow runs and fast ones: a 256 KiB
+// all_reduce took 15 us in one run and 70 us in the next, never in between;
+// bound, every run took 14-20 us.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -16,8 +16,8 @@
 // thread (on a virtual machine, a halted virtual CPU) takes so long that the
 // next call's wait outlasts the spin again; a run stays in that mode or out
 // of it, and two runs differ by 2-4x. So each rank keeps its own spin
-// budget: a wait that had to sleep but ended within CPU_SPIN_MAX_S doubles
-// the budget to twice its length (the pair then spins through such waits),
+// budget: a wait that had to sleep but ended within CPU_SPIN_MAX_S stretches
+// the budget to twice the wait's length (the pair then spins through such waits),
 // one that took longer halves it (the peer computes, or has lost its core:
 // sleeping is right). Past the first CPU_SPIN_S the spin yields between
 // checks, so a thread waiting for this core gets it.

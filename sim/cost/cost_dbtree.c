@@ -6,7 +6,8 @@
 // of each of its tree edges. Those places are worked out once (one walk of
 // each tree, O(R)), and ranks with the same places in both trees (a few
 // hundred kinds even at 16384 ranks) are kept once, found by hashing, O(R),
-// since the step's cost is the largest over them, whatever their order. Each kind's load is the same integer byte total the general path
+// since the step's cost is the largest over them, whatever their order.
+// Each kind's load is the same integer byte total the general path
 // builds from the transfer lists, fed to the same sim_cost_rank_time(), and
 // the steps are added in order, so the result is the same to the bit
 // (test_cost and test_phantom_scale compare them).

@@ -43,7 +43,8 @@
 
 // Query-key pairs the core computes, whole tiles.
 static double pairs_of(const SimModelFlash *f) {
-    double T = f->T, nb = ceil(T / FLASH_BLOCK_M), keys_all = ceil(T / FLASH_BLOCK_N) * FLASH_BLOCK_N;
+    double T = f->T, nb = ceil(T / FLASH_BLOCK_M);
+    double keys_all = ceil(T / FLASH_BLOCK_N) * FLASH_BLOCK_N;
     double per = 0;
     if (!f->causal)
         per = nb * FLASH_BLOCK_M * keys_all;
