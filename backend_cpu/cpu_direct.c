@@ -73,11 +73,11 @@ static void fused_pass(CpuCtx *c, int me, const SimCollArgs *a, int parity) {
     size_t begin = sim_part_begin(a->count, R, me), len = sim_part_size(a->count, R, me);
     size_t blk = CPU_DIRECT_BLOCK_BYTES / esz;
     _Alignas(CPU_CACHE_LINE) unsigned char tmp[CPU_DIRECT_BLOCK_BYTES];
-    // Stream the results out when all ranks' buffers together are far larger
-    // than the caches: then every destination line would be fetched only to
+    // Stream the results out when all ranks' buffers together outgrow the
+    // last-level cache: then every destination line would be fetched only to
     // be overwritten. In place, the destination was just read: keep caching.
     double set_bytes = 2.0 * R * (double)a->count * (double)esz;
-    int stream = set_bytes >= CPU_STREAM_MIN_BYTES && a->sendbuf != a->recvbuf;
+    int stream = set_bytes >= c->llc_bytes && a->sendbuf != a->recvbuf;
     int half = a->dtype == SIM_FP16 || a->dtype == SIM_BF16;
     size_t chunk = half ? sim_gloo_chunk_elems(a->count, esz, R) : 0;
     for (size_t off = 0; off < len; off += blk) {

@@ -129,7 +129,7 @@ static void move_xfer(CpuCtx *c, const SimCollCall *call, int parity, int t, con
     const char *src = (const char *)cpu_ring_source(call, cpu_slot(c, x->src, parity), t) +
                       x->src_off * esz;
     char *dst = (char *)work + x->dst_off * esz;
-    int stream = cpu_ring_streams(call);
+    int stream = cpu_ring_streams(c, call);
     if (x->op == SIM_XFER_COPY) {
         cpu_stream_copy(dst, src, x->count * esz, stream);
     } else {

@@ -236,6 +236,9 @@ struct CpuCtx {
     int pin;                        // 1: each rank's thread is bound to a core of
                                     // its own (2 or more ranks that fit on the
                                     // cores: cpu_ranks.c)
+    double llc_bytes;               // the last-level cache's size: collectives
+                                    // whose buffers outgrow it stream their
+                                    // results (cpu_stream.c)
     CpuRank *ranks;                 // [nranks]
     CpuGate rdv;                    // collective rendezvous
     CpuGate bar;                    // end barrier of the fused direct all_reduce
@@ -289,12 +292,13 @@ SimStatus cpu_direct_all_reduce(CpuCtx *c, int me, SimCollCall *call);
 // Copies that bypass the caches (cpu_stream.c). cpu_stream_copy copies n
 // bytes, with non-temporal stores when `stream` (on x86; a plain copy
 // elsewhere); a writer calls cpu_stream_fence(stream) before it publishes
-// the copy. Both collectives stream their results when every rank's send
-// and recv buffers together hold CPU_STREAM_MIN_BYTES or more: measured on
-// a 2-core VM with 2 and 4 ranks, the direct pass took a third less time at
-// 16-64 MiB per rank, and below about 32 MiB in all nothing was gained (the
-// buffers stay in cache).
-#define CPU_STREAM_MIN_BYTES (64.0 * 1024 * 1024)
+// the copy. cpu_stream_llc_bytes: the size of the last-level cache (from
+// sysfs; 32 MiB when unknown), which the collectives weigh their buffers
+// against: the direct pass streams when every rank's send and recv buffers
+// together hold that much or more, the ring from one and a half times that
+// (its reduce-scatter writes are read again one step later, so caching
+// them still pays while the buffers nearly fit).
+double cpu_stream_llc_bytes(void);
 void cpu_stream_copy(void *dst, const void *src, size_t n, int stream);
 void cpu_stream_fence(int stream);
 
@@ -305,15 +309,15 @@ void cpu_stream_fence(int stream);
 // `step` reads (its send buffer at step 0 of a folded ring, else its work
 // buffer); cpu_ring_reduce: out[i] = own[i] (op) peer[i] for n elements
 // (out may be own; AVG adds, as sim_reduce_inplace); cpu_ring_streams: 1
-// when the steps' writes are to bypass the caches (out of place, buffers of
-// CPU_STREAM_MIN_BYTES or more), done by cpu_ring_reduce_stream for the
-// reductions (which the writer fences as cpu_stream_copy's copies).
+// when the steps' writes are to bypass the caches (out of place, buffers
+// past one and a half last-level caches), done by cpu_ring_reduce_stream for
+// the reductions (which the writer fences as cpu_stream_copy's copies).
 // out[i] += b[i] for n floats, in fixed-width groups that gcc vectorises at
 // -O2 (sim_reduce_inplace's fp32 sum, bit for bit); the direct pass's sums
 // use it too.
 void cpu_acc_f32(float *restrict out, const float *restrict b, size_t n);
 int cpu_ring_folds_copy(const SimCollCall *call);
-int cpu_ring_streams(const SimCollCall *call);
+int cpu_ring_streams(const CpuCtx *c, const SimCollCall *call);
 const void *cpu_ring_source(const SimCollCall *call, const CpuSlot *from, int step);
 void cpu_ring_reduce(void *out, const void *own, const void *peer, size_t n, SimDtype dt,
                      SimRedOp op);

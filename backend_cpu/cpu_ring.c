@@ -22,15 +22,22 @@
 //     the sender's previous step;
 //   - that chunk, (q-1) mod R, is the first one q receives in the
 //     all-gather, so every element of the recv buffer is written by a step.
-// Out of place, when the buffers are far larger than the caches, every
-// step's writes bypass them (cpu_stream.c): a cached store would first read
-// the recv line it overwrites, 7 S/R of traffic per reduce-scatter and
+// Out of place, when the buffers outgrow the last-level cache (all ranks'
+// send and recv buffers together hold one and a half times it), every
+// step's writes bypass the caches (cpu_stream.c): a cached store would first
+// read the recv line it overwrites, 7 S/R of traffic per reduce-scatter and
 // all-gather step pair where 5 S/R are needed, and the line would be gone
-// from the cache before its reader comes anyway.
+// from the cache before its reader comes anyway. In fp32 the sum is stored
+// to memory as it is made; other dtypes pass through an L1-sized block.
 // In place, send and work are one buffer and nothing changes. Readers of a
 // send buffer never race with a writer: nothing writes a send buffer
 // out of place, and in place the schedule's ordering contract already
 // covers the work buffer it is.
+#include <stdint.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "cpu_internal.h"
 
 // Bytes of the block a streamed reduction is summed into (L1-resident).
@@ -45,12 +52,12 @@ const void *cpu_ring_source(const SimCollCall *call, const CpuSlot *from, int st
     return cpu_ring_folds_copy(call) && step == 0 ? from->send : from->work;
 }
 
-int cpu_ring_streams(const SimCollCall *call) {
+int cpu_ring_streams(const CpuCtx *c, const SimCollCall *call) {
     const SimCollArgs *a = &call->args;
     double set_bytes = 2.0 * (double)call->sched.nranks * (double)a->count *
                        (double)sim_dtype_size(a->dtype);
     return cpu_ring_folds_copy(call) && a->sendbuf != a->recvbuf &&
-           set_bytes >= CPU_STREAM_MIN_BYTES;
+           set_bytes >= 1.5 * c->llc_bytes;
 }
 
 // out[i] = a[i] + b[i]: the fp32 sum as the copy and sim_reduce_inplace
@@ -87,8 +94,30 @@ void cpu_ring_reduce(void *out, const void *own, const void *peer, size_t n, Sim
     sim_reduce_multi(out, srcs, 2, n, dt, op);
 }
 
+#if defined(__SSE2__)
+// out[i] = a[i] + b[i] as add_f32, with the sums stored straight to memory:
+// the same additions, without a pass through a cached block.
+static void add_stream_f32(float *out, const float *a, const float *b, size_t n) {
+    size_t i = 0;
+    for (; i < n && ((uintptr_t)(out + i) & 15) != 0; i++)
+        out[i] = a[i] + b[i];
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; k += 4)
+            _mm_stream_ps(out + i + k, _mm_add_ps(_mm_loadu_ps(a + i + k),
+                                                  _mm_loadu_ps(b + i + k)));
+    for (; i < n; i++)
+        out[i] = a[i] + b[i];
+}
+#endif
+
 void cpu_ring_reduce_stream(void *out, const void *own, const void *peer, size_t n,
                             SimDtype dt, SimRedOp op) {
+#if defined(__SSE2__)
+    if (dt == SIM_FP32 && (op == SIM_SUM || op == SIM_AVG) && out != own) {
+        add_stream_f32(out, own, peer, n);
+        return;
+    }
+#endif
     // Reduced into an L1-sized block, then streamed out: the same operations
     // element by element, so the same bits, for every dtype.
     _Alignas(CPU_CACHE_LINE) unsigned char tmp[CPU_RING_BLOCK_BYTES];

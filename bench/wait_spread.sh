@@ -15,7 +15,11 @@
 #     call and the run's context switches;
 #   - DDP on MLP 32-64-64-10, batch 64, 5000 steps, on 2 and on 4 ranks: wall
 #     seconds;
-# and MPI_Allreduce of 1 MiB on 2 processes (vader shared memory).
+# and MPI_Allreduce of 1 MiB on 2 processes (vader shared memory), and the
+# machine's own spread: the same 1 MiB all_reduce on 1 rank of NEW, which
+# copies as much memory and waits for nobody (on a shared virtual machine
+# its run-to-run spread is what neighbours' memory traffic adds; a 2-rank
+# spread near it is not the wait's).
 # Prints min / median / max and the spread (max / min - 1) of each, the
 # ratio of the medians OLD / NEW, how many rounds 2 ranks were slower than 4,
 # and in how many rounds each program's all_reduce was faster than OpenMPI's
@@ -35,9 +39,9 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 
-# allreduce PROG -> "us_per_call context_switches"
+# allreduce PROG [RANKS] -> "us_per_call context_switches"
 allreduce() {
-    /usr/bin/time -f "%w %c" -o "$TMP/t" "$1" bench -c all_reduce -n 2 -b 1M -e 1M -i 500 \
+    /usr/bin/time -f "%w %c" -o "$TMP/t" "$1" bench -c all_reduce -n "${2:-2}" -b 1M -e 1M -i 500 \
         --inplace 0 --csv >"$TMP/out" 2>/dev/null || die "$1 bench failed"
     local us sw
     us=$(awk -F, '/^all_reduce/{print $10}' "$TMP/out")
@@ -79,6 +83,8 @@ for round in $(seq 1 "$ROUNDS"); do
         awk -v a="$d2" -v b="$d4" 'BEGIN{print (a > b) ? 1 : 0}' >>"$TMP/${names[$i]}.slower"
     done
     if [ "$MPI" = 1 ]; then echo "$round $(mpi)" >>"$TMP/mpi_round"; fi
+    read -r us _ < <(allreduce "$1" 1)
+    echo "$us" >>"$TMP/floor"
     echo "round $round/$ROUNDS done" >&2
 done
 
@@ -98,6 +104,7 @@ for m in ar:"all_reduce 1 MiB, 2 ranks (us/call)" sw:"  its context switches" \
 done
 [ "$MPI" = 1 ] && { awk '{print $2}' "$TMP/mpi_round" >"$TMP/mpi"; printf "%-34s %-5s %s\n" \
     "MPI_Allreduce 1 MiB, 2 procs (us)" "mpi" "$(stats "$TMP/mpi")"; }
+printf "%-34s %-5s %s\n" "all_reduce 1 MiB, 1 rank (us/call)" "new" "$(stats "$TMP/floor")"
 echo
 for n in "${names[@]}"; do
     echo "$n: 2 ranks slower than 4 in $(paste -sd+ "$TMP/$n.slower" | bc) of $ROUNDS rounds"

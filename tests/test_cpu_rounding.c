@@ -309,10 +309,15 @@ static int test_hand_values(void) {
 
 // ----------------------------------------------------------------------------
 // the ring on buffers large enough that the CPU backend writes its steps
-// with non-temporal stores (every rank's send and recv buffers together 64
-// MiB or more: backend_cpu/cpu_ring.c): the same chain, bit for bit, on
-// every rank, in fp32 and in bf16 (whose sums are rounded through an
-// L1-sized block before they are streamed out).
+// with non-temporal stores (every rank's send and recv buffers together one
+// and a half last-level caches or more: backend_cpu/cpu_ring.c; the test
+// sets the cache's size to 1 MiB through DDPLAB_CPU_LLC_BYTES, so the case
+// does not depend on this machine's cache): the same chain, bit for bit, on
+// every rank, in fp32 (whose sums are stored to memory as they are made, from
+// any alignment) and in bf16 (whose sums are rounded through an L1-sized
+// block before they are streamed out).
+
+#define BIG_LLC_BYTES (1.0 * 1024 * 1024)
 
 typedef struct {
     SimDtype dt;
@@ -351,7 +356,7 @@ static int big_case(SimDtype dt, int R, size_t count) {
     size_t esz = sim_dtype_size(dt), n = (size_t)R * count;
     Big b = {dt, count, malloc(n * esz), malloc(n * esz)};
     CHECK(b.in && b.out);
-    CHECK(2.0 * R * (double)count * (double)esz >= 64.0 * 1024 * 1024);
+    CHECK(2.0 * R * (double)count * (double)esz >= 1.5 * BIG_LLC_BYTES);
     uint64_t s = 0x2545f4914f6cdd1dull;
     for (size_t i = 0; i < n; i++) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
@@ -377,9 +382,12 @@ static int big_case(SimDtype dt, int R, size_t count) {
 }
 
 static int test_streamed_ring(void) {
-    CHECK(big_case(SIM_FP32, 2, ((size_t)4 << 20) + 5) == 0);
-    CHECK(big_case(SIM_FP32, 3, ((size_t)3 << 20) + 7) == 0);
-    CHECK(big_case(SIM_BF16, 2, ((size_t)8 << 20) + 3) == 0);
+    CHECK(setenv("DDPLAB_CPU_LLC_BYTES", "1M", 1) == 0);
+    CHECK(big_case(SIM_FP32, 2, ((size_t)1 << 20) + 5) == 0);
+    CHECK(big_case(SIM_FP32, 3, ((size_t)1 << 19) + 7) == 0);
+    CHECK(big_case(SIM_FP32, 4, ((size_t)1 << 18) + 1) == 0);
+    CHECK(big_case(SIM_BF16, 2, ((size_t)1 << 20) + 3) == 0);
+    CHECK(unsetenv("DDPLAB_CPU_LLC_BYTES") == 0);
     return 0;
 }
 
