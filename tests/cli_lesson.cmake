@@ -43,6 +43,13 @@ add_executable(test_lesson_shown test_lesson_shown.c test_cli_run.c test_files.c
 target_include_directories(test_lesson_shown PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(test_lesson_shown PRIVATE ddplab_cli ddplab_viz_sdl)
 add_dependencies(test_lesson_shown ddplab)
+# The play's own time limit, inside the test's (tests/lessons.cmake): the
+# test plays the lesson and then runs its blocks again for their facts.
+if(DDPLAB_SANITIZE STREQUAL "")
+  target_compile_definitions(test_lesson_shown PRIVATE DDPLAB_LESSON_PLAY_TIMEOUT_S=280)
+else()
+  target_compile_definitions(test_lesson_shown PRIVATE DDPLAB_LESSON_PLAY_TIMEOUT_S=840)
+endif()
 add_test(NAME test_lesson_shown_fixture
   COMMAND test_lesson_shown $<TARGET_FILE:ddplab> ${CMAKE_CURRENT_SOURCE_DIR}/lessons/play-shown.md
     --expect-unshown 27,41)
