@@ -4,13 +4,10 @@
 // (cpu_exec.c), the fused direct all_reduce (cpu_direct.c) or point-to-point
 // (cpu_p2p.c). The math kernels are in cpu_math*.c (see cpu_math.h). The
 // rest of the design is described in cpu_internal.h.
-#define _DEFAULT_SOURCE // madvise(), posix_memalign()
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "cpu_backend.h"
 #include "cpu_internal.h"
@@ -115,31 +112,14 @@ static const char *cpu_last_error(void *ctx) {
 }
 
 // ----------------------------------------------------------------------------
-// memory: plain host memory, cache-line aligned; buffers of 2 MiB or more
-// in transparent huge pages where the kernel has them
-
-// 2 MiB: x86-64's and (with 4 KiB pages) arm64's huge page.
-#define CPU_HUGE_PAGE ((size_t)2 << 20)
+// memory: plain host memory, cache-line aligned
 
 static void *cpu_alloc(void *ctx, int rank, size_t bytes) {
     (void)ctx;
     (void)rank;
-    if (bytes > SIZE_MAX - CPU_HUGE_PAGE)
+    if (bytes > SIZE_MAX - CPU_CACHE_LINE)
         return NULL;
     size_t padded = (bytes + CPU_CACHE_LINE - 1) / CPU_CACHE_LINE * CPU_CACHE_LINE;
-    if (bytes >= CPU_HUGE_PAGE) {
-        // A collective streams through such a buffer: with 4 KiB pages every
-        // 4 KiB of it costs a TLB miss, with huge pages every 2 MiB. Aligned
-        // to a huge page but not padded to one: the tail past the last whole
-        // huge page keeps small pages, so no memory is spent on padding.
-        void *p = NULL;
-        if (posix_memalign(&p, CPU_HUGE_PAGE, padded) != 0)
-            return NULL;
-#ifdef MADV_HUGEPAGE
-        (void)madvise(p, padded / CPU_HUGE_PAGE * CPU_HUGE_PAGE, MADV_HUGEPAGE); // advice only
-#endif
-        return p;
-    }
     return aligned_alloc(CPU_CACHE_LINE, padded ? padded : CPU_CACHE_LINE);
 }
 
